@@ -1,0 +1,1 @@
+//! Benchmark cases shared by the callgrind and wall-clock suites.

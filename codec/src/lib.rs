@@ -1,0 +1,1 @@
+//! The hot path of an intercepting Minecraft proxy.

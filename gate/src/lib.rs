@@ -1,0 +1,3 @@
+//! irgate: a CI regression gate on callgrind instruction counts.
+
+pub mod model;

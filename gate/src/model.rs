@@ -1,0 +1,165 @@
+//! The data every part of the gate shares: results, fingerprints and the compared report.
+//!
+//! `run` produces [`Results`], `check` turns results and baselines into a [`Report`], and the
+//! renderers (terminal, markdown, json) and the GitHub comment only read a [`Report`].
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Metric name as gungraun spells it (`"Ir"`, `"EstimatedCycles"`) or `dhat.<name>` for DHAT.
+pub type Metric = String;
+
+/// One benchmark's counts, by metric.
+pub type Counts = BTreeMap<Metric, u64>;
+
+/// Where a set of counts was taken. Fields that change code paths must match between a baseline
+/// and a run for the comparison to mean anything; the rest is recorded for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Fingerprint {
+    /// `rustc --version --verbose` release, e.g. `1.95.0`.
+    pub rustc: String,
+    /// The rustc commit hash.
+    pub rustc_commit: String,
+    /// Target triple, e.g. `x86_64-unknown-linux-gnu`.
+    pub target: String,
+    /// `valgrind --version`, e.g. `valgrind-3.24.0`.
+    pub valgrind: String,
+    /// The gungraun runner version.
+    pub gungraun: String,
+    /// glibc version, e.g. `2.41`.
+    pub glibc: String,
+    /// The `GLIBC_TUNABLES` the benchmarks ran with (empty when unset).
+    pub glibc_tunables: String,
+    /// CPU vendor id, e.g. `AuthenticAMD`.
+    pub cpu_vendor: String,
+    /// CPU model name (informational).
+    pub cpu_model: String,
+    /// The CPU flags that change which code runs (sorted), e.g. `aes avx2 erms sha_ni`.
+    pub cpu_flags: Vec<String>,
+    /// Whether ASLR was off for the benchmarks: `off`, `on` or `unknown`.
+    pub aslr: String,
+    /// Where the counts were taken: `container:<image>` or `host`.
+    pub environment: String,
+    /// The commit the counts were taken at (informational).
+    pub commit: String,
+    /// When the counts were taken, RFC 3339 UTC (informational).
+    pub date: String,
+}
+
+/// The counts of one run of the suite (or of several merged shards).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Results {
+    /// The environment the counts were taken in.
+    pub fingerprint: Fingerprint,
+    /// Counts by benchmark id, e.g. `frame::encode_compressed/512`.
+    pub benchmarks: BTreeMap<String, Counts>,
+}
+
+/// A difference between the baseline's fingerprint and the run's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldMismatch {
+    /// Fingerprint field name, e.g. `valgrind`.
+    pub field: String,
+    /// The baseline's value.
+    pub baseline: String,
+    /// The run's value.
+    pub current: String,
+}
+
+/// What one compared row says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// More than the budget allows: fails the check.
+    OverBudget,
+    /// No baseline for this benchmark: fails closed unless new benchmarks are allowed.
+    New,
+    /// Better than the budget: the baseline is stale, refresh to lock in the gain.
+    Stale,
+    /// A baseline whose benchmark did not run.
+    Vanished,
+    /// Within budget.
+    Ok,
+    /// A metric that is reported but not gated.
+    Info,
+}
+
+/// The budget a row was judged against, for display: `+1% and at least +50`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Limit {
+    /// Allowed relative increase, in percent.
+    pub relative_pct: f64,
+    /// Allowed absolute increase, in counts; the larger of the two limits applies.
+    pub absolute: u64,
+}
+
+/// One benchmark and metric, compared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// Benchmark id.
+    pub benchmark: String,
+    /// Metric name.
+    pub metric: Metric,
+    /// The baseline's count (absent for a new benchmark).
+    pub baseline: Option<u64>,
+    /// The run's count (absent for a vanished benchmark).
+    pub new: Option<u64>,
+    /// The budget (absent for info rows and rows missing a side).
+    pub limit: Option<Limit>,
+    /// The verdict on this row.
+    pub status: Status,
+}
+
+impl Row {
+    /// Relative change in percent, when both sides exist and the baseline is not zero.
+    pub fn change_pct(&self) -> Option<f64> {
+        match (self.baseline, self.new) {
+            (Some(old), Some(new)) if old > 0 => Some((new as f64 - old as f64) * 100.0 / old as f64),
+            _ => None,
+        }
+    }
+}
+
+/// The gate's decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every budget holds: exit 0.
+    Passed,
+    /// `count` benchmarks failed (over budget, or new/stale where those fail): exit 1.
+    Failed {
+        /// How many benchmarks failed.
+        count: usize,
+    },
+    /// The gate cannot decide (bad input, environment mismatch): exit 2.
+    Undecided {
+        /// Why, in one sentence a person can act on.
+        reason: String,
+    },
+}
+
+impl Outcome {
+    /// The process exit code for this outcome.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Outcome::Passed => 0,
+            Outcome::Failed { .. } => 1,
+            Outcome::Undecided { .. } => 2,
+        }
+    }
+}
+
+/// A compared run: what every renderer reads.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The decision.
+    pub outcome: Outcome,
+    /// Rows sorted worst first (by status, then by change).
+    pub rows: Vec<Row>,
+    /// The run's environment.
+    pub fingerprint: Fingerprint,
+    /// Fields where the baseline's environment differs from the run's.
+    pub env_mismatches: Vec<FieldMismatch>,
+}

@@ -1,0 +1,1 @@
+//! irgate's GitHub client.
