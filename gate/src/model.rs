@@ -42,6 +42,9 @@ pub struct Fingerprint {
     pub aslr: String,
     /// Where the counts were taken: `container:<image>` or `host`.
     pub environment: String,
+    /// The absolute path the benchmarks ran from (informational: a longer path moves counts by a
+    /// few hundredths of a percent, so the pinned container uses one fixed path).
+    pub workspace_root: String,
     /// The commit the counts were taken at (informational).
     pub commit: String,
     /// When the counts were taken, RFC 3339 UTC (informational).
@@ -53,6 +56,9 @@ pub struct Fingerprint {
 pub struct Results {
     /// The environment the counts were taken in.
     pub fingerprint: Fingerprint,
+    /// The benchmark filters the run was limited to (globs over ids); empty for the whole suite.
+    /// Baselines outside the filters were not run, rather than vanished.
+    pub filters: Vec<String>,
     /// Counts by benchmark id, e.g. `frame::encode_compressed/512`.
     pub benchmarks: BTreeMap<String, Counts>,
 }
@@ -110,6 +116,9 @@ pub struct Row {
     pub limit: Option<Limit>,
     /// The verdict on this row.
     pub status: Status,
+    /// Whether this row fails the gate: always when over budget; when new unless new benchmarks
+    /// are allowed; when stale with `--strict`.
+    pub fails: bool,
 }
 
 impl Row {
@@ -138,13 +147,19 @@ pub enum Outcome {
         /// Why, in one sentence a person can act on.
         reason: String,
     },
+    /// The environment differs from the baselines' and `--on-env-mismatch=warn` was given: the
+    /// rows are shown for information, with no verdict: exit 0.
+    NoVerdict {
+        /// Why there is no verdict.
+        reason: String,
+    },
 }
 
 impl Outcome {
     /// The process exit code for this outcome.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Outcome::Passed => 0,
+            Outcome::Passed | Outcome::NoVerdict { .. } => 0,
             Outcome::Failed { .. } => 1,
             Outcome::Undecided { .. } => 2,
         }
