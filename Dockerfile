@@ -21,6 +21,8 @@ RUN cargo install gungraun-runner --version "${GUNGRAUN_VERSION}" --locked --roo
 # memcpy/memset are in every count): if the archive no longer has it, the build fails instead.
 FROM ${BASE_IMAGE}
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+# rust-toolchain.toml lists rustfmt and clippy: install them now rather than on first use.
+RUN rustup component add rustfmt clippy
 ARG VALGRIND_VERSION=1:3.24.0-3
 RUN libc_version="$(dpkg-query --show --showformat='${Version}' libc6)" \
     && apt-get update \
@@ -36,12 +38,14 @@ COPY --from=runner /opt/gungraun/bin/gungraun-runner /usr/local/bin/gungraun-run
 # - GLIBC_TUNABLES: glibc copies and clears with SSE/AVX loops at every size instead of switching to
 #   `rep movsb`/`rep stosb` (which callgrind counts as one instruction per byte) above a
 #   CPU-dependent threshold;
-# - one fixed repository path, target dir and cargo home (paths end up in binaries and in counts).
+# - one fixed repository path, target dir and cargo home (paths end up in binaries and in counts);
+# - IRGATE_ENVIRONMENT: recorded in every fingerprint taken in here (`environment`).
+ARG BASE_IMAGE
 ENV GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295:glibc.cpu.x86_rep_stosb_threshold=4294967295 \
     CARGO_TARGET_DIR=/irgate/target/container \
     CARGO_HOME=/irgate/target/container/cargo-home \
     HOME=/irgate/target/container/home \
-    IRGATE_CONTAINER=1
+    IRGATE_ENVIRONMENT="container:irgate-env on ${BASE_IMAGE}"
 WORKDIR /irgate
 LABEL org.opencontainers.image.title="irgate-env" \
       org.opencontainers.image.description="The pinned environment of irgate's callgrind baselines: Rust, valgrind and gungraun-runner at exact versions; mount the repository at /irgate."
