@@ -1,1 +1,17 @@
-fn main() {}
+use std::process::ExitCode;
+
+use clap::Parser;
+use irgate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match &cli.command {
+        Command::Run(args) => irgate::run::execute(args),
+        Command::Check(args) => irgate::check::execute(args),
+        Command::Refresh(args) => irgate::refresh::execute(args),
+    };
+    outcome.unwrap_or_else(|error| {
+        eprintln!("irgate: error: {error}");
+        ExitCode::from(2)
+    })
+}

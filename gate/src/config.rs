@@ -1,0 +1,399 @@
+//! `gate.toml`: which metrics are gated, with what budget, per benchmark.
+//!
+//! ```toml
+//! # Metrics shown for information only; they never fail the gate.
+//! info = ["EstimatedCycles", "dhat.TotalBytes", "dhat.TotalBlocks"]
+//!
+//! # The default budget of each gated metric. A metric is gated when it has a budget here or in a
+//! # matching override. A change is over budget when it exceeds the larger of `relative_pct`
+//! # percent of the baseline and `absolute` counts, so "+1% and at least +50 Ir".
+//! [budgets]
+//! Ir = { relative_pct = 1.0, absolute = 50 }
+//!
+//! # Per-benchmark budgets, by glob over benchmark ids (`*` also crosses `/` and `::`). Every
+//! # matching override applies in file order, so a later one wins for the metrics it names.
+//! [[overrides]]
+//! benchmarks = ["filter::*", "pipeline::*"]
+//! budgets.Ir = { relative_pct = 0.5, absolute = 20 }
+//! budgets."dhat.TotalBytes" = { absolute = 0 }
+//! ```
+//!
+//! Unknown keys, unknown metric names, bad globs and negative budgets are errors with the file,
+//! line and column.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobMatcher};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::{Error, Result};
+use crate::model::{Limit, Metric};
+
+/// The metric every configuration gates unless told otherwise, and that every baseline stores.
+pub const IR: &str = "Ir";
+
+/// The budget used when there is no `gate.toml`: "+1% and at least +50 Ir".
+pub const DEFAULT_LIMIT: Limit = Limit {
+    relative_pct: 1.0,
+    absolute: 50,
+};
+
+/// A parsed, validated `gate.toml`.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where it was read from (for messages); `None` for the built-in default.
+    pub path: Option<PathBuf>,
+    /// Metrics reported for information.
+    pub info: Vec<Metric>,
+    budgets: BTreeMap<Metric, Limit>,
+    overrides: Vec<Override>,
+}
+
+#[derive(Debug, Clone)]
+struct Override {
+    patterns: Vec<Pattern>,
+    budgets: BTreeMap<Metric, Limit>,
+}
+
+#[derive(Debug, Clone)]
+struct Pattern {
+    text: String,
+    line: usize,
+    matcher: GlobMatcher,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    info: Vec<Spanned<String>>,
+    budgets: Option<BTreeMap<Spanned<String>, RawBudget>>,
+    #[serde(default)]
+    overrides: Vec<RawOverride>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOverride {
+    benchmarks: Vec<Spanned<String>>,
+    budgets: BTreeMap<Spanned<String>, RawBudget>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBudget {
+    relative_pct: Option<Spanned<f64>>,
+    #[serde(default)]
+    absolute: u64,
+}
+
+impl Default for Config {
+    /// Gate Ir with [`DEFAULT_LIMIT`], report nothing else.
+    fn default() -> Self {
+        Config {
+            path: None,
+            info: Vec::new(),
+            budgets: BTreeMap::from([(IR.to_owned(), DEFAULT_LIMIT)]),
+            overrides: Vec::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads and validates the configuration at `path`.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Reads `path`; when it does not exist and was not named explicitly, the built-in default
+    /// (gate Ir with [`DEFAULT_LIMIT`]), said on stderr.
+    pub fn load_or_default(path: &Path, explicit: bool) -> Result<Config> {
+        if explicit || path.exists() {
+            return Self::load(path);
+        }
+        eprintln!(
+            "irgate: no {}: gating Ir with the default budget (+1% and at least +50 Ir)",
+            path.display()
+        );
+        Ok(Config::default())
+    }
+
+    /// Parses and validates `text`, read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Config> {
+        let at = |span: std::ops::Range<usize>, message: String| {
+            let (line, column) = line_column(text, span.start);
+            Error::invalid(format!("{}:{line}:{column}", path.display()), message)
+        };
+        let raw: RawConfig = toml::from_str(text).map_err(|error| match error.span() {
+            Some(span) => at(span, error.message().to_owned()),
+            None => Error::invalid(path.display(), error.message().to_owned()),
+        })?;
+
+        let metric = |name: &Spanned<String>| -> Result<Metric> {
+            if is_count_metric(name.get_ref()) {
+                Ok(name.get_ref().clone())
+            } else {
+                Err(at(
+                    name.span(),
+                    format!(
+                        "unknown metric `{}`: use a callgrind count such as `Ir` or \
+                         `EstimatedCycles`, or `dhat.` and a DHAT metric such as `dhat.TotalBytes`",
+                        name.get_ref()
+                    ),
+                ))
+            }
+        };
+        let budgets = |raw: BTreeMap<Spanned<String>, RawBudget>| -> Result<BTreeMap<Metric, Limit>> {
+            let mut out = BTreeMap::new();
+            for (name, budget) in raw {
+                let relative_pct = match budget.relative_pct {
+                    Some(pct) if !pct.get_ref().is_finite() || *pct.get_ref() < 0.0 => {
+                        return Err(at(
+                            pct.span(),
+                            format!(
+                                "relative_pct is {}: a budget is a non-negative percentage",
+                                pct.get_ref()
+                            ),
+                        ));
+                    }
+                    Some(pct) => *pct.get_ref(),
+                    None => 0.0,
+                };
+                out.insert(
+                    metric(&name)?,
+                    Limit {
+                        relative_pct,
+                        absolute: budget.absolute,
+                    },
+                );
+            }
+            Ok(out)
+        };
+
+        let info = raw.info.iter().map(metric).collect::<Result<Vec<_>>>()?;
+        let default_budgets = match raw.budgets {
+            Some(raw) => budgets(raw)?,
+            None => Config::default().budgets,
+        };
+        let mut overrides = Vec::new();
+        for raw in raw.overrides {
+            let mut patterns = Vec::new();
+            for pattern in raw.benchmarks {
+                let matcher = Glob::new(pattern.get_ref())
+                    .map_err(|e| at(pattern.span(), format!("invalid glob: {}", e.kind())))?
+                    .compile_matcher();
+                patterns.push(Pattern {
+                    text: pattern.get_ref().clone(),
+                    line: line_column(text, pattern.span().start).0,
+                    matcher,
+                });
+            }
+            overrides.push(Override {
+                patterns,
+                budgets: budgets(raw.budgets)?,
+            });
+        }
+        let config = Config {
+            path: Some(path.to_owned()),
+            info,
+            budgets: default_budgets,
+            overrides,
+        };
+        if config.gated_metrics().is_empty() {
+            return Err(Error::invalid(
+                path.display(),
+                "no metric is gated: give at least one budget, e.g. \
+                 `[budgets]` `Ir = { relative_pct = 1.0, absolute = 50 }`",
+            ));
+        }
+        Ok(config)
+    }
+
+    /// The budgets of benchmark `id`, by gated metric.
+    pub fn budgets_for(&self, id: &str) -> BTreeMap<Metric, Limit> {
+        let mut budgets = self.budgets.clone();
+        for over in &self.overrides {
+            if over.patterns.iter().any(|p| p.matcher.is_match(id)) {
+                budgets.extend(over.budgets.iter().map(|(m, l)| (m.clone(), *l)));
+            }
+        }
+        budgets
+    }
+
+    /// Every metric gated for some benchmark.
+    pub fn gated_metrics(&self) -> BTreeSet<Metric> {
+        self.budgets
+            .keys()
+            .chain(self.overrides.iter().flat_map(|o| o.budgets.keys()))
+            .cloned()
+            .collect()
+    }
+
+    /// The metrics a baseline keeps: Ir, every gated metric and every info metric.
+    pub fn stored_metrics(&self) -> BTreeSet<Metric> {
+        let mut metrics = self.gated_metrics();
+        metrics.extend(self.info.iter().cloned());
+        metrics.insert(IR.to_owned());
+        metrics
+    }
+
+    /// Whether some gated or reported metric comes from DHAT, so the suite must run it.
+    pub fn needs_dhat(&self) -> bool {
+        self.stored_metrics().iter().any(|m| m.starts_with("dhat."))
+    }
+
+    /// Override patterns that match none of `ids`, as `file:line: pattern` (typos, usually).
+    pub fn unmatched_patterns<'a>(&self, ids: impl Iterator<Item = &'a str> + Clone) -> Vec<String> {
+        let path = self
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        self.overrides
+            .iter()
+            .flat_map(|o| &o.patterns)
+            .filter(|p| !ids.clone().any(|id| p.matcher.is_match(id)))
+            .map(|p| format!("{path}:{}: `{}`", p.line, p.text))
+            .collect()
+    }
+}
+
+/// How much a count may move from `baseline` under `limit` before it is over budget (or stale):
+/// the larger of the relative and the absolute allowance.
+pub fn allowance(limit: &Limit, baseline: u64) -> f64 {
+    (baseline as f64 * limit.relative_pct / 100.0).max(limit.absolute as f64)
+}
+
+/// Whether `name` is a count metric irgate can gate: a callgrind event (not a rate) or `dhat.` and
+/// a DHAT metric, as gungraun names them.
+pub fn is_count_metric(name: &str) -> bool {
+    let parses = |value: &str, dhat: bool| {
+        let value = serde_json::Value::String(value.to_owned());
+        if dhat {
+            serde_json::from_value::<gungraun_summary::v7::DhatMetric>(value).is_ok()
+        } else {
+            serde_json::from_value::<gungraun_summary::v7::EventKind>(value).is_ok()
+        }
+    };
+    match name.strip_prefix("dhat.") {
+        Some(dhat) => parses(dhat, true),
+        None => !name.ends_with("Rate") && parses(name, false),
+    }
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config> {
+        Config::parse(text, Path::new("gate.toml"))
+    }
+
+    const SAMPLE: &str = r#"
+info = ["EstimatedCycles", "dhat.TotalBytes"]
+
+[budgets]
+Ir = { relative_pct = 1.0, absolute = 50 }
+
+[[overrides]]
+benchmarks = ["filter::*"]
+budgets.Ir = { relative_pct = 5.0 }
+
+[[overrides]]
+benchmarks = ["filter::scan/*"]
+budgets.Ir = { absolute = 10 }
+budgets."dhat.TotalBytes" = { absolute = 0 }
+"#;
+
+    #[test]
+    fn overrides_apply_in_order_by_glob() {
+        let config = parse(SAMPLE).unwrap();
+        let limit = |id: &str, metric: &str| config.budgets_for(id).get(metric).copied();
+        assert_eq!(limit("varint::encode/v0", "Ir"), Some(DEFAULT_LIMIT));
+        assert_eq!(
+            limit("filter::alloc", "Ir"),
+            Some(Limit { relative_pct: 5.0, absolute: 0 })
+        );
+        assert_eq!(
+            limit("filter::scan/s512", "Ir"),
+            Some(Limit { relative_pct: 0.0, absolute: 10 })
+        );
+        assert_eq!(limit("filter::alloc", "dhat.TotalBytes"), None);
+        assert_eq!(
+            limit("filter::scan/s32", "dhat.TotalBytes"),
+            Some(Limit { relative_pct: 0.0, absolute: 0 })
+        );
+        assert!(config.needs_dhat());
+        assert_eq!(
+            config.stored_metrics().into_iter().collect::<Vec<_>>(),
+            ["EstimatedCycles", "Ir", "dhat.TotalBytes"]
+        );
+    }
+
+    #[test]
+    fn the_larger_allowance_applies() {
+        let limit = Limit { relative_pct: 1.0, absolute: 50 };
+        assert_eq!(allowance(&limit, 1_000), 50.0);
+        assert_eq!(allowance(&limit, 100_000), 1_000.0);
+    }
+
+    #[test]
+    fn missing_budgets_table_means_the_default() {
+        let config = parse("info = []").unwrap();
+        assert_eq!(config.budgets_for("a::b").get(IR), Some(&DEFAULT_LIMIT));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let cases = [
+            ("[budgets]\nIr = { relative_pct = 1.0, absolut = 50 }\n", "gate.toml:2:", "unknown field `absolut`"),
+            ("infos = []\n", "gate.toml:1:1", "unknown field `infos`"),
+            ("[budgets]\nIR = { absolute = 5 }\n", "gate.toml:2:1", "unknown metric `IR`"),
+            ("info = [\"L1HitRate\"]\n", "gate.toml:1:9", "unknown metric `L1HitRate`"),
+            ("[budgets]\nIr = { relative_pct = -1.0 }\n", "gate.toml:2:23", "relative_pct is -1"),
+            ("[budgets]\nIr = { absolute = -5 }\n", "gate.toml:2:", "-5"),
+            ("[[overrides]]\nbenchmarks = [\"a[\"]\nbudgets.Ir = {}\n", "gate.toml:2:15", "invalid glob"),
+            ("[budgets]\n", "gate.toml", "no metric is gated"),
+            ("[budgets\n", "gate.toml:1:", ""),
+        ];
+        for (text, origin, message) in cases {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.starts_with(origin), "{text:?}: {error}");
+            assert!(error.contains(message), "{text:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn reports_patterns_matching_nothing() {
+        let config = parse(SAMPLE).unwrap();
+        let ids = ["filter::alloc", "varint::encode/v0"];
+        assert_eq!(
+            config.unmatched_patterns(ids.iter().copied()),
+            ["gate.toml:12: `filter::scan/*`"]
+        );
+    }
+
+    #[test]
+    fn knows_count_metrics() {
+        for name in ["Ir", "EstimatedCycles", "L1hits", "dhat.TotalBytes", "dhat.TotalBlocks"] {
+            assert!(is_count_metric(name), "{name}");
+        }
+        for name in ["ir", "L1HitRate", "dhat.Ir", "TotalBytes", ""] {
+            assert!(!is_count_metric(name), "{name}");
+        }
+    }
+}

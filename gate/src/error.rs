@@ -1,0 +1,104 @@
+//! Everything that stops the gate from deciding. Each error names the file (or command) and what is
+//! wrong; the binary prints it and exits 2.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// Why irgate cannot go on.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A file or directory could not be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("{}: cannot write: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A file's content is wrong: malformed JSON or TOML, a bad count, an unknown key, a wrong
+    /// schema version. `origin` is a path, optionally with `:line:column`.
+    #[error("{origin}: {message}")]
+    Invalid {
+        /// Where: a path, or a path with a line.
+        origin: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Two inputs hold the same benchmark id.
+    #[error("duplicate benchmark id `{id}`: in {first} and in {second}")]
+    DuplicateId {
+        /// The benchmark id.
+        id: String,
+        /// Where it was seen first.
+        first: String,
+        /// Where it was seen again.
+        second: String,
+    },
+    /// The baseline directory does not exist.
+    #[error(
+        "{}: no such baseline directory. Take baselines with `make baseline` (it runs the suite, \
+         then `irgate refresh`), or point --baselines at the right directory",
+        dir.display()
+    )]
+    MissingBaselineDir {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// The baseline directory holds no baseline file.
+    #[error(
+        "{}: no baselines yet, so there is nothing to compare with. Take them with `make baseline` \
+         (it runs the suite, then `irgate refresh`) and commit the files",
+        dir.display()
+    )]
+    NoBaselines {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// The results file does not exist.
+    #[error("{}: no results: run `irgate run` first (or pass --results)", path.display())]
+    MissingResults {
+        /// The expected results file.
+        path: PathBuf,
+    },
+    /// A filter matched no benchmark.
+    #[error("no benchmark matches `{filter}`; known benchmarks: {known}")]
+    UnknownBenchmark {
+        /// The filter as given.
+        filter: String,
+        /// A short list of the benchmarks there are.
+        known: String,
+    },
+    /// A filter is not a valid glob.
+    #[error("invalid filter `{filter}`: {message}")]
+    BadFilter {
+        /// The filter as given.
+        filter: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A tool the gate needs is missing, the wrong version, or failed.
+    #[error("{0}")]
+    Tool(String),
+}
+
+/// Shorthand for results whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// An [`Error::Invalid`] for `origin`.
+    pub fn invalid(origin: impl std::fmt::Display, message: impl Into<String>) -> Self {
+        Error::Invalid {
+            origin: origin.to_string(),
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! The environment a set of counts was taken in: collecting it, and comparing two of them.
+//!
+//! Fields that change which instructions run (toolchain, valgrind, gungraun, glibc and its
+//! tunables, CPU vendor and code-path flags, ASLR) must match between a baseline and a run for the
+//! comparison to mean anything; the rest (CPU model, environment, path, commit, date) is recorded
+//! for people.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::model::{FieldMismatch, Fingerprint};
+
+/// The fields that must be equal between a baseline and a run.
+pub const MUST_MATCH: &[&str] = &[
+    "rustc",
+    "rustc_commit",
+    "target",
+    "valgrind",
+    "gungraun",
+    "glibc",
+    "glibc_tunables",
+    "cpu_vendor",
+    "cpu_flags",
+    "aslr",
+];
+
+/// CPU flags that change which code runs: glibc's string functions (ifuncs) and crates that detect
+/// features at run time (aes, libdeflate, memchr) choose on them. x86 names as in /proc/cpuinfo,
+/// then arm64 ones.
+pub const CODE_PATH_FLAGS: &[&str] = &[
+    "adx",
+    "aes",
+    "avx",
+    "avx2",
+    "avx512bw",
+    "avx512f",
+    "avx512vl",
+    "bmi1",
+    "bmi2",
+    "erms",
+    "fma",
+    "fsrm",
+    "gfni",
+    "movbe",
+    "pclmulqdq",
+    "popcnt",
+    "sha_ni",
+    "sse4_1",
+    "sse4_2",
+    "ssse3",
+    "vaes",
+    "vpclmulqdq",
+    // arm64
+    "asimd",
+    "atomics",
+    "crc32",
+    "pmull",
+    "sha1",
+    "sha2",
+    "sve",
+];
+
+/// The value recorded when a tool or file could not be read.
+pub const UNKNOWN: &str = "unknown";
+
+/// Collects the fingerprint of this machine, for benchmarks run with `glibc_tunables` from
+/// `workspace_root`.
+pub fn collect(glibc_tunables: &str, workspace_root: &Path) -> Fingerprint {
+    let rustc = command_output("rustc", &["-vV"]).unwrap_or_default();
+    let rustc_field = |key: &str| {
+        rustc
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(|value| value.trim().to_owned())
+            .unwrap_or_else(|| UNKNOWN.to_owned())
+    };
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let commit = command_output("git", &["-C", &workspace_root.to_string_lossy(), "rev-parse", "HEAD"])
+        .map(|hash| {
+            let dirty = command_output(
+                "git",
+                &[
+                    "-C",
+                    &workspace_root.to_string_lossy(),
+                    "status",
+                    "--porcelain",
+                    "--untracked-files=no",
+                ],
+            )
+            .is_some_and(|status| !status.trim().is_empty());
+            format!("{}{}", hash.trim(), if dirty { "-dirty" } else { "" })
+        })
+        .unwrap_or_else(|| UNKNOWN.to_owned());
+    Fingerprint {
+        rustc: rustc_field("release:"),
+        rustc_commit: rustc_field("commit-hash:"),
+        target: rustc_field("host:"),
+        valgrind: first_line(command_output("valgrind", &["--version"])),
+        gungraun: runner_version().unwrap_or_else(|| UNKNOWN.to_owned()),
+        glibc: glibc_version(),
+        glibc_tunables: glibc_tunables.to_owned(),
+        cpu_vendor: cpuinfo_value(&cpuinfo, &["vendor_id", "CPU implementer"]),
+        cpu_model: cpuinfo_value(&cpuinfo, &["model name", "CPU part"]),
+        cpu_flags: code_path_flags(&cpuinfo),
+        aslr: aslr_state().to_owned(),
+        environment: environment(),
+        workspace_root: workspace_root.display().to_string(),
+        commit,
+        date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    }
+}
+
+/// The fields of a fingerprint with their values as text, in declaration order.
+pub fn fields(fingerprint: &Fingerprint) -> Vec<(&'static str, String)> {
+    let Fingerprint {
+        rustc,
+        rustc_commit,
+        target,
+        valgrind,
+        gungraun,
+        glibc,
+        glibc_tunables,
+        cpu_vendor,
+        cpu_model,
+        cpu_flags,
+        aslr,
+        environment,
+        workspace_root,
+        commit,
+        date,
+    } = fingerprint;
+    vec![
+        ("rustc", rustc.clone()),
+        ("rustc_commit", rustc_commit.clone()),
+        ("target", target.clone()),
+        ("valgrind", valgrind.clone()),
+        ("gungraun", gungraun.clone()),
+        ("glibc", glibc.clone()),
+        ("glibc_tunables", glibc_tunables.clone()),
+        ("cpu_vendor", cpu_vendor.clone()),
+        ("cpu_model", cpu_model.clone()),
+        ("cpu_flags", cpu_flags.join(" ")),
+        ("aslr", aslr.clone()),
+        ("environment", environment.clone()),
+        ("workspace_root", workspace_root.clone()),
+        ("commit", commit.clone()),
+        ("date", date.clone()),
+    ]
+}
+
+/// Whether a differing `field` makes two sets of counts incomparable.
+pub fn must_match(field: &str) -> bool {
+    MUST_MATCH.contains(&field)
+}
+
+/// The must-match fields where `current` differs from `baseline`.
+pub fn mismatches(baseline: &Fingerprint, current: &Fingerprint) -> Vec<FieldMismatch> {
+    fields(baseline)
+        .into_iter()
+        .zip(fields(current))
+        .filter(|((field, old), (_, new))| must_match(field) && old != new)
+        .map(|((field, old), (_, new))| FieldMismatch {
+            field: field.to_owned(),
+            baseline: old,
+            current: new,
+        })
+        .collect()
+}
+
+/// The version of the gungraun runner that `cargo bench` will use (`$GUNGRAUN_RUNNER`, else
+/// `gungraun-runner` on the PATH), e.g. `0.20.0`; `None` when it is not installed.
+pub fn runner_version() -> Option<String> {
+    let runner = std::env::var("GUNGRAUN_RUNNER").unwrap_or_else(|_| "gungraun-runner".to_owned());
+    let output = command_output(&runner, &["--version"])?;
+    output.split_whitespace().nth(1).map(str::to_owned)
+}
+
+/// Whether ASLR is off for processes started through `setarch -R`, as gungraun starts valgrind:
+/// `off` when the kernel has it disabled or `setarch -R` sets `ADDR_NO_RANDOMIZE`, `on` when
+/// `setarch` is missing or refused (Docker's default seccomp profile refuses that personality
+/// call), `unknown` when the state cannot be read.
+pub fn aslr_state() -> &'static str {
+    const ADDR_NO_RANDOMIZE: u32 = 0x0040000;
+    if std::fs::read_to_string("/proc/sys/kernel/randomize_va_space").is_ok_and(|v| v.trim() == "0")
+    {
+        return "off";
+    }
+    let Some(arch) = command_output("uname", &["-m"]) else {
+        return UNKNOWN;
+    };
+    match Command::new("setarch")
+        .args([arch.trim(), "-R", "cat", "/proc/self/personality"])
+        .output()
+    {
+        Ok(out) if out.status.success() => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            match u32::from_str_radix(text.trim(), 16) {
+                Ok(flags) if flags & ADDR_NO_RANDOMIZE != 0 => "off",
+                Ok(_) => "on",
+                Err(_) => UNKNOWN,
+            }
+        }
+        _ => "on",
+    }
+}
+
+/// `IRGATE_ENVIRONMENT` (the pinned container sets it to `container:<image>`), else `container`
+/// inside a Docker container, else `host`.
+fn environment() -> String {
+    match std::env::var("IRGATE_ENVIRONMENT") {
+        Ok(value) if !value.is_empty() => value,
+        _ if Path::new("/.dockerenv").exists() => "container".to_owned(),
+        _ => "host".to_owned(),
+    }
+}
+
+/// glibc's version, e.g. `2.36`.
+fn glibc_version() -> String {
+    if let Some(out) = command_output("getconf", &["GNU_LIBC_VERSION"]) {
+        // "glibc 2.36"
+        if let Some(version) = out.split_whitespace().nth(1) {
+            return version.to_owned();
+        }
+    }
+    // "ldd (Debian GLIBC 2.36-9+deb12u14) 2.36"
+    command_output("ldd", &["--version"])
+        .and_then(|out| out.lines().next()?.split_whitespace().last().map(str::to_owned))
+        .unwrap_or_else(|| UNKNOWN.to_owned())
+}
+
+/// The first value of the first of `keys` found in /proc/cpuinfo.
+fn cpuinfo_value(cpuinfo: &str, keys: &[&str]) -> String {
+    keys.iter()
+        .find_map(|key| {
+            cpuinfo.lines().find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                (name.trim() == *key).then(|| value.trim().to_owned())
+            })
+        })
+        .unwrap_or_else(|| UNKNOWN.to_owned())
+}
+
+/// The [`CODE_PATH_FLAGS`] this CPU has, sorted.
+fn code_path_flags(cpuinfo: &str) -> Vec<String> {
+    let flags = cpuinfo_value(cpuinfo, &["flags", "Features"]);
+    let mut found: Vec<String> = flags
+        .split_whitespace()
+        .filter(|flag| CODE_PATH_FLAGS.contains(flag))
+        .map(str::to_owned)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn first_line(output: Option<String>) -> String {
+    output
+        .and_then(|out| out.lines().next().map(|line| line.trim().to_owned()))
+        .filter(|line| !line.is_empty())
+        .unwrap_or_else(|| UNKNOWN.to_owned())
+}
+
+/// The stdout of a successful command, or `None`.
+fn command_output(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Fingerprint {
+        Fingerprint {
+            rustc: "1.95.0".into(),
+            valgrind: "valgrind-3.24.0".into(),
+            cpu_flags: vec!["avx2".into(), "erms".into()],
+            commit: "abc".into(),
+            ..Fingerprint::default()
+        }
+    }
+
+    #[test]
+    fn mismatches_name_must_match_fields_only() {
+        let baseline = sample();
+        let mut current = sample();
+        current.valgrind = "valgrind-3.19.0".into();
+        current.cpu_flags.push("fsrm".into());
+        current.commit = "def".into();
+        current.cpu_model = "another".into();
+        let found = mismatches(&baseline, &current);
+        let names: Vec<_> = found.iter().map(|m| m.field.as_str()).collect();
+        assert_eq!(names, ["valgrind", "cpu_flags"]);
+        assert_eq!(found[0].baseline, "valgrind-3.24.0");
+        assert_eq!(found[0].current, "valgrind-3.19.0");
+        assert_eq!(found[1].current, "avx2 erms fsrm");
+    }
+
+    #[test]
+    fn every_must_match_field_exists() {
+        let names: Vec<_> = fields(&sample()).into_iter().map(|(n, _)| n).collect();
+        for field in MUST_MATCH {
+            assert!(names.contains(field), "{field}");
+        }
+    }
+
+    #[test]
+    fn reads_cpuinfo_flags_and_vendor() {
+        let cpuinfo = "vendor_id\t: GenuineIntel\nmodel name\t: Some CPU\n\
+                       flags\t\t: fpu sse4_2 avx2 foo erms avx2\n";
+        assert_eq!(cpuinfo_value(cpuinfo, &["vendor_id"]), "GenuineIntel");
+        assert_eq!(code_path_flags(cpuinfo), ["avx2", "erms", "sse4_2"]);
+        assert_eq!(cpuinfo_value("", &["vendor_id"]), UNKNOWN);
+    }
+}

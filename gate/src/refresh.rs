@@ -1,0 +1,146 @@
+//! `irgate refresh`: write the latest results as the new baselines and show what changed.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::process::ExitCode;
+
+use crate::baseline::{self, Baselines, Change, GroupUpdate, Selection};
+use crate::cli::RefreshArgs;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::filter::{self, Filter};
+use crate::report::thousands;
+use crate::results;
+
+/// Runs `irgate refresh`.
+pub fn execute(args: &RefreshArgs) -> Result<ExitCode> {
+    let paths = args.paths.resolve();
+    let config = Config::load_or_default(&paths.config.0, paths.config.1)?;
+    let results = results::read(&paths.results)?;
+    let filter = args.filter.as_deref().map(Filter::new).transpose()?;
+    if !args.dry_run {
+        std::fs::create_dir_all(&paths.baselines).map_err(|source| Error::Write {
+            path: paths.baselines.clone(),
+            source,
+        })?;
+    }
+    let baselines = match Baselines::load(&paths.baselines) {
+        Err(Error::MissingBaselineDir { .. }) if args.dry_run => Baselines {
+            dir: paths.baselines.clone(),
+            groups: Default::default(),
+        },
+        other => other?,
+    };
+    if let Some(filter) = &filter {
+        let mut candidates = results.benchmarks.keys().map(String::as_str).peekable();
+        let pruned = args.prune && baselines.ids().any(|id| filter.matches(id));
+        if !candidates.clone().any(|id| filter.matches(id)) && !pruned {
+            return Err(filter.matched_nothing(&mut candidates));
+        }
+    }
+    let in_scope = |id: &str| filter::in_scope(filter.as_ref(), id);
+    let metrics = config.stored_metrics();
+    let required: BTreeSet<String> = config.gated_metrics();
+    let updates = baseline::plan_refresh(
+        &baselines,
+        &results,
+        &Selection {
+            in_scope: &in_scope,
+            metrics: &metrics,
+            required: &required,
+            prune: args.prune,
+        },
+    )?;
+    print!("{}", describe(&updates, &baselines, &results.benchmarks));
+    if args.dry_run {
+        println!("(dry run: nothing written)");
+    } else {
+        baseline::write_updates(&updates)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the refresh does, file by file, then a summary line.
+fn describe(
+    updates: &[GroupUpdate],
+    baselines: &Baselines,
+    results: &std::collections::BTreeMap<String, crate::model::Counts>,
+) -> String {
+    let mut out = String::new();
+    let (mut added, mut changed, mut removed, mut unchanged) = (0, 0, 0, 0);
+    for update in updates {
+        let verb = match (&update.group, update.write) {
+            (None, _) => "removed",
+            (Some(_), true) => "written",
+            (Some(_), false) => "unchanged, not rewritten",
+        };
+        let count = |added: bool, removed: bool| {
+            update
+                .changes
+                .iter()
+                .filter(|c| c.old.is_none() == added && c.new.is_none() == removed)
+                .count()
+        };
+        let _ = writeln!(
+            out,
+            "{}: {} added, {} changed, {} removed, {} unchanged ({verb})",
+            update.path.display(),
+            count(true, false),
+            count(false, false),
+            count(false, true),
+            update.unchanged
+        );
+        unchanged += update.unchanged;
+        let width = update.changes.iter().map(|c| c.id.len()).max().unwrap_or(0);
+        for change in &update.changes {
+            let _ = writeln!(out, "  {:<width$}  {}", change.id, describe_change(change));
+            match (&change.old, &change.new) {
+                (None, _) => added += 1,
+                (_, None) => removed += 1,
+                _ => changed += 1,
+            }
+        }
+    }
+    let kept = baselines
+        .ids()
+        .filter(|id| !results.contains_key(*id))
+        .count()
+        - removed;
+    let _ = writeln!(
+        out,
+        "irgate: {added} added, {changed} changed, {removed} removed, {unchanged} unchanged; \
+         {kept} baselines of benchmarks that did not run are kept"
+    );
+    out
+}
+
+fn describe_change(change: &Change) -> String {
+    let ir = |counts: &crate::model::Counts| counts.get("Ir").copied();
+    match (&change.old, &change.new) {
+        (None, Some(new)) => format!("added: Ir {}", ir(new).map_or("-".into(), thousands)),
+        (Some(_), None) => "removed: did not run".to_owned(),
+        (Some(old), Some(new)) => {
+            let mut text = match (ir(old), ir(new)) {
+                (Some(a), Some(b)) if a != b => {
+                    let pct = (b as f64 - a as f64) * 100.0 / a.max(1) as f64;
+                    format!("Ir {} -> {} ({pct:+.2}%)", thousands(a), thousands(b))
+                }
+                (_, Some(b)) => format!("Ir {} unchanged", thousands(b)),
+                _ => String::new(),
+            };
+            let others: Vec<&str> = old
+                .keys()
+                .chain(new.keys())
+                .filter(|m| *m != "Ir" && old.get(*m) != new.get(*m))
+                .map(String::as_str)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if !others.is_empty() {
+                let _ = write!(text, "; also changed: {}", others.join(", "));
+            }
+            text
+        }
+        (None, None) => String::new(),
+    }
+}

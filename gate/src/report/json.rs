@@ -1,0 +1,82 @@
+//! `irgate check --format json`: the report as JSON, schema version 1.
+//!
+//! ```json
+//! {
+//!   "schema_version": 1,
+//!   "outcome": { "kind": "failed", "count": 1 },
+//!   "exit_code": 1,
+//!   "fingerprint": { "rustc": "1.95.0", ... },
+//!   "env_mismatches": [ { "field": "valgrind", "baseline": "valgrind-3.24.0", "current": "valgrind-3.19.0" } ],
+//!   "rows": [
+//!     {
+//!       "benchmark": "filter::scan/512", "metric": "Ir",
+//!       "baseline": 2778, "new": 4520, "change_pct": 62.707,
+//!       "limit": { "relative_pct": 1.0, "absolute": 50 },
+//!       "status": "over_budget", "fails": true
+//!     }
+//!   ]
+//! }
+//! ```
+//!
+//! `outcome.kind` is `passed`, `failed` (with `count`, the number of failing benchmarks),
+//! `undecided` or `no_verdict` (both with `reason`). `status` is `over_budget`, `new`, `stale`,
+//! `vanished`, `ok` or `info`. `baseline`, `new`, `change_pct` (rounded to 3 decimals) and `limit`
+//! are `null` where they do not apply. Rows come worst first. Fields are only ever added within a
+//! schema version.
+
+use serde::Serialize;
+
+use crate::model::{FieldMismatch, Fingerprint, Limit, Metric, Outcome, Report, Status};
+
+/// The schema version of the JSON report.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    schema_version: u32,
+    outcome: &'a Outcome,
+    exit_code: u8,
+    fingerprint: &'a Fingerprint,
+    env_mismatches: &'a [FieldMismatch],
+    rows: Vec<JsonRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    benchmark: &'a str,
+    metric: &'a Metric,
+    baseline: Option<u64>,
+    new: Option<u64>,
+    change_pct: Option<f64>,
+    limit: Option<Limit>,
+    status: Status,
+    fails: bool,
+}
+
+/// Renders `report` as pretty JSON with a final newline.
+pub fn render(report: &Report) -> String {
+    let json = JsonReport {
+        schema_version: SCHEMA_VERSION,
+        outcome: &report.outcome,
+        exit_code: report.outcome.exit_code(),
+        fingerprint: &report.fingerprint,
+        env_mismatches: &report.env_mismatches,
+        rows: report
+            .rows
+            .iter()
+            .map(|row| JsonRow {
+                benchmark: &row.benchmark,
+                metric: &row.metric,
+                baseline: row.baseline,
+                new: row.new,
+                change_pct: row.change_pct().map(|pct| (pct * 1000.0).round() / 1000.0),
+                limit: row.limit,
+                status: row.status,
+                fails: row.fails,
+            })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&json).expect("a report serializes");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,180 @@
+//! The terminal report: one aligned row per benchmark and metric, worst first, then the verdict.
+//!
+//! ```text
+//! benchmark          baseline     new   change  budget        verdict
+//! filter::scan/s512     2,778   4,520  +62.71%  max(1%, 50)   FAIL over budget
+//! varint::encode/v0        99      99   +0.00%  max(1%, 50)   ok
+//!
+//! FAIL: 1 of 2 benchmarks failed the gate (1 over budget).
+//! ```
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use super::thousands;
+use crate::model::{Limit, Outcome, Report, Row, Status};
+
+/// Renders `report` for a terminal.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    if !report.env_mismatches.is_empty() {
+        out.push_str("The environment differs from the baselines':\n");
+        for m in &report.env_mismatches {
+            let _ = writeln!(
+                out,
+                "  {}: baseline `{}`, this run `{}`",
+                m.field, m.baseline, m.current
+            );
+        }
+        out.push('\n');
+    }
+
+    let with_metric = report.rows.iter().any(|row| row.metric != "Ir");
+    let mut lines = vec![header(with_metric)];
+    lines.extend(report.rows.iter().map(|row| cells(row, with_metric)));
+    let widths: Vec<usize> = (0..lines[0].len())
+        .map(|i| lines.iter().map(|l| l[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    let numeric = |i: usize| {
+        let first_number = if with_metric { 2 } else { 1 };
+        (first_number..first_number + 3).contains(&i)
+    };
+    for line in &lines {
+        let mut text = String::new();
+        for (i, cell) in line.iter().enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            if numeric(i) {
+                let _ = write!(text, "{cell:>width$}", width = widths[i]);
+            } else {
+                let _ = write!(text, "{cell:<width$}", width = widths[i]);
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&verdict(report));
+    out.push('\n');
+    out
+}
+
+fn header(with_metric: bool) -> Vec<String> {
+    let mut cells = vec!["benchmark"];
+    if with_metric {
+        cells.push("metric");
+    }
+    cells.extend(["baseline", "new", "change", "budget", "verdict"]);
+    cells.into_iter().map(str::to_owned).collect()
+}
+
+fn cells(row: &Row, with_metric: bool) -> Vec<String> {
+    let mut cells = vec![row.benchmark.clone()];
+    if with_metric {
+        cells.push(row.metric.clone());
+    }
+    cells.push(row.baseline.map_or("-".to_owned(), thousands));
+    cells.push(row.new.map_or("-".to_owned(), thousands));
+    cells.push(row.change_pct().map_or("-".to_owned(), |pct| format!("{pct:+.2}%")));
+    cells.push(row.limit.as_ref().map_or("-".to_owned(), budget));
+    let status = match row.status {
+        Status::OverBudget => "over budget",
+        Status::New => "new: no baseline",
+        Status::Stale => "stale: better than budget, refresh to lock in the gain",
+        Status::Vanished => "vanished: did not run",
+        Status::Ok => "ok",
+        Status::Info => "info (not gated)",
+    };
+    cells.push(if row.fails {
+        format!("FAIL {status}")
+    } else {
+        status.to_owned()
+    });
+    cells
+}
+
+/// The closing sentence: the verdict and what to do about it.
+fn verdict(report: &Report) -> String {
+    let benchmarks = |status: Status| -> BTreeSet<&str> {
+        report
+            .rows
+            .iter()
+            .filter(|r| r.status == status)
+            .map(|r| r.benchmark.as_str())
+            .collect()
+    };
+    let total = report
+        .rows
+        .iter()
+        .map(|r| r.benchmark.as_str())
+        .collect::<BTreeSet<_>>()
+        .len();
+    let (over, new, stale, vanished) = (
+        benchmarks(Status::OverBudget).len(),
+        benchmarks(Status::New).len(),
+        benchmarks(Status::Stale).len(),
+        benchmarks(Status::Vanished).len(),
+    );
+    let mut notes = Vec::new();
+    for (count, what) in [
+        (over, "over budget"),
+        (new, "new"),
+        (stale, "stale"),
+        (vanished, "vanished"),
+    ] {
+        if count > 0 {
+            notes.push(format!("{count} {what}"));
+        }
+    }
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join(", "))
+    };
+    let mut text = match &report.outcome {
+        Outcome::Passed => format!("PASS: every budget holds over {total} benchmarks{notes}.\n"),
+        Outcome::Failed { count } => {
+            format!("FAIL: {count} of {total} benchmarks failed the gate{notes}.\n")
+        }
+        Outcome::Undecided { reason } => format!("UNDECIDED: {reason}.\n"),
+        Outcome::NoVerdict { reason } => format!("NO VERDICT: {reason}.\n"),
+    };
+    let new_fails = report
+        .rows
+        .iter()
+        .any(|r| r.status == Status::New && r.fails);
+    if new_fails {
+        text.push_str(
+            "New benchmarks need a baseline: `make baseline` (or `irgate refresh FILTER`), or \
+             pass --allow-new.\n",
+        );
+    }
+    if stale > 0 {
+        text.push_str(
+            "Stale baselines: `make baseline` (or `irgate refresh FILTER`) locks in the gain.\n",
+        );
+    }
+    text.pop();
+    text
+}
+
+/// `1% / 50` style: the relative and the absolute allowance, the larger of which applies.
+fn budget(limit: &Limit) -> String {
+    format!("max({}%, {})", limit.relative_pct, thousands(limit.absolute))
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shows_budgets_as_the_larger_of_two() {
+        let limit = Limit {
+            relative_pct: 0.5,
+            absolute: 1_000,
+        };
+        assert_eq!(budget(&limit), "max(0.5%, 1,000)");
+    }
+}
