@@ -63,6 +63,9 @@ pub enum Command {
     /// Write the latest results as the new baselines (all benchmarks, or a filter).
     #[command(long_about = REFRESH_ABOUT)]
     Refresh(RefreshArgs),
+    /// Post the JSON report as the pull request's one irgate comment; write the step summary.
+    #[command(long_about = crate::comment::ABOUT)]
+    Comment(crate::comment::CommentArgs),
 }
 
 const RUN_ABOUT: &str = "\
@@ -198,7 +201,10 @@ impl Paths {
                 Some(path) => (path.clone(), true),
                 None => (root.join("gate.toml"), false),
             },
-            baselines: self.baselines.clone().unwrap_or_else(|| root.join("baselines")),
+            baselines: self
+                .baselines
+                .clone()
+                .unwrap_or_else(|| root.join("baselines")),
             results: self
                 .results
                 .clone()

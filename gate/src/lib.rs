@@ -7,6 +7,7 @@
 pub mod baseline;
 pub mod check;
 pub mod cli;
+pub mod comment;
 pub mod compare;
 pub mod config;
 pub mod error;

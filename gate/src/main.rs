@@ -9,6 +9,7 @@ fn main() -> ExitCode {
         Command::Run(args) => irgate::run::execute(args),
         Command::Check(args) => irgate::check::execute(args),
         Command::Refresh(args) => irgate::refresh::execute(args),
+        Command::Comment(args) => Ok(ExitCode::from(irgate::comment::run(args))),
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("irgate: error: {error}");

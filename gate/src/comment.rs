@@ -1,0 +1,405 @@
+//! `irgate comment`: the stored report of `irgate check --format json` as the pull request's one
+//! irgate comment, the job's step summary and `::error` annotations.
+//!
+//! The exit code is always the gate's own (0/1/2 from the report): a GitHub failure is reported
+//! and never turns a failing gate green or a passing gate red.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
+use serde::Deserialize;
+
+use crate::error::Error;
+use crate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
+use crate::report::markdown::{self, STEP_SUMMARY_MAX};
+
+/// Arguments of `irgate comment`.
+#[derive(Debug, Args)]
+pub struct CommentArgs {
+    /// The report written by `irgate check --format json` ('-' reads standard input)
+    #[arg(long, value_name = "FILE")]
+    pub report: PathBuf,
+    /// The repository the pull request is in
+    #[arg(long, env = "GITHUB_REPOSITORY", value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// The pull-request number
+    #[arg(long, value_name = "NUMBER", required_unless_present = "no_post")]
+    pub pr: Option<u64>,
+    /// Post only if the pull request's head is still this commit, the one the report was measured
+    /// on (a newer push has its own run)
+    #[arg(long, value_name = "SHA")]
+    pub head_sha: Option<String>,
+    /// Only a comment by this login counts as irgate's, e.g. 'github-actions[bot]'
+    #[arg(long, value_name = "LOGIN")]
+    pub author: Option<String>,
+    /// Write the step summary and annotations only; post nothing (for the read-only
+    /// pull_request workflow)
+    #[arg(long)]
+    pub no_post: bool,
+}
+
+pub const ABOUT: &str = "\
+Post the report of `irgate check --format json` as the pull request's one irgate comment (updated
+in place on every run, found by a hidden marker), append it to the job's step summary
+($GITHUB_STEP_SUMMARY) and print ::error annotations for failing benchmarks (under GitHub Actions).
+
+The token comes from GITHUB_TOKEN and never appears in any output; the API from GITHUB_API_URL
+(default https://api.github.com). Rate limits and server errors are retried with backoff.
+
+The exit code is the gate's own, read from the report (0 passed, 1 over budget, 2 undecided):
+a failure to post is reported and does not change it.";
+
+/// Runs `irgate comment`; returns the exit code.
+pub fn run(args: &CommentArgs) -> u8 {
+    let report = match read_report(&args.report) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("irgate comment: {error}");
+            return 2;
+        }
+    };
+    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+        && let Err(error) = append_step_summary(Path::new(&path), &report)
+    {
+        eprintln!("irgate comment: {error}");
+    }
+    if in_actions {
+        let mut stdout = std::io::stdout().lock();
+        for line in annotations(&report) {
+            let _ = writeln!(stdout, "{line}");
+        }
+    }
+    if !args.no_post {
+        match post(args, &report) {
+            Ok(Some(Posted::Created { url })) => {
+                println!("irgate: created the pull-request comment: {url}")
+            }
+            Ok(Some(Posted::Updated { url })) => {
+                println!("irgate: updated the pull-request comment: {url}")
+            }
+            Ok(None) => {}
+            Err(message) => {
+                eprintln!("irgate comment: could not post the report: {message}");
+                if in_actions {
+                    println!("::warning title=irgate comment::{}", escape_data(&message));
+                }
+            }
+        }
+    }
+    let code = report.outcome.exit_code();
+    println!("irgate: the gate's verdict stands: exit {code}");
+    code
+}
+
+/// Posts the comment; `Ok(None)` when the pull request moved on and nothing was posted.
+fn post(args: &CommentArgs, report: &Report) -> Result<Option<Posted>, String> {
+    let repo: Repo = args
+        .repo
+        .as_deref()
+        .ok_or("no repository: give --repo OWNER/NAME or set GITHUB_REPOSITORY")?
+        .parse()
+        .map_err(|e: irgate_github::Error| e.to_string())?;
+    let number = args.pr.ok_or("no pull request: give --pr NUMBER")?;
+    let pr = PullRequest { repo, number };
+    let body = markdown::render(report, MAX_BODY_CHARS);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async {
+        let mut client = Client::from_env().map_err(|e| e.to_string())?;
+        if let Some(author) = &args.author {
+            client = client.with_comment_author(author);
+        }
+        if let Some(sha) = &args.head_sha {
+            match client.verify_head(&pr, sha).await {
+                Ok(()) => {}
+                Err(moved @ irgate_github::Error::HeadMoved { .. }) => {
+                    println!("irgate: {moved}");
+                    return Ok(None);
+                }
+                Err(error) => return Err(error.to_string()),
+            }
+        }
+        client
+            .upsert_comment(&pr, &body)
+            .await
+            .map(Some)
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// Appends the markdown report to the step summary file.
+pub fn append_step_summary(path: &Path, report: &Report) -> Result<(), Error> {
+    let write_error = |source| Error::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(write_error)?;
+    file.write_all(markdown::render(report, STEP_SUMMARY_MAX).as_bytes())
+        .map_err(write_error)
+}
+
+/// The most `::error` annotations printed; GitHub shows 10 per step.
+const MAX_ANNOTATIONS: usize = 10;
+
+/// GitHub Actions workflow commands for the report: an `::error` per failing row (at most
+/// [`MAX_ANNOTATIONS`], then one saying how many more), one for an undecided gate, a `::warning`
+/// for a report without a verdict.
+pub fn annotations(report: &Report) -> Vec<String> {
+    match &report.outcome {
+        Outcome::Undecided { reason } => {
+            return vec![format!(
+                "::error title={}::{}",
+                escape_property("irgate could not decide"),
+                escape_data(reason)
+            )];
+        }
+        Outcome::NoVerdict { reason } => {
+            return vec![format!(
+                "::warning title={}::{}",
+                escape_property("irgate: no verdict"),
+                escape_data(reason)
+            )];
+        }
+        Outcome::Passed | Outcome::Failed { .. } => {}
+    }
+    let failing: Vec<&Row> = report.rows.iter().filter(|r| r.fails).collect();
+    let mut lines: Vec<String> = failing
+        .iter()
+        .take(MAX_ANNOTATIONS)
+        .map(|row| {
+            let title = format!("{} {}", row.benchmark, status_words(row.status));
+            format!(
+                "::error title={}::{}",
+                escape_property(&title),
+                escape_data(&describe(row))
+            )
+        })
+        .collect();
+    if failing.len() > MAX_ANNOTATIONS {
+        let more = failing.len() - MAX_ANNOTATIONS;
+        lines.push(format!(
+            "::error title=irgate::{more} more failing benchmarks: see the step summary"
+        ));
+    }
+    lines
+}
+
+fn status_words(status: Status) -> &'static str {
+    match status {
+        Status::OverBudget => "over budget",
+        Status::New => "has no baseline",
+        Status::Stale => "has a stale baseline",
+        Status::Vanished => "vanished",
+        Status::Ok => "within budget",
+        Status::Info => "not gated",
+    }
+}
+
+/// One line about a row: `frame::encode/512 Ir: 194516 -> 198406 (+2.00%), budget +1% (at least +50)`.
+fn describe(row: &Row) -> String {
+    let count = |n: Option<u64>| n.map_or_else(|| "none".to_owned(), |n| n.to_string());
+    let mut text = format!(
+        "{} {}: {} -> {}",
+        row.benchmark,
+        row.metric,
+        count(row.baseline),
+        count(row.new)
+    );
+    if let Some(pct) = row.change_pct() {
+        text.push_str(&format!(" ({pct:+.2}%)"));
+    }
+    if let Some(limit) = row.limit {
+        text.push_str(&format!(
+            ", budget +{}% (at least +{})",
+            limit.relative_pct, limit.absolute
+        ));
+    }
+    text
+}
+
+/// Escapes a workflow command's message: `%`, CR and LF, so the message stays one line and no
+/// text in it can start a command of its own.
+pub fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property value: as data, plus `:` and `,`, so `::` or a comma in
+/// a benchmark name cannot end the properties early.
+pub fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The largest report file read; a bigger one is not an irgate report.
+const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads and validates the JSON report (untrusted: it may come from another workflow's artifact).
+pub fn read_report(path: &Path) -> Result<Report, Error> {
+    let origin = path.display().to_string();
+    let read_error = |source| Error::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let text = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+            .map_err(read_error)?;
+        text
+    } else {
+        let size = std::fs::metadata(path).map_err(read_error)?.len();
+        if size > MAX_REPORT_BYTES {
+            return Err(Error::Invalid {
+                origin,
+                message: format!("{size} bytes is too large for an irgate report"),
+            });
+        }
+        std::fs::read_to_string(path).map_err(read_error)?
+    };
+    parse_report(&text, &origin)
+}
+
+/// Parses the JSON of `irgate check --format json` (schema version 1).
+pub fn parse_report(text: &str, origin: &str) -> Result<Report, Error> {
+    let invalid = |message: String| Error::Invalid {
+        origin: origin.to_owned(),
+        message,
+    };
+    let stored: StoredReport = serde_json::from_str(text).map_err(|e| {
+        invalid(format!(
+            "not an irgate JSON report (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if stored.schema_version != crate::report::json::SCHEMA_VERSION {
+        return Err(invalid(format!(
+            "schema version {} of the JSON report is not the {} this irgate reads",
+            stored.schema_version,
+            crate::report::json::SCHEMA_VERSION
+        )));
+    }
+    let exit_code = stored.exit_code;
+    let report = stored.into_report();
+    let expected = report.outcome.exit_code();
+    if exit_code != expected {
+        return Err(invalid(format!(
+            "exit_code {exit_code} contradicts the outcome (exit {expected})"
+        )));
+    }
+    Ok(report)
+}
+
+// The report's JSON schema (`report::json`), read back. The model types are written, not read,
+// so these mirror them for reading.
+
+#[derive(Deserialize)]
+struct StoredReport {
+    schema_version: u32,
+    outcome: StoredOutcome,
+    exit_code: u8,
+    fingerprint: Fingerprint,
+    #[serde(default)]
+    env_mismatches: Vec<StoredMismatch>,
+    rows: Vec<StoredRow>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum StoredOutcome {
+    Passed,
+    Failed { count: usize },
+    Undecided { reason: String },
+    NoVerdict { reason: String },
+}
+
+#[derive(Deserialize)]
+struct StoredMismatch {
+    field: String,
+    baseline: String,
+    current: String,
+}
+
+#[derive(Deserialize)]
+struct StoredRow {
+    benchmark: String,
+    metric: String,
+    baseline: Option<u64>,
+    new: Option<u64>,
+    limit: Option<StoredLimit>,
+    status: StoredStatus,
+    fails: bool,
+}
+
+#[derive(Deserialize)]
+struct StoredLimit {
+    relative_pct: f64,
+    absolute: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum StoredStatus {
+    OverBudget,
+    New,
+    Stale,
+    Vanished,
+    Ok,
+    Info,
+}
+
+impl StoredReport {
+    fn into_report(self) -> Report {
+        Report {
+            outcome: match self.outcome {
+                StoredOutcome::Passed => Outcome::Passed,
+                StoredOutcome::Failed { count } => Outcome::Failed { count },
+                StoredOutcome::Undecided { reason } => Outcome::Undecided { reason },
+                StoredOutcome::NoVerdict { reason } => Outcome::NoVerdict { reason },
+            },
+            rows: self
+                .rows
+                .into_iter()
+                .map(|r| Row {
+                    benchmark: r.benchmark,
+                    metric: r.metric,
+                    baseline: r.baseline,
+                    new: r.new,
+                    limit: r.limit.map(|l| Limit {
+                        relative_pct: l.relative_pct,
+                        absolute: l.absolute,
+                    }),
+                    status: match r.status {
+                        StoredStatus::OverBudget => Status::OverBudget,
+                        StoredStatus::New => Status::New,
+                        StoredStatus::Stale => Status::Stale,
+                        StoredStatus::Vanished => Status::Vanished,
+                        StoredStatus::Ok => Status::Ok,
+                        StoredStatus::Info => Status::Info,
+                    },
+                    fails: r.fails,
+                })
+                .collect(),
+            fingerprint: self.fingerprint,
+            env_mismatches: self
+                .env_mismatches
+                .into_iter()
+                .map(|m| FieldMismatch {
+                    field: m.field,
+                    baseline: m.baseline,
+                    current: m.current,
+                })
+                .collect(),
+        }
+    }
+}

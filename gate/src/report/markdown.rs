@@ -1,0 +1,442 @@
+//! The report as GitHub markdown: the pull-request comment body and the step summary.
+//!
+//! Layout: the verdict first; the environment differences, if any; a table of the benchmarks that
+//! need attention (over budget, stale, new, vanished); every row in a collapsed `<details>`; the
+//! environment fingerprint; how to accept a change. Under a length cap the tables lose rows (the
+//! full table first), never the verdict.
+//!
+//! Everything that comes from a run (benchmark names, reasons, fingerprint values) is escaped so it
+//! cannot open HTML, markdown or mention anyone: names and values go into code spans, prose is
+//! entity- and backslash-escaped with a zero-width space after `@` and `#`.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::thousands;
+use crate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
+
+/// GitHub's limit on a job step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
+pub const STEP_SUMMARY_MAX: usize = 1024 * 1024;
+
+/// The longest a benchmark name, metric or fingerprint value is shown.
+const MAX_VALUE_CHARS: usize = 200;
+
+/// The longest a free-text reason is shown.
+const MAX_PROSE_CHARS: usize = 2_000;
+
+/// Renders `report` in at most `max_len` bytes (bytes are never fewer than characters, so a
+/// byte cap keeps GitHub's character limits).
+pub fn render(report: &Report, max_len: usize) -> String {
+    let head = verdict(report);
+    let tail = footer(report);
+    let tables = [
+        mismatch_table(&report.env_mismatches),
+        attention_table(&report.rows),
+        full_table(&report.rows),
+    ];
+
+    let mut out = head;
+    let mut room = max_len.saturating_sub(out.len() + tail.len());
+    for table in tables.iter().flatten() {
+        let rendered = table.render_within(room);
+        room -= rendered.len();
+        out.push_str(&rendered);
+    }
+    if out.len() + tail.len() <= max_len {
+        out.push_str(&tail);
+    }
+    truncate_at_char(&mut out, max_len);
+    out
+}
+
+/// The heading and the sentence under it.
+fn verdict(report: &Report) -> String {
+    let benchmarks = report
+        .rows
+        .iter()
+        .map(|r| r.benchmark.as_str())
+        .collect::<BTreeSet<_>>()
+        .len();
+    let count = |status: Status, failing: bool| {
+        report
+            .rows
+            .iter()
+            .filter(|r| r.status == status && (!failing || r.fails))
+            .map(|r| r.benchmark.as_str())
+            .collect::<BTreeSet<_>>()
+            .len()
+    };
+    let mut out = String::new();
+    match &report.outcome {
+        Outcome::Passed => {
+            let _ = writeln!(out, "## ✅ irgate: passed\n");
+            let _ = write!(out, "No benchmark over budget ({} checked).", benchmarks);
+            let stale = count(Status::Stale, false);
+            if stale > 0 {
+                let _ = write!(
+                    out,
+                    " {} faster than budget (baseline stale): refresh to lock in the gain.",
+                    plural(stale, "benchmark")
+                );
+            }
+            let new = count(Status::New, false);
+            if new > 0 {
+                let _ = write!(
+                    out,
+                    " {} without a baseline yet.",
+                    plural(new, "new benchmark")
+                );
+            }
+        }
+        Outcome::Failed { count: failed } => {
+            let over = count(Status::OverBudget, true);
+            let parts: Vec<String> = [
+                (over, "over budget"),
+                (count(Status::New, true), "new without a baseline"),
+                (count(Status::Stale, true), "stale baseline (`--strict`)"),
+                (count(Status::Vanished, true), "vanished"),
+            ]
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
+            if over == *failed && parts.len() == 1 {
+                let _ = writeln!(
+                    out,
+                    "## ❌ irgate: {} over budget\n",
+                    plural(over, "benchmark")
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "## ❌ irgate: {} failed\n",
+                    plural(*failed, "benchmark")
+                );
+                if !parts.is_empty() {
+                    let _ = write!(out, "{}. ", parts.join(", "));
+                }
+            }
+            let _ = write!(
+                out,
+                "Instruction counts (callgrind) of {} compared with `baselines/`.",
+                plural(benchmarks, "benchmark")
+            );
+        }
+        Outcome::Undecided { reason } => {
+            let _ = writeln!(out, "## ⚠️ irgate could not decide\n");
+            let _ = write!(
+                out,
+                "**Why:** {}\n\nThe gate fails closed (exit 2) until this is fixed.",
+                prose(reason)
+            );
+        }
+        Outcome::NoVerdict { reason } => {
+            let _ = writeln!(out, "## ℹ️ irgate: no verdict\n");
+            let _ = write!(
+                out,
+                "**Why:** {}\n\nThe counts below are for information only.",
+                prose(reason)
+            );
+        }
+    }
+    out.push_str("\n\n");
+    out
+}
+
+/// The fingerprint and how to accept a change.
+fn footer(report: &Report) -> String {
+    let mut out =
+        String::from("<details><summary>Environment the counts were taken in</summary>\n\n");
+    out.push_str("| Field | Value |\n|:--|:--|\n");
+    for (field, value) in fingerprint_fields(&report.fingerprint) {
+        let _ = writeln!(out, "| {field} | {} |", code(&value));
+    }
+    out.push_str("\n</details>\n\n");
+    if !report.env_mismatches.is_empty() {
+        out.push_str(
+            "**Matching environment:** counts compare only within one environment: run the gate in the \
+             pinned container (`make gate-container`), where the baselines were taken.\n\n",
+        );
+    }
+    out.push_str(
+        "**Accepting a change:** if the new counts are intended, run `make baseline` in the pinned \
+         environment (or the *Refresh baselines* workflow), review the diff under `baselines/` and \
+         commit it to this pull request. A benchmark faster than its budget shows as *stale*: refresh \
+         to lock in the gain.\n",
+    );
+    out
+}
+
+fn fingerprint_fields(fp: &Fingerprint) -> Vec<(&'static str, String)> {
+    let rustc = if fp.rustc_commit.is_empty() {
+        fp.rustc.clone()
+    } else {
+        format!("{} ({})", fp.rustc, fp.rustc_commit)
+    };
+    vec![
+        ("rustc", rustc),
+        ("target", fp.target.clone()),
+        ("valgrind", fp.valgrind.clone()),
+        ("gungraun", fp.gungraun.clone()),
+        ("glibc", fp.glibc.clone()),
+        ("GLIBC_TUNABLES", fp.glibc_tunables.clone()),
+        ("CPU", format!("{} {}", fp.cpu_vendor, fp.cpu_model)),
+        ("CPU flags", fp.cpu_flags.join(" ")),
+        ("ASLR", fp.aslr.clone()),
+        ("environment", fp.environment.clone()),
+        ("workspace root", fp.workspace_root.clone()),
+        ("commit", fp.commit.clone()),
+        ("date", fp.date.clone()),
+    ]
+}
+
+/// A table that can lose rows to fit: `before` + `header` + rows + `after`, all-or-nothing for
+/// everything but the rows.
+struct Table {
+    before: String,
+    header: String,
+    rows: Vec<String>,
+    after: String,
+}
+
+impl Table {
+    /// The table in at most `room` bytes: as many rows as fit, and a line saying how many did not;
+    /// nothing when not even that fits.
+    fn render_within(&self, room: usize) -> String {
+        let frame = self.before.len() + self.header.len() + self.after.len();
+        let full = frame + self.rows.iter().map(String::len).sum::<usize>();
+        if full <= room {
+            return format!(
+                "{}{}{}{}",
+                self.before,
+                self.header,
+                self.rows.concat(),
+                self.after
+            );
+        }
+        let note = |left: usize| {
+            format!(
+                "\n*… {} not shown, to stay within GitHub's size limit; the full report is in the \
+                 workflow run's artifact.*\n",
+                plural(left, "more row")
+            )
+        };
+        // The note is longest when it counts every row: reserve that much.
+        let reserve = note(self.rows.len()).len();
+        if frame + reserve > room {
+            return String::new();
+        }
+        let mut used = frame + reserve;
+        let mut shown = 0;
+        for row in &self.rows {
+            if used + row.len() > room {
+                break;
+            }
+            used += row.len();
+            shown += 1;
+        }
+        let rows = self.rows[..shown].concat();
+        let note = note(self.rows.len() - shown);
+        format!("{}{}{rows}{note}{}", self.before, self.header, self.after)
+    }
+}
+
+const ROW_HEADER: &str = "| Benchmark | Metric | Baseline | New | Change | Budget | Verdict |\n\
+                          |:--|:--|--:|--:|--:|:--|:--|\n";
+
+fn mismatch_table(mismatches: &[FieldMismatch]) -> Option<Table> {
+    if mismatches.is_empty() {
+        return None;
+    }
+    let rows = mismatches
+        .iter()
+        .map(|m| {
+            format!(
+                "| {} | {} | {} |\n",
+                code(&m.field),
+                code(&m.baseline),
+                code(&m.current)
+            )
+        })
+        .collect();
+    Some(Table {
+        before: "### Environment differs from the baselines'\n\n".into(),
+        header: "| Field | Baseline | This run |\n|:--|:--|:--|\n".into(),
+        rows,
+        after: "\n".into(),
+    })
+}
+
+fn attention_table(rows: &[Row]) -> Option<Table> {
+    let attention: Vec<String> = rows
+        .iter()
+        .filter(|r| needs_attention(r))
+        .map(row_line)
+        .collect();
+    if attention.is_empty() {
+        return None;
+    }
+    Some(Table {
+        before: "### Over budget, stale, new or vanished\n\n".into(),
+        header: ROW_HEADER.into(),
+        rows: attention,
+        after: "\n".into(),
+    })
+}
+
+fn full_table(rows: &[Row]) -> Option<Table> {
+    if rows.is_empty() {
+        return None;
+    }
+    Some(Table {
+        before: format!(
+            "<details><summary>All {} (worst first)</summary>\n\n",
+            plural(rows.len(), "result")
+        ),
+        header: ROW_HEADER.into(),
+        rows: rows.iter().map(row_line).collect(),
+        after: "\n</details>\n\n".into(),
+    })
+}
+
+fn needs_attention(row: &Row) -> bool {
+    row.fails
+        || matches!(
+            row.status,
+            Status::OverBudget | Status::Stale | Status::New | Status::Vanished
+        )
+}
+
+fn row_line(row: &Row) -> String {
+    let count = |n: Option<u64>| n.map_or_else(|| "–".to_owned(), thousands);
+    let change = match (row.baseline, row.new, row.change_pct()) {
+        (Some(old), Some(new), _) if old == new => "±0".to_owned(),
+        (Some(old), Some(new), Some(pct)) => {
+            format!("{pct:+.2}% ({})", signed(new as i128 - old as i128))
+        }
+        (Some(old), Some(new), None) => signed(new as i128 - old as i128),
+        _ => "–".to_owned(),
+    };
+    let budget = row.limit.as_ref().map_or_else(|| "–".to_owned(), budget);
+    format!(
+        "| {} | {} | {} | {} | {} | {} | {} |\n",
+        code(&row.benchmark),
+        code(&row.metric),
+        count(row.baseline),
+        count(row.new),
+        change,
+        budget,
+        verdict_cell(row)
+    )
+}
+
+fn verdict_cell(row: &Row) -> &'static str {
+    match (row.status, row.fails) {
+        (Status::OverBudget, _) => "❌ over budget",
+        (Status::New, true) => "❌ new, no baseline",
+        (Status::New, false) => "🆕 new",
+        (Status::Stale, true) => "❌ stale baseline",
+        (Status::Stale, false) => "⬇️ stale baseline",
+        (Status::Vanished, true) => "❌ vanished",
+        (Status::Vanished, false) => "➖ vanished",
+        (Status::Ok, _) => "✅ within budget",
+        (Status::Info, _) => "ℹ️ not gated",
+    }
+}
+
+fn budget(limit: &Limit) -> String {
+    format!(
+        "+{}%, at least +{}",
+        limit.relative_pct,
+        thousands(limit.absolute)
+    )
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn signed(n: i128) -> String {
+    let sign = if n < 0 { "-" } else { "+" };
+    format!("{sign}{}", thousands(n.unsigned_abs() as u64))
+}
+
+/// Characters that reorder or hide text (bidirectional overrides, zero-width characters).
+fn is_deceptive(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// At most `max` characters of `text`, one line, without deceptive characters.
+fn sanitized(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .take(max)
+        .map(|c| {
+            if c.is_control() {
+                ' '
+            } else if is_deceptive(c) {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if text.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Run text as an inline code span inside a table cell: no markdown, HTML or mention inside it
+/// takes effect. `|` is escaped for the table, the fence is longer than any backtick run inside.
+fn code(text: &str) -> String {
+    let text = sanitized(text, MAX_VALUE_CHARS);
+    if text.trim().is_empty() {
+        return "*(none)*".to_owned();
+    }
+    let longest_run = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest_run + 1);
+    let pad = if text.starts_with(['`', ' ']) || text.ends_with(['`', ' ']) {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{}{pad}{fence}", text.replace('|', "\\|"))
+}
+
+/// Run text as prose: HTML entities for `<`, `>`, `&`, `"`; backslash escapes for markdown
+/// punctuation; a zero-width space after `@` and `#` so no mention or issue link forms.
+fn prose(text: &str) -> String {
+    let mut out = String::new();
+    for c in sanitized(text, MAX_PROSE_CHARS).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '@' => out.push_str("@&#8203;"),
+            '#' => out.push_str("#&#8203;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '|' | '~' | '{' | '}' | '$'
+            | '=' | '+' | '-' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn truncate_at_char(text: &mut String, max_len: usize) {
+    if text.len() > max_len {
+        let mut end = max_len;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+}
