@@ -81,7 +81,10 @@ impl Baselines {
                 continue;
             };
             // Skip other files and the temporary files of an interrupted refresh.
-            let Some(group) = name.strip_suffix(".json").filter(|_| !name.starts_with('.')) else {
+            let Some(group) = name
+                .strip_suffix(".json")
+                .filter(|_| !name.starts_with('.'))
+            else {
                 continue;
             };
             let file: BaselineFile = files::read_versioned(&path, "baseline", SCHEMA_VERSION)?;
@@ -187,7 +190,11 @@ pub fn plan_refresh(
     selection: &Selection,
 ) -> Result<Vec<GroupUpdate>> {
     let mut touched: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for id in results.benchmarks.keys().filter(|id| (selection.in_scope)(id)) {
+    for id in results
+        .benchmarks
+        .keys()
+        .filter(|id| (selection.in_scope)(id))
+    {
         touched.entry(group_of(id)).or_default().push(id);
     }
     if selection.prune {
@@ -328,7 +335,12 @@ mod tests {
         }
     }
 
-    fn refresh(baselines: &Baselines, results: &Results, prune: bool, scope: &dyn Fn(&str) -> bool) -> Result<Vec<GroupUpdate>> {
+    fn refresh(
+        baselines: &Baselines,
+        results: &Results,
+        prune: bool,
+        scope: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<GroupUpdate>> {
         let metrics = BTreeSet::from(["Ir".to_owned()]);
         plan_refresh(
             baselines,
@@ -351,7 +363,10 @@ mod tests {
         write_updates(&refresh(&empty, &first, false, &all).unwrap()).unwrap();
         let loaded = Baselines::load_nonempty(dir.path()).unwrap();
         assert_eq!(loaded.groups.len(), 2);
-        assert_eq!(loaded.get("a::y").unwrap().0, &Counts::from([("Ir".to_owned(), 20)]));
+        assert_eq!(
+            loaded.get("a::y").unwrap().0,
+            &Counts::from([("Ir".to_owned(), 20)])
+        );
 
         // A partial run: a::x changes, a::y and b::z did not run and stay.
         let second = results(&[("a::x", 11)], "1.95.0");
@@ -381,8 +396,13 @@ mod tests {
         write_updates(&refresh(&empty, &first, false, &all).unwrap()).unwrap();
         let loaded = Baselines::load(dir.path()).unwrap();
         let partial = results(&[("a::x", 10)], "1.96.0");
-        let error = refresh(&loaded, &partial, false, &all).unwrap_err().to_string();
-        assert!(error.contains("rustc `1.95.0`, this run with `1.96.0`"), "{error}");
+        let error = refresh(&loaded, &partial, false, &all)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("rustc `1.95.0`, this run with `1.96.0`"),
+            "{error}"
+        );
         // Refreshing the whole group in the new environment is fine.
         let whole = results(&[("a::x", 10), ("a::y", 20)], "1.96.0");
         let updates = refresh(&loaded, &whole, false, &all).unwrap();
@@ -403,6 +423,9 @@ mod tests {
         )
         .unwrap();
         let error = Baselines::load(dir.path()).unwrap_err().to_string();
-        assert!(error.contains("a.json: benchmark `b::x` belongs in b.json"), "{error}");
+        assert!(
+            error.contains("a.json: benchmark `b::x` belongs in b.json"),
+            "{error}"
+        );
     }
 }

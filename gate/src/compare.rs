@@ -31,7 +31,12 @@ pub struct Policy {
 }
 
 /// Compares `results` with `baselines` under the budgets of `config`.
-pub fn compare(results: &Results, baselines: &Baselines, config: &Config, policy: Policy) -> Report {
+pub fn compare(
+    results: &Results,
+    baselines: &Baselines,
+    config: &Config,
+    policy: Policy,
+) -> Report {
     let filters: Vec<GlobMatcher> = results
         .filters
         .iter()
@@ -120,7 +125,12 @@ pub fn compare(results: &Results, baselines: &Baselines, config: &Config, policy
     let outcome = if !env_mismatches.is_empty() {
         let fields: Vec<String> = env_mismatches
             .iter()
-            .map(|m| format!("{} (baseline `{}`, this run `{}`)", m.field, m.baseline, m.current))
+            .map(|m| {
+                format!(
+                    "{} (baseline `{}`, this run `{}`)",
+                    m.field, m.baseline, m.current
+                )
+            })
             .collect();
         let reason = format!(
             "the environment differs from the baselines': {}. Counts from different environments \
@@ -186,7 +196,10 @@ mod tests {
     use crate::model::{Counts, Fingerprint, Limit};
 
     fn counts(ir: u64) -> Counts {
-        Counts::from([("Ir".to_owned(), ir), ("EstimatedCycles".to_owned(), ir * 3)])
+        Counts::from([
+            ("Ir".to_owned(), ir),
+            ("EstimatedCycles".to_owned(), ir * 3),
+        ])
     }
 
     fn baselines(entries: &[(&str, u64)]) -> Baselines {
@@ -209,7 +222,10 @@ mod tests {
 
     fn results(entries: &[(&str, u64)]) -> Results {
         Results {
-            benchmarks: entries.iter().map(|(id, ir)| (id.to_string(), counts(*ir))).collect(),
+            benchmarks: entries
+                .iter()
+                .map(|(id, ir)| (id.to_string(), counts(*ir)))
+                .collect(),
             ..Results::default()
         }
     }
@@ -228,8 +244,16 @@ mod tests {
 
     #[test]
     fn budgets_decide_each_row_and_worst_comes_first() {
-        let base = baselines(&[("a::big", 100_000), ("a::small", 1_000), ("a::better", 100_000)]);
-        let run = results(&[("a::big", 101_001), ("a::small", 1_050), ("a::better", 98_000)]);
+        let base = baselines(&[
+            ("a::big", 100_000),
+            ("a::small", 1_000),
+            ("a::better", 100_000),
+        ]);
+        let run = results(&[
+            ("a::big", 101_001),
+            ("a::small", 1_050),
+            ("a::better", 98_000),
+        ]);
         let report = compare(&run, &base, &Config::default(), Policy::default());
         assert_eq!(
             statuses(&report),
@@ -240,9 +264,18 @@ mod tests {
             ]
         );
         assert_eq!(report.outcome, Outcome::Failed { count: 1 });
-        assert_eq!(report.rows[0].limit, Some(Limit { relative_pct: 1.0, absolute: 50 }));
+        assert_eq!(
+            report.rows[0].limit,
+            Some(Limit {
+                relative_pct: 1.0,
+                absolute: 50
+            })
+        );
 
-        let strict = Policy { strict: true, ..Policy::default() };
+        let strict = Policy {
+            strict: true,
+            ..Policy::default()
+        };
         let report = compare(&run, &base, &Config::default(), strict);
         assert_eq!(report.outcome, Outcome::Failed { count: 2 });
     }
@@ -261,8 +294,14 @@ mod tests {
             ]
         );
         assert_eq!(report.outcome, Outcome::Failed { count: 1 });
-        let allow = Policy { allow_new: true, ..Policy::default() };
-        assert_eq!(compare(&run, &base, &Config::default(), allow).outcome, Outcome::Passed);
+        let allow = Policy {
+            allow_new: true,
+            ..Policy::default()
+        };
+        assert_eq!(
+            compare(&run, &base, &Config::default(), allow).outcome,
+            Outcome::Passed
+        );
     }
 
     #[test]
@@ -281,13 +320,20 @@ mod tests {
         let info = config("info = [\"EstimatedCycles\"]");
         assert_eq!(
             statuses(&compare(&run, &base, &info, Policy::default())),
-            [("a::x", "Ir", Status::Ok, false), ("a::x", "EstimatedCycles", Status::Info, false)]
+            [
+                ("a::x", "Ir", Status::Ok, false),
+                ("a::x", "EstimatedCycles", Status::Info, false)
+            ]
         );
-        let gated = config("[budgets]\nIr = { absolute = 50 }\nEstimatedCycles = { absolute = 50 }");
+        let gated =
+            config("[budgets]\nIr = { absolute = 50 }\nEstimatedCycles = { absolute = 50 }");
         let report = compare(&run, &base, &gated, Policy::default());
         assert_eq!(
             statuses(&report),
-            [("a::x", "EstimatedCycles", Status::OverBudget, true), ("a::x", "Ir", Status::Ok, false)]
+            [
+                ("a::x", "EstimatedCycles", Status::OverBudget, true),
+                ("a::x", "Ir", Status::Ok, false)
+            ]
         );
     }
 
@@ -301,9 +347,14 @@ mod tests {
         let Outcome::Undecided { reason } = &report.outcome else {
             panic!("{:?}", report.outcome)
         };
-        assert!(reason.contains("valgrind (baseline `valgrind-3.24.0`, this run `valgrind-3.19.0`)"));
+        assert!(
+            reason.contains("valgrind (baseline `valgrind-3.24.0`, this run `valgrind-3.19.0`)")
+        );
         assert_eq!(report.env_mismatches.len(), 1);
-        let warn = Policy { on_env_mismatch: EnvPolicy::Warn, ..Policy::default() };
+        let warn = Policy {
+            on_env_mismatch: EnvPolicy::Warn,
+            ..Policy::default()
+        };
         let report = compare(&run, &base, &Config::default(), warn);
         assert!(matches!(report.outcome, Outcome::NoVerdict { .. }));
         assert_eq!(report.outcome.exit_code(), 0);
@@ -314,9 +365,16 @@ mod tests {
     fn a_gated_metric_missing_from_the_run_is_undecided() {
         let base = baselines(&[("a::x", 10)]);
         let mut run = results(&[("a::x", 10)]);
-        run.benchmarks.get_mut("a::x").unwrap().remove("EstimatedCycles");
+        run.benchmarks
+            .get_mut("a::x")
+            .unwrap()
+            .remove("EstimatedCycles");
         let gated = config("[budgets]\nIr = {}\nEstimatedCycles = {}");
         let report = compare(&run, &base, &gated, Policy::default());
-        assert!(matches!(report.outcome, Outcome::Undecided { .. }), "{:?}", report.outcome);
+        assert!(
+            matches!(report.outcome, Outcome::Undecided { .. }),
+            "{:?}",
+            report.outcome
+        );
     }
 }

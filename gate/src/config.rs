@@ -149,32 +149,33 @@ impl Config {
                 ))
             }
         };
-        let budgets = |raw: BTreeMap<Spanned<String>, RawBudget>| -> Result<BTreeMap<Metric, Limit>> {
-            let mut out = BTreeMap::new();
-            for (name, budget) in raw {
-                let relative_pct = match budget.relative_pct {
-                    Some(pct) if !pct.get_ref().is_finite() || *pct.get_ref() < 0.0 => {
-                        return Err(at(
-                            pct.span(),
-                            format!(
-                                "relative_pct is {}: a budget is a non-negative percentage",
-                                pct.get_ref()
-                            ),
-                        ));
-                    }
-                    Some(pct) => *pct.get_ref(),
-                    None => 0.0,
-                };
-                out.insert(
-                    metric(&name)?,
-                    Limit {
-                        relative_pct,
-                        absolute: budget.absolute,
-                    },
-                );
-            }
-            Ok(out)
-        };
+        let budgets =
+            |raw: BTreeMap<Spanned<String>, RawBudget>| -> Result<BTreeMap<Metric, Limit>> {
+                let mut out = BTreeMap::new();
+                for (name, budget) in raw {
+                    let relative_pct = match budget.relative_pct {
+                        Some(pct) if !pct.get_ref().is_finite() || *pct.get_ref() < 0.0 => {
+                            return Err(at(
+                                pct.span(),
+                                format!(
+                                    "relative_pct is {}: a budget is a non-negative percentage",
+                                    pct.get_ref()
+                                ),
+                            ));
+                        }
+                        Some(pct) => *pct.get_ref(),
+                        None => 0.0,
+                    };
+                    out.insert(
+                        metric(&name)?,
+                        Limit {
+                            relative_pct,
+                            absolute: budget.absolute,
+                        },
+                    );
+                }
+                Ok(out)
+            };
 
         let info = raw.info.iter().map(metric).collect::<Result<Vec<_>>>()?;
         let default_budgets = match raw.budgets {
@@ -249,7 +250,10 @@ impl Config {
     }
 
     /// Override patterns that match none of `ids`, as `file:line: pattern` (typos, usually).
-    pub fn unmatched_patterns<'a>(&self, ids: impl Iterator<Item = &'a str> + Clone) -> Vec<String> {
+    pub fn unmatched_patterns<'a>(
+        &self,
+        ids: impl Iterator<Item = &'a str> + Clone,
+    ) -> Vec<String> {
         let path = self
             .path
             .as_ref()
@@ -326,16 +330,25 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
         assert_eq!(limit("varint::encode/v0", "Ir"), Some(DEFAULT_LIMIT));
         assert_eq!(
             limit("filter::alloc", "Ir"),
-            Some(Limit { relative_pct: 5.0, absolute: 0 })
+            Some(Limit {
+                relative_pct: 5.0,
+                absolute: 0
+            })
         );
         assert_eq!(
             limit("filter::scan/s512", "Ir"),
-            Some(Limit { relative_pct: 0.0, absolute: 10 })
+            Some(Limit {
+                relative_pct: 0.0,
+                absolute: 10
+            })
         );
         assert_eq!(limit("filter::alloc", "dhat.TotalBytes"), None);
         assert_eq!(
             limit("filter::scan/s32", "dhat.TotalBytes"),
-            Some(Limit { relative_pct: 0.0, absolute: 0 })
+            Some(Limit {
+                relative_pct: 0.0,
+                absolute: 0
+            })
         );
         assert!(config.needs_dhat());
         assert_eq!(
@@ -346,7 +359,10 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
 
     #[test]
     fn the_larger_allowance_applies() {
-        let limit = Limit { relative_pct: 1.0, absolute: 50 };
+        let limit = Limit {
+            relative_pct: 1.0,
+            absolute: 50,
+        };
         assert_eq!(allowance(&limit, 1_000), 50.0);
         assert_eq!(allowance(&limit, 100_000), 1_000.0);
     }
@@ -360,13 +376,33 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
     #[test]
     fn errors_name_file_line_and_column() {
         let cases = [
-            ("[budgets]\nIr = { relative_pct = 1.0, absolut = 50 }\n", "gate.toml:2:", "unknown field `absolut`"),
+            (
+                "[budgets]\nIr = { relative_pct = 1.0, absolut = 50 }\n",
+                "gate.toml:2:",
+                "unknown field `absolut`",
+            ),
             ("infos = []\n", "gate.toml:1:1", "unknown field `infos`"),
-            ("[budgets]\nIR = { absolute = 5 }\n", "gate.toml:2:1", "unknown metric `IR`"),
-            ("info = [\"L1HitRate\"]\n", "gate.toml:1:9", "unknown metric `L1HitRate`"),
-            ("[budgets]\nIr = { relative_pct = -1.0 }\n", "gate.toml:2:23", "relative_pct is -1"),
+            (
+                "[budgets]\nIR = { absolute = 5 }\n",
+                "gate.toml:2:1",
+                "unknown metric `IR`",
+            ),
+            (
+                "info = [\"L1HitRate\"]\n",
+                "gate.toml:1:9",
+                "unknown metric `L1HitRate`",
+            ),
+            (
+                "[budgets]\nIr = { relative_pct = -1.0 }\n",
+                "gate.toml:2:23",
+                "relative_pct is -1",
+            ),
             ("[budgets]\nIr = { absolute = -5 }\n", "gate.toml:2:", "-5"),
-            ("[[overrides]]\nbenchmarks = [\"a[\"]\nbudgets.Ir = {}\n", "gate.toml:2:15", "invalid glob"),
+            (
+                "[[overrides]]\nbenchmarks = [\"a[\"]\nbudgets.Ir = {}\n",
+                "gate.toml:2:15",
+                "invalid glob",
+            ),
             ("[budgets]\n", "gate.toml", "no metric is gated"),
             ("[budgets\n", "gate.toml:1:", ""),
         ];
@@ -389,7 +425,13 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
 
     #[test]
     fn knows_count_metrics() {
-        for name in ["Ir", "EstimatedCycles", "L1hits", "dhat.TotalBytes", "dhat.TotalBlocks"] {
+        for name in [
+            "Ir",
+            "EstimatedCycles",
+            "L1hits",
+            "dhat.TotalBytes",
+            "dhat.TotalBlocks",
+        ] {
             assert!(is_count_metric(name), "{name}");
         }
         for name in ["ir", "L1HitRate", "dhat.Ir", "TotalBytes", ""] {

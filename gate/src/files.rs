@@ -33,7 +33,7 @@ pub fn read_versioned<T: DeserializeOwned>(path: &Path, what: &str, expected: u3
                 format!("no `schema_version`: this is not an irgate {what} file"),
             ));
         }
-        Some(version) if version != serde_json::Value::from(expected) => {
+        Some(version) if version != expected => {
             return Err(Error::invalid(
                 path.display(),
                 format!(
@@ -254,7 +254,10 @@ mod tests {
         let path = dir.path().join("x.json");
         write_json_atomic(&path, &serde_json::json!({"a": 1})).unwrap();
         write_json_atomic(&path, &serde_json::json!({"a": 2})).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\n  \"a\": 2\n}\n");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\n  \"a\": 2\n}\n"
+        );
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())

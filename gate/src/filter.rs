@@ -70,7 +70,12 @@ mod tests {
         let error = Filter::new("frame[").unwrap_err().to_string();
         assert!(error.starts_with("invalid filter `frame[`"), "{error}");
         let filter = Filter::new("nothing::*").unwrap();
-        let error = filter.matched_nothing(["a::b", "c::d"].into_iter()).to_string();
-        assert_eq!(error, "no benchmark matches `nothing::*`; known benchmarks: a::b, c::d");
+        let error = filter
+            .matched_nothing(["a::b", "c::d"].into_iter())
+            .to_string();
+        assert_eq!(
+            error,
+            "no benchmark matches `nothing::*`; known benchmarks: a::b, c::d"
+        );
     }
 }

@@ -75,22 +75,25 @@ pub fn collect(glibc_tunables: &str, workspace_root: &Path) -> Fingerprint {
             .unwrap_or_else(|| UNKNOWN.to_owned())
     };
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let commit = command_output("git", &["-C", &workspace_root.to_string_lossy(), "rev-parse", "HEAD"])
-        .map(|hash| {
-            let dirty = command_output(
-                "git",
-                &[
-                    "-C",
-                    &workspace_root.to_string_lossy(),
-                    "status",
-                    "--porcelain",
-                    "--untracked-files=no",
-                ],
-            )
-            .is_some_and(|status| !status.trim().is_empty());
-            format!("{}{}", hash.trim(), if dirty { "-dirty" } else { "" })
-        })
-        .unwrap_or_else(|| UNKNOWN.to_owned());
+    let commit = command_output(
+        "git",
+        &["-C", &workspace_root.to_string_lossy(), "rev-parse", "HEAD"],
+    )
+    .map(|hash| {
+        let dirty = command_output(
+            "git",
+            &[
+                "-C",
+                &workspace_root.to_string_lossy(),
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+            ],
+        )
+        .is_some_and(|status| !status.trim().is_empty());
+        format!("{}{}", hash.trim(), if dirty { "-dirty" } else { "" })
+    })
+    .unwrap_or_else(|| UNKNOWN.to_owned());
     Fingerprint {
         rustc: rustc_field("release:"),
         rustc_commit: rustc_field("commit-hash:"),
@@ -224,7 +227,13 @@ fn glibc_version() -> String {
     }
     // "ldd (Debian GLIBC 2.36-9+deb12u14) 2.36"
     command_output("ldd", &["--version"])
-        .and_then(|out| out.lines().next()?.split_whitespace().last().map(str::to_owned))
+        .and_then(|out| {
+            out.lines()
+                .next()?
+                .split_whitespace()
+                .last()
+                .map(str::to_owned)
+        })
         .unwrap_or_else(|| UNKNOWN.to_owned())
 }
 

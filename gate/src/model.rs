@@ -125,7 +125,9 @@ impl Row {
     /// Relative change in percent, when both sides exist and the baseline is not zero.
     pub fn change_pct(&self) -> Option<f64> {
         match (self.baseline, self.new) {
-            (Some(old), Some(new)) if old > 0 => Some((new as f64 - old as f64) * 100.0 / old as f64),
+            (Some(old), Some(new)) if old > 0 => {
+                Some((new as f64 - old as f64) * 100.0 / old as f64)
+            }
             _ => None,
         }
     }

@@ -169,10 +169,16 @@ mod tests {
         );
         let mut other = shard(&["b::y"], "");
         other.fingerprint.rustc = "1.94.0".into();
-        let error = merge(vec![("one".into(), shard(&["a::x"], "")), ("two".into(), other)])
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("rustc: `1.95.0` there, `1.94.0` here"), "{error}");
+        let error = merge(vec![
+            ("one".into(), shard(&["a::x"], "")),
+            ("two".into(), other),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("rustc: `1.95.0` there, `1.94.0` here"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -152,7 +152,11 @@ fn run_suite(
     if !missing.is_empty() {
         return Err(Error::Tool(format!(
             "the suite listed benchmarks that produced no summary: {}",
-            missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            missing
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     Ok(Results {
@@ -199,7 +203,8 @@ pub fn locked_version(lockfile: &Path, package: &str) -> Result<Option<String>> 
         .map_err(|e| Error::invalid(lockfile.display(), e.message().to_owned()))?;
     let packages = lock.get("package").and_then(|p| p.as_array());
     Ok(packages.into_iter().flatten().find_map(|p| {
-        (p.get("name")?.as_str()? == package).then(|| p.get("version")?.as_str().map(str::to_owned))?
+        (p.get("name")?.as_str()? == package)
+            .then(|| p.get("version")?.as_str().map(str::to_owned))?
     }))
 }
 
@@ -267,7 +272,10 @@ fn read_from(sources: &[PathBuf], root: &Path, filter: Option<&Filter>) -> Resul
         } else if source.is_file() {
             parts.push((source.display().to_string(), results::read(source)?));
         } else if results_file.is_file() {
-            parts.push((results_file.display().to_string(), results::read(&results_file)?));
+            parts.push((
+                results_file.display().to_string(),
+                results::read(&results_file)?,
+            ));
         } else if source.is_dir() {
             let found = summary::find(source)?;
             if found.is_empty() {
@@ -356,7 +364,10 @@ mod tests {
 
     #[test]
     fn listed_module_paths_become_ids() {
-        assert_eq!(listed_id("callgrind::varint::encode::v0"), "varint::encode/v0");
+        assert_eq!(
+            listed_id("callgrind::varint::encode::v0"),
+            "varint::encode/v0"
+        );
         assert_eq!(listed_id("callgrind::filter::alloc"), "filter::alloc");
     }
 
@@ -370,8 +381,14 @@ mod tests {
              [[package]]\nname = \"gungraun\"\nversion = \"0.20.0\"\n",
         )
         .unwrap();
-        assert_eq!(locked_version(&lock, "gungraun").unwrap().as_deref(), Some("0.20.0"));
+        assert_eq!(
+            locked_version(&lock, "gungraun").unwrap().as_deref(),
+            Some("0.20.0")
+        );
         assert_eq!(locked_version(&lock, "nothing").unwrap(), None);
-        assert_eq!(locked_version(&dir.path().join("none"), "gungraun").unwrap(), None);
+        assert_eq!(
+            locked_version(&dir.path().join("none"), "gungraun").unwrap(),
+            None
+        );
     }
 }

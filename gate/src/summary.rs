@@ -59,12 +59,23 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
         Error::invalid(origin, message)
     })?;
     let (module_path, bench_id, metrics) = match summary {
-        SummaryByVersion::V7(summary) => (summary.module_path, summary.id, metrics_v7(&summary.profiles)),
-        SummaryByVersion::V6(summary) => (summary.module_path, summary.id, metrics_v6(&summary.profiles)),
+        SummaryByVersion::V7(summary) => (
+            summary.module_path,
+            summary.id,
+            metrics_v7(&summary.profiles),
+        ),
+        SummaryByVersion::V6(summary) => (
+            summary.module_path,
+            summary.id,
+            metrics_v6(&summary.profiles),
+        ),
         other => {
             return Err(Error::invalid(
                 origin,
-                format!("unsupported gungraun summary schema version {:?}", other.version()),
+                format!(
+                    "unsupported gungraun summary schema version {:?}",
+                    other.version()
+                ),
             ));
         }
     };
@@ -79,9 +90,7 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
             Value::Float(value) => {
                 return Err(Error::invalid(
                     origin,
-                    format!(
-                        "{id}: metric {name} is {value}, not a count (a non-negative integer)"
-                    ),
+                    format!("{id}: metric {name} is {value}, not a count (a non-negative integer)"),
                 ));
             }
         }
@@ -221,7 +230,10 @@ mod tests {
             benchmark_id("callgrind::frame::encode_compressed", Some("512")),
             "frame::encode_compressed/512"
         );
-        assert_eq!(benchmark_id("callgrind::filter::alloc", None), "filter::alloc");
+        assert_eq!(
+            benchmark_id("callgrind::filter::alloc", None),
+            "filter::alloc"
+        );
         assert_eq!(benchmark_id("alone", None), "alone");
     }
 }

@@ -2,6 +2,7 @@
 //! stable JSON.
 
 pub mod json;
+pub mod markdown;
 pub mod table;
 
 /// The formats `irgate check` can print.
@@ -10,6 +11,8 @@ pub enum Format {
     /// An aligned table for a terminal, worst first.
     #[default]
     Table,
+    /// GitHub markdown: the pull-request comment body (also fits a job step summary).
+    Markdown,
     /// JSON with a documented, versioned schema (see `report::json`).
     Json,
 }
@@ -18,6 +21,7 @@ pub enum Format {
 pub fn render(report: &crate::model::Report, format: Format) -> String {
     match format {
         Format::Table => table::render(report),
+        Format::Markdown => markdown::render(report, markdown::STEP_SUMMARY_MAX),
         Format::Json => json::render(report),
     }
 }
@@ -27,7 +31,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

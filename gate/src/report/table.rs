@@ -33,7 +33,13 @@ pub fn render(report: &Report) -> String {
     let mut lines = vec![header(with_metric)];
     lines.extend(report.rows.iter().map(|row| cells(row, with_metric)));
     let widths: Vec<usize> = (0..lines[0].len())
-        .map(|i| lines.iter().map(|l| l[i].chars().count()).max().unwrap_or(0))
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let numeric = |i: usize| {
         let first_number = if with_metric { 2 } else { 1 };
@@ -76,7 +82,10 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
     }
     cells.push(row.baseline.map_or("-".to_owned(), thousands));
     cells.push(row.new.map_or("-".to_owned(), thousands));
-    cells.push(row.change_pct().map_or("-".to_owned(), |pct| format!("{pct:+.2}%")));
+    cells.push(
+        row.change_pct()
+            .map_or("-".to_owned(), |pct| format!("{pct:+.2}%")),
+    );
     cells.push(row.limit.as_ref().map_or("-".to_owned(), budget));
     let status = match row.status {
         Status::OverBudget => "over budget",
@@ -161,9 +170,12 @@ fn verdict(report: &Report) -> String {
 
 /// `1% / 50` style: the relative and the absolute allowance, the larger of which applies.
 fn budget(limit: &Limit) -> String {
-    format!("max({}%, {})", limit.relative_pct, thousands(limit.absolute))
+    format!(
+        "max({}%, {})",
+        limit.relative_pct,
+        thousands(limit.absolute)
+    )
 }
-
 
 #[cfg(test)]
 mod tests {
