@@ -66,6 +66,10 @@ pub enum Command {
     /// Post the JSON report as the pull request's one irgate comment; write the step summary.
     #[command(long_about = crate::comment::ABOUT)]
     Comment(crate::comment::CommentArgs),
+    /// Measure how much time and Ir move between runs here, and whether each gate catches a
+    /// known slowdown.
+    #[command(long_about = crate::noise::ABOUT)]
+    Noise(crate::noise::NoiseArgs),
 }
 
 const RUN_ABOUT: &str = "\

@@ -15,6 +15,7 @@ pub mod files;
 pub mod filter;
 pub mod fingerprint;
 pub mod model;
+pub mod noise;
 pub mod refresh;
 pub mod report;
 pub mod results;

@@ -10,6 +10,7 @@ fn main() -> ExitCode {
         Command::Check(args) => irgate::check::execute(args),
         Command::Refresh(args) => irgate::refresh::execute(args),
         Command::Comment(args) => Ok(ExitCode::from(irgate::comment::run(args))),
+        Command::Noise(args) => irgate::noise::execute(args),
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("irgate: error: {error}");

@@ -49,7 +49,9 @@ pub fn glibc_tunables() -> String {
     std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| DEFAULT_GLIBC_TUNABLES.to_owned())
 }
 
-fn run_suite(
+/// Runs the callgrind suite once as `irgate run` does and returns its counts (`irgate noise` runs
+/// it repeatedly).
+pub fn run_suite(
     args: &RunArgs,
     paths: &Resolved,
     config: &Config,
