@@ -197,7 +197,10 @@ fn an_oversized_report_is_truncated_in_the_tables_and_keeps_the_verdict() {
         md.matches("</details>").count(),
         "every details block closed"
     );
-    assert!(md.contains("`make baseline`"), "the footer survives");
+    assert!(
+        md.contains("`make baseline-container`"),
+        "the footer survives"
+    );
     assert!(
         md.contains("| `layer::benchmark_with_a_long_name/0` |"),
         "the worst rows come first"

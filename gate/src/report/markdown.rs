@@ -159,9 +159,9 @@ fn footer(report: &Report) -> String {
         );
     }
     out.push_str(
-        "**Accepting a change:** if the new counts are intended, run `make baseline` in the pinned \
-         environment (or the *Refresh baselines* workflow), review the diff under `baselines/` and \
-         commit it to this pull request. A benchmark faster than its budget shows as *stale*: refresh \
+        "**Accepting a change:** if the new counts are intended, run `make baseline-container` (the \
+         suite and `irgate refresh` in the pinned image) or the *Refresh baselines* workflow, review \
+         the diff under `baselines/` and commit it to this pull request. A benchmark faster than its budget shows as *stale*: refresh \
          to lock in the gain.\n",
     );
     out
