@@ -187,7 +187,7 @@ impl Client {
             .set_read_timeout(Some(Duration::from_secs(30)))
             .set_write_timeout(Some(Duration::from_secs(30)))
             .build()
-            .map_err(|e| invalid(&token.redact(&e.to_string())))?;
+            .map_err(|e| Error::Setup(token.redact(&e.to_string())))?;
         Ok(Client {
             crab,
             token,

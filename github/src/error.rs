@@ -34,6 +34,10 @@ pub enum Error {
         reason: String,
     },
 
+    /// The HTTPS client could not be set up (e.g. no CA certificates on the machine).
+    #[error("cannot set up the HTTPS client for GitHub: {0}")]
+    Setup(String),
+
     /// The comment body is over GitHub's limit; the caller must shorten it first.
     #[error("the comment body has {len} characters, more than GitHub's limit of {max}")]
     BodyTooLong {
