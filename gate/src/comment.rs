@@ -53,14 +53,18 @@ a failure to post is reported and does not change it.";
 
 /// Runs `irgate comment`; returns the exit code.
 pub fn run(args: &CommentArgs) -> u8 {
+    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     let report = match read_report(&args.report) {
         Ok(report) => report,
         Err(error) => {
             eprintln!("irgate comment: {error}");
+            if in_actions {
+                let message = escape_data(&error.to_string());
+                println!("::error title=irgate comment::{message}");
+            }
             return 2;
         }
     };
-    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
 
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
         && let Err(error) = append_step_summary(Path::new(&path), &report)
@@ -106,6 +110,7 @@ fn post(args: &CommentArgs, report: &Report) -> Result<Option<Posted>, String> {
     let number = args.pr.ok_or("no pull request: give --pr NUMBER")?;
     let pr = PullRequest { repo, number };
     let body = markdown::render(report, MAX_BODY_CHARS);
+    println!("irgate: posting the report to {pr}");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -508,6 +508,11 @@ async fn an_unreadable_report_fails_closed_with_exit_2() {
         "{}",
         run.stderr
     );
+    assert!(
+        run.stdout.contains("::error title=irgate comment::"),
+        "{}",
+        run.stdout
+    );
 
     let missing = dir.path().join("nope.json");
     let run = irgate_comment(
