@@ -25,6 +25,7 @@ pub struct Frame<'a> {
 
 impl<'a> Frame<'a> {
     /// Splits the packet into its id and payload.
+    #[inline]
     pub fn id_and_payload(&self) -> Result<(i32, &'a [u8]), DecodeError> {
         let (id, len) = decode_varint(self.packet).map_err(|e| field_error(Field::PacketId, e))?;
         Ok((id, &self.packet[len..]))
@@ -71,6 +72,7 @@ impl FrameDecoder {
 
     /// Decodes the frame at the start of `src`. `Ok(None)` means `src` holds only part of a
     /// frame: call again with more bytes.
+    #[inline]
     pub fn decode<'a>(&'a mut self, src: &'a [u8]) -> Result<Option<Frame<'a>>, DecodeError> {
         let (len, prefix) = match decode_varint(src) {
             Ok(length) => length,
@@ -90,26 +92,7 @@ impl FrameDecoder {
         let packet = match &mut self.inflate {
             None => body,
             Some((threshold, decompressor)) => {
-                let (data_len, n) =
-                    decode_varint(body).map_err(|e| field_error(Field::DataLength, e))?;
-                let compressed = &body[n..];
-                if data_len == 0 {
-                    compressed
-                } else {
-                    let data_len = checked_len(Field::DataLength, data_len, MAX_DATA_LEN)?;
-                    if data_len < *threshold {
-                        return Err(DecodeError::BelowThreshold {
-                            data_len,
-                            threshold: *threshold,
-                        });
-                    }
-                    if self.inflated.len() < data_len {
-                        self.inflated.resize(data_len, 0);
-                    }
-                    let out = &mut self.inflated[..data_len];
-                    decompressor.decompress(compressed, out)?;
-                    out
-                }
+                inflate(*threshold, decompressor, &mut self.inflated, body)?
             }
         };
         Ok(Some(Frame { raw, packet }))
@@ -139,7 +122,36 @@ impl FrameDecoder {
     }
 }
 
+/// The packet in the body of a frame on a compressed connection: the body after its data length
+/// when that is zero, else the body inflated into `inflated`.
+fn inflate<'a>(
+    threshold: usize,
+    decompressor: &mut Decompressor,
+    inflated: &'a mut Vec<u8>,
+    body: &'a [u8],
+) -> Result<&'a [u8], DecodeError> {
+    let (data_len, n) = decode_varint(body).map_err(|e| field_error(Field::DataLength, e))?;
+    let compressed = &body[n..];
+    if data_len == 0 {
+        return Ok(compressed);
+    }
+    let data_len = checked_len(Field::DataLength, data_len, MAX_DATA_LEN)?;
+    if data_len < threshold {
+        return Err(DecodeError::BelowThreshold {
+            data_len,
+            threshold,
+        });
+    }
+    if inflated.len() < data_len {
+        inflated.resize(data_len, 0);
+    }
+    let out = &mut inflated[..data_len];
+    decompressor.decompress(compressed, out)?;
+    Ok(out)
+}
+
 /// Checks a length field: not negative, not above `max`.
+#[inline]
 fn checked_len(field: Field, value: i32, max: usize) -> Result<usize, DecodeError> {
     let len = usize::try_from(value).map_err(|_| DecodeError::NegativeLength { field, value })?;
     if len > max {
@@ -181,6 +193,7 @@ impl FrameEncoder {
     }
 
     /// Appends one frame holding packet `id` with `payload` to `out`.
+    #[inline]
     pub fn encode(
         &mut self,
         id: i32,
@@ -188,38 +201,52 @@ impl FrameEncoder {
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
         let packet_len = varint_len(id) + payload.len();
-        let Some((threshold, compressor)) = &mut self.deflate else {
-            check_len(packet_len, MAX_FRAME_LEN)?;
-            out.reserve(MAX_VARINT_LEN + packet_len);
-            put_varint(out, packet_len as i32);
-            put_varint(out, id);
-            out.extend_from_slice(payload);
-            return Ok(());
+        let data_len_field = match &mut self.deflate {
+            None => false,
+            Some((threshold, _)) if packet_len < *threshold => true,
+            Some((_, compressor)) => {
+                let buffers = (&mut self.staged, &mut self.deflated);
+                return encode_compressed(compressor, buffers, id, payload, out);
+            }
         };
-        if packet_len < *threshold {
-            check_len(packet_len + 1, MAX_FRAME_LEN)?;
-            out.reserve(MAX_VARINT_LEN + 1 + packet_len);
-            put_varint(out, packet_len as i32 + 1);
-            out.push(0);
-            put_varint(out, id);
-            out.extend_from_slice(payload);
-            return Ok(());
-        }
-        check_len(packet_len, MAX_DATA_LEN)?;
-        self.staged.clear();
-        put_varint(&mut self.staged, id);
-        self.staged.extend_from_slice(payload);
-        let deflated_len = compressor.compress(&self.staged, &mut self.deflated)?;
-        let frame_len = varint_len(packet_len as i32) + deflated_len;
+        let frame_len = packet_len + usize::from(data_len_field);
         check_len(frame_len, MAX_FRAME_LEN)?;
         out.reserve(MAX_VARINT_LEN + frame_len);
         put_varint(out, frame_len as i32);
-        put_varint(out, packet_len as i32);
-        out.extend_from_slice(&self.deflated[..deflated_len]);
+        if data_len_field {
+            out.push(0);
+        }
+        put_varint(out, id);
+        out.extend_from_slice(payload);
         Ok(())
     }
 }
 
+/// The compressed case of [`FrameEncoder::encode`]: the packet is gathered into `staged`,
+/// compressed into `deflated`, then framed into `out`.
+fn encode_compressed(
+    compressor: &mut Compressor,
+    (staged, deflated): (&mut Vec<u8>, &mut Vec<u8>),
+    id: i32,
+    payload: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let packet_len = varint_len(id) + payload.len();
+    check_len(packet_len, MAX_DATA_LEN)?;
+    staged.clear();
+    put_varint(staged, id);
+    staged.extend_from_slice(payload);
+    let deflated_len = compressor.compress(staged, deflated)?;
+    let frame_len = varint_len(packet_len as i32) + deflated_len;
+    check_len(frame_len, MAX_FRAME_LEN)?;
+    out.reserve(MAX_VARINT_LEN + frame_len);
+    put_varint(out, frame_len as i32);
+    put_varint(out, packet_len as i32);
+    out.extend_from_slice(&deflated[..deflated_len]);
+    Ok(())
+}
+
+#[inline]
 fn check_len(len: usize, max: usize) -> Result<(), EncodeError> {
     if len > max {
         Err(EncodeError::PacketTooLarge { len, max })

@@ -22,23 +22,22 @@ pub fn decode_varint(buf: &[u8]) -> Result<(i32, usize), VarIntError> {
     }
 }
 
-/// The multi-byte path of [`decode_varint`], kept out of line so the 1-byte case stays small.
-#[inline(never)]
+/// The multi-byte path of [`decode_varint`].
+#[inline]
 fn decode_varint_multi(buf: &[u8]) -> Result<(i32, usize), VarIntError> {
     let mut value = 0u32;
-    for (i, &byte) in buf.iter().take(MAX_VARINT_LEN).enumerate() {
+    for i in 0..MAX_VARINT_LEN {
+        let Some(&byte) = buf.get(i) else {
+            return Err(VarIntError::Incomplete);
+        };
         value |= u32::from(byte & 0x7f) << (7 * i);
         if byte < 0x80 {
             return Ok((value as i32, i + 1));
         }
     }
-    if buf.len() >= MAX_VARINT_LEN {
-        Err(VarIntError::TooLong {
-            max: MAX_VARINT_LEN,
-        })
-    } else {
-        Err(VarIntError::Incomplete)
-    }
+    Err(VarIntError::TooLong {
+        max: MAX_VARINT_LEN,
+    })
 }
 
 /// Encodes `value` into `out`, returning how many bytes of it were written.
@@ -60,7 +59,9 @@ pub fn encode_varint(value: i32, out: &mut [u8; MAX_VARINT_LEN]) -> usize {
 pub fn put_varint(out: &mut Vec<u8>, value: i32) {
     let mut buf = [0; MAX_VARINT_LEN];
     let len = encode_varint(value, &mut buf);
-    out.extend_from_slice(&buf[..len]);
+    // A fixed-size copy compiles to two moves; a copy of `len` bytes would call memcpy.
+    out.extend_from_slice(&buf);
+    out.truncate(out.len() - MAX_VARINT_LEN + len);
 }
 
 /// How many bytes the VarInt encoding of `value` takes.
