@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Asserts that counts taken in the pinned container repeat to the instruction:
+#   1. runs the callgrind suite twice in the image (`irgate run`, scripts/container-run.sh);
+#   2. requires every benchmark's Ir to be identical across the two runs (`irgate check` of the
+#      second run against the first, with docker/exact-gate.toml: no slack, --strict);
+#   3. requires the first run to equal the committed baselines/ the same way. The baselines must
+#      have been taken in the container (their fingerprint's `environment` says `container:...`);
+#      with no baselines yet this step is skipped with a notice.
+# Exit 0 when every count repeats; 1 when one moved; 2 when the gate could not decide.
+# Uses the image $IRGATE_IMAGE (default irgate-env; `make image` builds it).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+out=target/container/repeat
+rm -rf "$out"
+mkdir -p "$out/baselines"
+irgate=(cargo run --quiet --locked -p irgate --)
+exact=(--config docker/exact-gate.toml --strict)
+
+echo "container-repeat-check: the suite, twice, in ${IRGATE_IMAGE:-irgate-env}"
+scripts/container-run.sh sh -c "
+    ${irgate[*]} run --results $out/run1.json &&
+    ${irgate[*]} run --results $out/run2.json &&
+    ${irgate[*]} refresh --results $out/run1.json --baselines $out/baselines >/dev/null &&
+    echo 'container-repeat-check: run 2 against run 1 (every Ir must be identical)' &&
+    ${irgate[*]} check --results $out/run2.json --baselines $out/baselines ${exact[*]}"
+
+shopt -s nullglob
+baselines=(baselines/*.json)
+if [ ${#baselines[@]} -eq 0 ]; then
+    echo "container-repeat-check: no committed baselines yet: skipping the comparison with baselines/"
+    exit 0
+fi
+for file in "${baselines[@]}"; do
+    environment=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["fingerprint"]["environment"])' "$file")
+    case "$environment" in
+        container:*) ;;
+        *)
+            echo "container-repeat-check: $file was taken in '$environment', not in the container:" \
+                "take the baselines with \`make baseline-container\`" >&2
+            exit 2
+            ;;
+    esac
+done
+echo "container-repeat-check: run 1 against the committed baselines (every Ir must be identical)"
+scripts/container-run.sh "${irgate[@]}" check --results "$out/run1.json" "${exact[@]}"
