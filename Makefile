@@ -1,3 +1,35 @@
+# --- gate (gate engineer) ---
+# The gate on this machine: `make gate` runs the callgrind suite and compares it with baselines/;
+# `make baseline` runs it and writes the counts into baselines/ (review the diff, then commit).
+# Both install the gungraun runner of the version in Cargo.lock when it is missing. Extra
+# arguments: RUN_ARGS (e.g. a filter 'frame::*'), CHECK_ARGS (e.g. --on-env-mismatch=warn),
+# REFRESH_ARGS (e.g. a filter, --prune).
+IRGATE := cargo run --quiet --locked -p irgate --
+GUNGRAUN_VERSION := $(shell awk '$$0 == "name = \"gungraun\"" { getline; gsub(/[^0-9.]/, ""); print }' Cargo.lock)
+GUNGRAUN_RUNNER ?= gungraun-runner
+
+.PHONY: gate baseline test install-runner
+gate: install-runner ## Run the callgrind suite and check it against baselines/ (exit 0/1/2)
+	$(IRGATE) run $(RUN_ARGS)
+	$(IRGATE) check $(CHECK_ARGS)
+
+baseline: install-runner ## Run the callgrind suite and write its counts into baselines/
+	$(IRGATE) run $(RUN_ARGS)
+	$(IRGATE) refresh $(REFRESH_ARGS)
+
+test: ## Run every test of the workspace
+	cargo test --workspace --locked
+
+install-runner: ## Check for valgrind; install gungraun-runner $(GUNGRAUN_VERSION) unless it is there
+	@command -v valgrind >/dev/null 2>&1 || { \
+	  echo "make: valgrind is missing: install the Debian package 'valgrind' (apt-get install valgrind)," >&2; \
+	  echo "      or run the gate in the pinned container: make gate-container" >&2; exit 2; }
+	@if [ "$$($(GUNGRAUN_RUNNER) --version 2>/dev/null)" != "gungraun-runner $(GUNGRAUN_VERSION)" ]; then \
+	  echo "installing gungraun-runner $(GUNGRAUN_VERSION), the version of the gungraun library in Cargo.lock"; \
+	  cargo install gungraun-runner --version $(GUNGRAUN_VERSION) --locked --force; \
+	fi
+# --- end gate ---
+
 # --- container (container engineer) ---
 # The pinned environment (Dockerfile): the image, and the gate run inside it with the repository
 # mounted at /irgate (scripts/container-run.sh). BASE_IMAGE is the official Rust image; pin it by
@@ -7,11 +39,9 @@ IMAGE ?= irgate-env
 OFFLINE_BASE_IMAGE := irgate-base:rust-1.95.0-trixie
 BASE_IMAGE ?= $(shell docker image inspect $(OFFLINE_BASE_IMAGE) >/dev/null 2>&1 \
                 && echo $(OFFLINE_BASE_IMAGE) || echo rust:1.95.0-trixie)
-GUNGRAUN_VERSION := $(shell awk '$$0 == "name = \"gungraun\"" { getline; gsub(/[^0-9.]/, ""); print }' Cargo.lock)
 # BuildKit when the buildx plugin is there, else the classic builder (the Dockerfile needs neither).
 DOCKER_BUILDKIT ?= $(shell docker buildx version >/dev/null 2>&1 && echo 1 || echo 0)
 IN_CONTAINER := IRGATE_IMAGE=$(IMAGE) scripts/container-run.sh
-IRGATE := cargo run --quiet --locked --release -p irgate --
 CONTAINER_RESULTS := --results target/irgate/results.json
 
 .PHONY: image gate-container baseline-container
