@@ -171,13 +171,17 @@ pub fn execute(args: &NoiseArgs) -> Result<ExitCode> {
         measurement_secs: args.measurement_time,
         sample_size: args.sample_size as usize,
     };
-    let minutes = (k * variants.len() * ids.len()) as f64
-        * (settings.warm_up_secs + settings.measurement_secs + 0.1)
-        / 60.0;
+    let seconds = (k * variants.len() * ids.len()) as f64
+        * (settings.warm_up_secs + settings.measurement_secs + 0.1);
     eprintln!(
-        "irgate: {} wall-clock runs of {} benchmarks, about {minutes:.0} min",
+        "irgate: {} wall-clock runs of {} benchmarks, about {}",
         k * variants.len(),
-        ids.len()
+        ids.len(),
+        if seconds < 120.0 {
+            format!("{seconds:.0} s")
+        } else {
+            format!("{:.0} min", seconds / 60.0)
+        }
     );
     for rep in 1..=k {
         for (variant, by_id) in variants.iter().zip(&mut runs) {

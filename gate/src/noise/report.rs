@@ -22,6 +22,10 @@ fn pct(value: f64) -> String {
     format!("{value:.1}%")
 }
 
+fn whole_pct(value: f64) -> String {
+    format!("{value:.0}%")
+}
+
 fn signed_pct(value: f64) -> String {
     format!("{value:+.1}%")
 }
@@ -91,7 +95,7 @@ fn cells(study: &Study) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
                 format!("{}–{}", time(row.time.min), time(row.time.max)),
                 thousands(row.ir_spread.median as u64),
                 ir_spread(row),
-                pct(row.time_budget_pct),
+                whole_pct(row.time_budget_pct),
                 format!(
                     "+{} Ir ({:.2}%)",
                     row.ir_min_regression,
@@ -231,8 +235,8 @@ pub fn summary(study: &Study) -> Vec<String> {
         median_spread = pct(stats::median(&spreads).unwrap_or(0.0)),
         worst_spread = pct(worst.time.spread_pct),
         worst = worst.id,
-        median_budget = pct(stats::median(&budgets).unwrap_or(0.0)),
-        max_budget = pct(budgets.iter().copied().fold(0.0, f64::max)),
+        median_budget = whole_pct(stats::median(&budgets).unwrap_or(0.0)),
+        max_budget = whole_pct(budgets.iter().copied().fold(0.0, f64::max)),
     ));
     let exact = rows
         .iter()
@@ -368,7 +372,7 @@ mod tests {
         assert_eq!(
             lines[2],
             "| `pipeline::uncompressed_empty/b512` | 124.0 ns | 9.2% | 4.5% | 120.0 ns–131.0 ns \
-             | 487 | 0 | 10.0% | +1 Ir (0.21%) | +70 (+14.4%) | +4.8% | flaps (1/9) | caught |"
+             | 487 | 0 | 10% | +1 Ir (0.21%) | +70 (+14.4%) | +4.8% | flaps (1/9) | caught |"
         );
         assert!(
             lines[3].ends_with("| 0 | +0.0% | quiet | quiet |"),

@@ -129,10 +129,12 @@ fn analyzed(line: &str) -> Option<&str> {
         .strip_suffix(": Analyzing")
 }
 
-/// criterion's per-phase progress, and its advice to measure longer, which short runs always
-/// earn: not worth showing.
+/// criterion's per-phase progress, its advice to measure longer (which short runs always earn) and
+/// its choice of plotting backend: not worth showing.
 fn is_chatter(line: &str) -> bool {
-    line.starts_with("Benchmarking ") || line.starts_with("Warning: Unable to complete")
+    line.starts_with("Benchmarking ")
+        || line.starts_with("Warning: Unable to complete")
+        || line == "Gnuplot not found, using plotters backend"
 }
 
 #[derive(Deserialize)]
