@@ -286,12 +286,21 @@ pub fn summary(study: &Study) -> Vec<String> {
                 added.iter().copied().fold(0.0, f64::max)
             )
         };
+        let floor = slowed
+            .iter()
+            .filter(|r| {
+                r.slowdown
+                    .as_ref()
+                    .is_some_and(|s| s.ir_added as u64 >= r.ir_min_regression)
+            })
+            .count();
         lines.push(format!(
             "Injected slowdown (`--features {features}`): {s} of {n} benchmarks do {range} more \
-             work. The Ir gate at its gate.toml budget caught {ic}, missed {im}, with {ifa} false \
-             alarms on the {u} benchmarks that did not change. The time gate at the budget above \
+             work; the other {u} do not run the slowed code. The Ir gate at its gate.toml budget \
+             caught {ic} and missed {im}, with {ifa} false alarms; at its noise floor (+1 Ir above \
+             the observed spread) it would catch {floor} of {s}. The time gate at the budget above \
              its spread caught {tc}, flapped on {tf} (failed in some pairs of runs, passed in \
-             others), missed {tm}, and raised false alarms on {tfa} of the {u} that did not change.",
+             others) and missed {tm}, with false alarms on {tfa} of the {u} that did not change.",
             s = slowed.len(),
             u = n - slowed.len(),
             ic = count(ir_gate, Verdict::Caught),
@@ -382,12 +391,18 @@ mod tests {
         assert!(text.contains("Instruction counts: identical in all 3 runs of all 2 benchmarks"));
         assert!(
             text.contains(
-                "1 of 2 benchmarks do +70 to +70 Ir more work. The Ir gate at its \
-                           gate.toml budget caught 1, missed 0"
+                "1 of 2 benchmarks do +70 to +70 Ir more work; the other 1 do not run the \
+                 slowed code. The Ir gate at its gate.toml budget caught 1 and missed 0, with 0 \
+                 false alarms; at its noise floor (+1 Ir above the observed spread) it would \
+                 catch 1 of 1."
             ),
             "{text}"
         );
         assert!(text.contains("caught 0, flapped on 1"), "{text}");
+        assert!(
+            text.contains("missed 0, with false alarms on 0 of the 1"),
+            "{text}"
+        );
     }
 
     #[test]
