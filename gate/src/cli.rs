@@ -70,6 +70,9 @@ pub enum Command {
     /// known slowdown.
     #[command(long_about = crate::noise::ABOUT)]
     Noise(crate::noise::NoiseArgs),
+    /// Show this environment's fingerprint and whether it matches the baselines', field by field.
+    #[command(long_about = crate::doctor::ABOUT)]
+    Doctor(crate::doctor::DoctorArgs),
 }
 
 const RUN_ABOUT: &str = "\

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
         Command::Refresh(args) => irgate::refresh::execute(args),
         Command::Comment(args) => Ok(ExitCode::from(irgate::comment::run(args))),
         Command::Noise(args) => irgate::noise::execute(args),
+        Command::Doctor(args) => irgate::doctor::execute(args),
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("irgate: error: {error}");

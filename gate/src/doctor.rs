@@ -1,0 +1,347 @@
+//! `irgate doctor`: the environment here, field by field against the baselines' environment.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+use clap::Args;
+
+use crate::baseline::{Baselines, Group};
+use crate::cli::Paths;
+use crate::error::{Error, Result};
+use crate::fingerprint;
+use crate::model::Fingerprint;
+use crate::run::glibc_tunables;
+
+/// `irgate doctor --help`.
+pub const ABOUT: &str = "\
+Print the environment of this machine (or container) as `irgate run` would record it, and compare
+it field by field with the environment the baselines were taken in.
+
+Fields that change which instructions run (toolchain, valgrind, gungraun, glibc and its tunables,
+CPU vendor and code-path flags, ASLR) must match, or `irgate check` refuses to compare (exit 2).
+The others (CPU model, environment, path, commit, date) are shown for information.
+
+Also shows the CPU as programs running under valgrind see it: valgrind presents a fixed CPU model
+to them, and glibc and the crates choose their code paths by that model, not by the host's.
+
+Exit codes: 0 every field that matters matches (or there are no baselines yet), 2 one differs or
+the baselines cannot be read.";
+
+/// Arguments of `irgate doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Directory of baseline files [default: baselines/]
+    #[arg(long, value_name = "DIR")]
+    pub baselines: Option<PathBuf>,
+}
+
+/// One fingerprint field: its value here and the values the baseline files hold.
+#[derive(Debug, PartialEq)]
+struct Field {
+    name: &'static str,
+    here: String,
+    /// Each distinct baseline value with the groups (files) holding it.
+    baselines: BTreeMap<String, Vec<String>>,
+}
+
+impl Field {
+    fn matches(&self) -> bool {
+        self.baselines.keys().all(|value| *value == self.here)
+    }
+}
+
+/// Runs `irgate doctor`.
+pub fn execute(args: &DoctorArgs) -> Result<ExitCode> {
+    let paths = Paths {
+        config: None,
+        baselines: args.baselines.clone(),
+        results: None,
+    }
+    .resolve();
+    let here = fingerprint::collect(&glibc_tunables(), &paths.root);
+    let groups = match Baselines::load(&paths.baselines) {
+        Ok(baselines) => baselines.groups,
+        Err(Error::MissingBaselineDir { .. }) => BTreeMap::new(),
+        Err(error) => return Err(error),
+    };
+    let fields = compare(&here, &groups);
+    let differing: Vec<&str> = fields
+        .iter()
+        .filter(|field| fingerprint::must_match(field.name) && !field.matches())
+        .map(|field| field.name)
+        .collect();
+
+    let source = if groups.is_empty() {
+        format!("no baselines in {} yet", paths.baselines.display())
+    } else {
+        format!(
+            "against the baselines in {} ({} files)",
+            paths.baselines.display(),
+            groups.len()
+        )
+    };
+    println!("irgate doctor: the environment here, {source}\n");
+    print!("{}", render(&fields));
+    println!();
+    match cpu_under_valgrind() {
+        Some(cpu) => println!(
+            "CPU under valgrind: {cpu}\n  valgrind presents this fixed model to the programs it \
+             runs; glibc and the crates choose their code paths by it, not by the host CPU above."
+        ),
+        None => println!("CPU under valgrind: unknown (valgrind could not run glibc's loader)"),
+    }
+    println!();
+    if groups.is_empty() {
+        println!(
+            "Nothing to compare with: take baselines in the pinned container with `make \
+             baseline-container`."
+        );
+        Ok(ExitCode::SUCCESS)
+    } else if differing.is_empty() {
+        println!(
+            "Every field that changes counts matches the baselines': counts taken here compare."
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!(
+            "{} field(s) that change counts differ: {}. Counts taken here do not compare with the \
+             baselines' (`irgate check` exits 2): run in the pinned container (`make \
+             gate-container`), where the baselines are taken.",
+            differing.len(),
+            differing.join(", ")
+        );
+        if differing.contains(&"aslr") && here.aslr == "on" {
+            println!(
+                "ASLR is on here because `setarch -R` was refused. In Docker, allow that one call \
+                 with --security-opt seccomp=docker/seccomp-aslr.json (`make gate-container` does)."
+            );
+        }
+        Ok(ExitCode::from(2))
+    }
+}
+
+/// Every fingerprint field, with its value here and the distinct values of the baseline groups.
+fn compare(here: &Fingerprint, groups: &BTreeMap<String, Group>) -> Vec<Field> {
+    let mut fields: Vec<Field> = fingerprint::fields(here)
+        .into_iter()
+        .map(|(name, here)| Field {
+            name,
+            here,
+            baselines: BTreeMap::new(),
+        })
+        .collect();
+    for (group, baseline) in groups {
+        for (field, (_, value)) in fields
+            .iter_mut()
+            .zip(fingerprint::fields(&baseline.fingerprint))
+        {
+            field
+                .baselines
+                .entry(value)
+                .or_default()
+                .push(group.clone());
+        }
+    }
+    fields
+}
+
+/// One line per field (`ok`, `DIFFERS` or `info`), and the baselines' values where they differ.
+fn render(fields: &[Field]) -> String {
+    let width = fields.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for field in fields {
+        let must_match = fingerprint::must_match(field.name);
+        let status = match (must_match, field.baselines.is_empty(), field.matches()) {
+            (false, _, _) => "info",
+            (true, true, _) => "",
+            (true, false, true) => "ok",
+            (true, false, false) => "DIFFERS",
+        };
+        let here = if field.here.is_empty() {
+            "(none)"
+        } else {
+            &field.here
+        };
+        out += &format!("{status:<7}  {:<width$}  {here}\n", field.name);
+        if field.matches() {
+            continue;
+        }
+        let values: Vec<String> = field
+            .baselines
+            .iter()
+            .map(|(value, groups)| {
+                let value = if value.is_empty() { "(none)" } else { value };
+                if field.baselines.len() == 1 {
+                    value.to_owned()
+                } else {
+                    format!("{value} ({})", groups.join(", "))
+                }
+            })
+            .collect();
+        out += &format!(
+            "{:<7}  {:<width$}  baselines: {}\n",
+            "",
+            "",
+            values.join("; ")
+        );
+    }
+    out
+}
+
+/// The CPU that programs under valgrind see, from glibc's loader run under valgrind
+/// (`ld.so --list-diagnostics`), e.g. `intel family 0x6 model 0x3c stepping 0x3, x86-64-v3`.
+fn cpu_under_valgrind() -> Option<String> {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        return None;
+    }
+    let output = Command::new("valgrind")
+        .args([
+            "-q",
+            "--tool=none",
+            "/lib64/ld-linux-x86-64.so.2",
+            "--list-diagnostics",
+        ])
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| describe_x86_cpu(&String::from_utf8_lossy(&output.stdout)))
+        .flatten()
+}
+
+/// Summarises the x86 `cpu_features` lines of `ld.so --list-diagnostics`.
+fn describe_x86_cpu(diagnostics: &str) -> Option<String> {
+    let value = |key: &str| {
+        diagnostics.lines().find_map(|line| {
+            line.strip_prefix("x86.cpu_features.")?
+                .strip_prefix(key)?
+                .strip_prefix('=')
+        })
+    };
+    let vendor = match value("basic.kind")? {
+        "0x1" => "intel",
+        "0x2" => "amd",
+        "0x3" => "zhaoxin",
+        _ => "other",
+    };
+    // glibc's ISA level bits: baseline, v2, v3, v4.
+    let isa = u32::from_str_radix(value("isa_1")?.trim_start_matches("0x"), 16).ok()?;
+    let level = match isa {
+        _ if isa & 0x8 != 0 => "x86-64-v4",
+        _ if isa & 0x4 != 0 => "x86-64-v3",
+        _ if isa & 0x2 != 0 => "x86-64-v2",
+        _ => "x86-64",
+    };
+    Some(format!(
+        "{vendor} family {} model {} stepping {}, {level}",
+        value("basic.family")?,
+        value("basic.model")?,
+        value("basic.stepping")?
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fingerprint(valgrind: &str, commit: &str) -> Fingerprint {
+        Fingerprint {
+            rustc: "1.95.0".into(),
+            valgrind: valgrind.into(),
+            cpu_flags: vec!["avx2".into(), "erms".into()],
+            commit: commit.into(),
+            ..Fingerprint::default()
+        }
+    }
+
+    fn groups(entries: &[(&str, Fingerprint)]) -> BTreeMap<String, Group> {
+        entries
+            .iter()
+            .map(|(name, fingerprint)| {
+                let group = Group {
+                    fingerprint: fingerprint.clone(),
+                    benchmarks: BTreeMap::new(),
+                };
+                (name.to_string(), group)
+            })
+            .collect()
+    }
+
+    fn field<'a>(fields: &'a [Field], name: &str) -> &'a Field {
+        fields.iter().find(|f| f.name == name).unwrap()
+    }
+
+    #[test]
+    fn compares_every_field_and_groups_the_baselines_values() {
+        let here = fingerprint("valgrind-3.24.0", "new");
+        let groups = groups(&[
+            ("frame", fingerprint("valgrind-3.24.0", "old")),
+            ("varint", fingerprint("valgrind-3.19.0", "old")),
+        ]);
+        let fields = compare(&here, &groups);
+        assert_eq!(fields.len(), fingerprint::fields(&here).len());
+        assert!(field(&fields, "rustc").matches());
+        let valgrind = field(&fields, "valgrind");
+        assert!(!valgrind.matches());
+        assert_eq!(valgrind.baselines["valgrind-3.19.0"], ["varint"]);
+        assert_eq!(valgrind.baselines["valgrind-3.24.0"], ["frame"]);
+        assert_eq!(field(&fields, "cpu_flags").here, "avx2 erms");
+    }
+
+    #[test]
+    fn renders_differences_with_the_groups_that_hold_them() {
+        let here = fingerprint("valgrind-3.24.0", "new");
+        let groups = groups(&[
+            ("frame", fingerprint("valgrind-3.24.0", "old")),
+            ("varint", fingerprint("valgrind-3.19.0", "old")),
+        ]);
+        let text = render(&compare(&here, &groups));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.contains(&"ok       rustc           1.95.0"), "{text}");
+        assert!(
+            lines.contains(&"DIFFERS  valgrind        valgrind-3.24.0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("baselines: valgrind-3.19.0 (varint); valgrind-3.24.0 (frame)"),
+            "{text}"
+        );
+        assert!(lines.contains(&"info     commit          new"), "{text}");
+        assert!(text.contains("baselines: old\n"), "{text}");
+    }
+
+    #[test]
+    fn without_baselines_only_this_environment_is_shown() {
+        let text = render(&compare(
+            &fingerprint("valgrind-3.24.0", "c"),
+            &BTreeMap::new(),
+        ));
+        assert!(
+            !text.contains("baselines:") && !text.contains("DIFFERS"),
+            "{text}"
+        );
+        assert!(text.contains("valgrind        valgrind-3.24.0"), "{text}");
+    }
+
+    #[test]
+    fn describes_the_cpu_from_glibc_diagnostics() {
+        let under_valgrind = "x86.cpu_features.basic.kind=0x1\n\
+                              x86.cpu_features.basic.max_cpuid=0xd\n\
+                              x86.cpu_features.basic.family=0x6\n\
+                              x86.cpu_features.basic.model=0x3c\n\
+                              x86.cpu_features.basic.stepping=0x3\n\
+                              x86.cpu_features.isa_1=0x7\n";
+        assert_eq!(
+            describe_x86_cpu(under_valgrind).as_deref(),
+            Some("intel family 0x6 model 0x3c stepping 0x3, x86-64-v3")
+        );
+        let zen = under_valgrind
+            .replace("kind=0x1", "kind=0x2")
+            .replace("isa_1=0x7", "isa_1=0xf");
+        assert!(describe_x86_cpu(&zen).unwrap().starts_with("amd family"));
+        assert!(describe_x86_cpu(&zen).unwrap().ends_with("x86-64-v4"));
+        assert_eq!(describe_x86_cpu("dso.ld=\"ld.so\"\n"), None);
+    }
+}
