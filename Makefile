@@ -32,13 +32,13 @@ install-runner: ## Check for valgrind; install gungraun-runner $(GUNGRAUN_VERSIO
 
 # --- container (container engineer) ---
 # The pinned environment (Dockerfile): the image, and the gate run inside it with the repository
-# mounted at /irgate (scripts/container-run.sh). BASE_IMAGE is the official Rust image; pin it by
-# digest (README, "The pinned environment"). On a machine that cannot pull images,
+# mounted at /irgate (scripts/container-run.sh). BASE_IMAGE is the Dockerfile's (the official Rust
+# image; pin its digest there: README, "The pinned environment"). On a machine that cannot pull images,
 # scripts/offline-base-image.sh builds a local stand-in, which is then used when it exists.
 IMAGE ?= irgate-env
 OFFLINE_BASE_IMAGE := irgate-base:rust-1.95.0-trixie
 BASE_IMAGE ?= $(shell docker image inspect $(OFFLINE_BASE_IMAGE) >/dev/null 2>&1 \
-                && echo $(OFFLINE_BASE_IMAGE) || echo rust:1.95.0-trixie)
+                && echo $(OFFLINE_BASE_IMAGE) || sed -n 's/^ARG BASE_IMAGE=//p' Dockerfile)
 # BuildKit when the buildx plugin is there, else the classic builder (the Dockerfile needs neither).
 DOCKER_BUILDKIT ?= $(shell docker buildx version >/dev/null 2>&1 && echo 1 || echo 0)
 IN_CONTAINER := IRGATE_IMAGE=$(IMAGE) scripts/container-run.sh
