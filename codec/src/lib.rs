@@ -19,10 +19,11 @@
 //! - `flate2`: the flate2 (miniz_oxide) zlib backend. Both may be enabled; a
 //!   [`compression::Backend`] then picks one at run time.
 //! - `inject-slowdown` (off by default, never for production): adds a fixed, deterministic
-//!   amount of work (a `black_box` loop of 16 rounds, about 70 instructions) to every
-//!   [`filter::Chain::apply`] call and nowhere else. It gives irgate's end-to-end tests and its
-//!   noise study a known regression on exactly the benchmarks that run the filter chain (the
-//!   `filter` and `pipeline` groups): see `benches/README.md` for its size per benchmark.
+//!   amount of work to every [`filter::Chain::apply`] call and nowhere else: a `black_box` loop
+//!   of 12 rounds, about 60 instructions (+63 Ir on `filter::passthrough/n0`, +57 Ir or +3.1% on
+//!   `pipeline::uncompressed_realistic/b2048`). It gives irgate's end-to-end test and its noise
+//!   study a known regression on exactly the benchmarks that run the filter chain (the `filter`
+//!   and `pipeline` groups): `cargo bench -p benches --features codec/inject-slowdown`.
 
 pub mod cipher;
 pub mod compression;
