@@ -18,22 +18,13 @@ mkdir -p "$out/baselines"
 irgate=(cargo run --quiet --locked -p irgate --)
 exact=(--config docker/exact-gate.toml --strict)
 
-echo "container-repeat-check: the suite, twice, in ${IRGATE_IMAGE:-irgate-env}"
-scripts/container-run.sh sh -c "
-    ${irgate[*]} run --results $out/run1.json &&
-    ${irgate[*]} run --results $out/run2.json &&
-    ${irgate[*]} refresh --results $out/run1.json --baselines $out/baselines >/dev/null &&
-    echo 'container-repeat-check: run 2 against run 1 (every Ir must be identical)' &&
-    ${irgate[*]} check --results $out/run2.json --baselines $out/baselines ${exact[*]}"
-
 shopt -s nullglob
 baselines=(baselines/*.json)
-if [ ${#baselines[@]} -eq 0 ]; then
-    echo "container-repeat-check: no committed baselines yet: skipping the comparison with baselines/"
-    exit 0
-fi
+# Baselines taken elsewhere are refused before the suite runs.
 for file in "${baselines[@]}"; do
-    environment=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["fingerprint"]["environment"])' "$file")
+    environment=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["fingerprint"]["environment"])' \
+        "$file" 2>/dev/null) ||
+        { echo "container-repeat-check: $file: cannot read its fingerprint's environment" >&2; exit 2; }
     case "$environment" in
         container:*) ;;
         *)
@@ -43,5 +34,17 @@ for file in "${baselines[@]}"; do
             ;;
     esac
 done
+echo "container-repeat-check: the suite, twice, in ${IRGATE_IMAGE:-irgate-env}"
+scripts/container-run.sh sh -c "
+    ${irgate[*]} run --results $out/run1.json &&
+    ${irgate[*]} run --results $out/run2.json &&
+    ${irgate[*]} refresh --results $out/run1.json --baselines $out/baselines >/dev/null &&
+    echo 'container-repeat-check: run 2 against run 1 (every Ir must be identical)' &&
+    ${irgate[*]} check --results $out/run2.json --baselines $out/baselines ${exact[*]}"
+
+if [ ${#baselines[@]} -eq 0 ]; then
+    echo "container-repeat-check: no committed baselines yet: skipping the comparison with baselines/"
+    exit 0
+fi
 echo "container-repeat-check: run 1 against the committed baselines (every Ir must be identical)"
 scripts/container-run.sh "${irgate[@]}" check --results "$out/run1.json" "${exact[@]}"
