@@ -10,7 +10,8 @@
 #      fixed few dozen Ir are a few thousandths of a percent of a compressed 16 KiB pipeline,
 #      below any relative budget;
 #   2. with the repository's gate.toml, `irgate check` exits 1, and only on such benchmarks.
-# Needs valgrind, gungraun-runner (make install-runner) and jq. About 3 minutes here.
+# Needs valgrind, gungraun-runner (make install-runner) and jq. About 5 minutes here (two builds
+# and two runs of the suite).
 #
 # usage: scripts/e2e-regression.sh
 set -euo pipefail

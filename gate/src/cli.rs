@@ -126,7 +126,7 @@ pub struct Paths {
 /// Arguments of `irgate run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Only benchmarks whose id matches this glob, e.g. 'frame::*' or 'filter::chain/4'
+    /// Only benchmarks whose id matches this glob, e.g. 'frame::*' or 'pipeline::*/b512'
     #[arg(value_name = "FILTER")]
     pub filter: Option<String>,
     /// Read gungraun summaries (a directory) or irgate results (a file, or a directory holding
