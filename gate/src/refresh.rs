@@ -32,10 +32,10 @@ pub fn execute(args: &RefreshArgs) -> Result<ExitCode> {
         other => other?,
     };
     if let Some(filter) = &filter {
-        let mut candidates = results.benchmarks.keys().map(String::as_str).peekable();
+        let ids = || results.benchmarks.keys().map(String::as_str);
         let pruned = args.prune && baselines.ids().any(|id| filter.matches(id));
-        if !candidates.clone().any(|id| filter.matches(id)) && !pruned {
-            return Err(filter.matched_nothing(&mut candidates));
+        if !ids().any(|id| filter.matches(id)) && !pruned {
+            return Err(filter.matched_nothing(ids()));
         }
     }
     let in_scope = |id: &str| filter::in_scope(filter.as_ref(), id);
@@ -74,31 +74,31 @@ fn describe(
             (Some(_), true) => "written",
             (Some(_), false) => "unchanged, not rewritten",
         };
-        let count = |added: bool, removed: bool| {
+        let count = |is_added: bool, is_removed: bool| {
             update
                 .changes
                 .iter()
-                .filter(|c| c.old.is_none() == added && c.new.is_none() == removed)
+                .filter(|c| c.old.is_none() == is_added && c.new.is_none() == is_removed)
                 .count()
         };
+        let (file_added, file_changed, file_removed) =
+            (count(true, false), count(false, false), count(false, true));
         let _ = writeln!(
             out,
-            "{}: {} added, {} changed, {} removed, {} unchanged ({verb})",
+            "{}: {file_added} added, {file_changed} changed, {file_removed} removed, {} unchanged \
+             ({verb})",
             update.path.display(),
-            count(true, false),
-            count(false, false),
-            count(false, true),
             update.unchanged
+        );
+        (added, changed, removed) = (
+            added + file_added,
+            changed + file_changed,
+            removed + file_removed,
         );
         unchanged += update.unchanged;
         let width = update.changes.iter().map(|c| c.id.len()).max().unwrap_or(0);
         for change in &update.changes {
             let _ = writeln!(out, "  {:<width$}  {}", change.id, describe_change(change));
-            match (&change.old, &change.new) {
-                (None, _) => added += 1,
-                (_, None) => removed += 1,
-                _ => changed += 1,
-            }
         }
     }
     let kept = baselines
@@ -128,15 +128,14 @@ fn describe_change(change: &Change) -> String {
                 (_, Some(b)) => format!("Ir {} unchanged", thousands(b)),
                 _ => String::new(),
             };
-            let others: Vec<&str> = old
+            let others: BTreeSet<&str> = old
                 .keys()
                 .chain(new.keys())
                 .filter(|m| *m != "Ir" && old.get(*m) != new.get(*m))
                 .map(String::as_str)
-                .collect::<BTreeSet<_>>()
-                .into_iter()
                 .collect();
             if !others.is_empty() {
+                let others: Vec<&str> = others.into_iter().collect();
                 let _ = write!(text, "; also changed: {}", others.join(", "));
             }
             text
