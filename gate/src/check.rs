@@ -7,10 +7,37 @@ use crate::cli::CheckArgs;
 use crate::compare::{self, Policy};
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::model::{Fingerprint, Outcome, Report};
+use crate::report::Format;
 use crate::{report, results};
 
 /// Runs `irgate check`; the exit code is the outcome's.
+///
+/// When the inputs are unusable, the table format returns the error; the machine-read formats
+/// (markdown, json) print an undecided report that carries it, so a pull-request comment built from
+/// them still says why the gate could not decide.
 pub fn execute(args: &CheckArgs) -> Result<ExitCode> {
+    let report = match compare_inputs(args) {
+        Ok(report) => report,
+        Err(error) if args.format != Format::Table => {
+            eprintln!("irgate: error: {error}");
+            Report {
+                outcome: Outcome::Undecided {
+                    reason: error.to_string(),
+                },
+                rows: Vec::new(),
+                fingerprint: Fingerprint::default(),
+                env_mismatches: Vec::new(),
+            }
+        }
+        Err(error) => return Err(error),
+    };
+    print!("{}", report::render(&report, args.format));
+    Ok(ExitCode::from(report.outcome.exit_code()))
+}
+
+/// Reads the results, baselines and budgets named by `args` and compares them.
+fn compare_inputs(args: &CheckArgs) -> Result<Report> {
     let paths = args.paths.resolve();
     let config = Config::load_or_default(&paths.config.0, paths.config.1)?;
     let results = results::read(&paths.results)?;
@@ -36,7 +63,5 @@ pub fn execute(args: &CheckArgs) -> Result<ExitCode> {
         allow_new: args.allow_new,
         on_env_mismatch: args.on_env_mismatch,
     };
-    let report = compare::compare(&results, &baselines, &config, policy);
-    print!("{}", report::render(&report, args.format));
-    Ok(ExitCode::from(report.outcome.exit_code()))
+    Ok(compare::compare(&results, &baselines, &config, policy))
 }

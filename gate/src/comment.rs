@@ -12,7 +12,7 @@ use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
+use crate::model::{Outcome, Report, Row, Status};
 use crate::report::markdown::{self, STEP_SUMMARY_MAX};
 
 /// Arguments of `irgate comment`.
@@ -295,7 +295,7 @@ pub fn parse_report(text: &str, origin: &str) -> Result<Report, Error> {
         )));
     }
     let exit_code = stored.exit_code;
-    let report = stored.into_report();
+    let report = stored.report;
     let expected = report.outcome.exit_code();
     if exit_code != expected {
         return Err(invalid(format!(
@@ -305,106 +305,11 @@ pub fn parse_report(text: &str, origin: &str) -> Result<Report, Error> {
     Ok(report)
 }
 
-// The report's JSON schema (`report::json`), read back. The model types are written, not read,
-// so these mirror them for reading.
-
+/// The JSON report as `report::json` writes it: the report with its schema version and exit code.
 #[derive(Deserialize)]
 struct StoredReport {
     schema_version: u32,
-    outcome: StoredOutcome,
     exit_code: u8,
-    fingerprint: Fingerprint,
-    #[serde(default)]
-    env_mismatches: Vec<StoredMismatch>,
-    rows: Vec<StoredRow>,
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum StoredOutcome {
-    Passed,
-    Failed { count: usize },
-    Undecided { reason: String },
-    NoVerdict { reason: String },
-}
-
-#[derive(Deserialize)]
-struct StoredMismatch {
-    field: String,
-    baseline: String,
-    current: String,
-}
-
-#[derive(Deserialize)]
-struct StoredRow {
-    benchmark: String,
-    metric: String,
-    baseline: Option<u64>,
-    new: Option<u64>,
-    limit: Option<StoredLimit>,
-    status: StoredStatus,
-    fails: bool,
-}
-
-#[derive(Deserialize)]
-struct StoredLimit {
-    relative_pct: f64,
-    absolute: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum StoredStatus {
-    OverBudget,
-    New,
-    Stale,
-    Vanished,
-    Ok,
-    Info,
-}
-
-impl StoredReport {
-    fn into_report(self) -> Report {
-        Report {
-            outcome: match self.outcome {
-                StoredOutcome::Passed => Outcome::Passed,
-                StoredOutcome::Failed { count } => Outcome::Failed { count },
-                StoredOutcome::Undecided { reason } => Outcome::Undecided { reason },
-                StoredOutcome::NoVerdict { reason } => Outcome::NoVerdict { reason },
-            },
-            rows: self
-                .rows
-                .into_iter()
-                .map(|r| Row {
-                    benchmark: r.benchmark,
-                    metric: r.metric,
-                    baseline: r.baseline,
-                    new: r.new,
-                    limit: r.limit.map(|l| Limit {
-                        relative_pct: l.relative_pct,
-                        absolute: l.absolute,
-                    }),
-                    status: match r.status {
-                        StoredStatus::OverBudget => Status::OverBudget,
-                        StoredStatus::New => Status::New,
-                        StoredStatus::Stale => Status::Stale,
-                        StoredStatus::Vanished => Status::Vanished,
-                        StoredStatus::Ok => Status::Ok,
-                        StoredStatus::Info => Status::Info,
-                    },
-                    fails: r.fails,
-                })
-                .collect(),
-            fingerprint: self.fingerprint,
-            env_mismatches: self
-                .env_mismatches
-                .into_iter()
-                .map(|m| FieldMismatch {
-                    field: m.field,
-                    baseline: m.baseline,
-                    current: m.current,
-                })
-                .collect(),
-        }
-    }
+    #[serde(flatten)]
+    report: Report,
 }

@@ -64,7 +64,7 @@ pub struct Results {
 }
 
 /// A difference between the baseline's fingerprint and the run's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldMismatch {
     /// Fingerprint field name, e.g. `valgrind`.
     pub field: String,
@@ -75,7 +75,7 @@ pub struct FieldMismatch {
 }
 
 /// What one compared row says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// More than the budget allows: fails the check.
@@ -93,7 +93,7 @@ pub enum Status {
 }
 
 /// The budget a row was judged against, for display: `+1% and at least +50`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Limit {
     /// Allowed relative increase, in percent.
     pub relative_pct: f64,
@@ -102,7 +102,7 @@ pub struct Limit {
 }
 
 /// One benchmark and metric, compared.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// Benchmark id.
     pub benchmark: String,
@@ -134,7 +134,7 @@ impl Row {
 }
 
 /// The gate's decision.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Outcome {
     /// Every budget holds: exit 0.
@@ -169,7 +169,7 @@ impl Outcome {
 }
 
 /// A compared run: what every renderer reads.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The decision.
     pub outcome: Outcome,

@@ -654,6 +654,27 @@ fn markdown_is_the_comment_body() {
 }
 
 #[test]
+fn unusable_inputs_still_give_a_machine_readable_undecided_report() {
+    let sandbox = Sandbox::new();
+    sandbox.results("base", "base.json", |_| {});
+    std::fs::create_dir(sandbox.path("baselines")).unwrap();
+
+    let run = sandbox.check("base.json", &["--format", "json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["outcome"]["kind"], "undecided");
+    assert_eq!(report["exit_code"], 2);
+    let reason = report["outcome"]["reason"].as_str().unwrap();
+    assert!(reason.contains("no baselines yet"), "{reason}");
+    assert!(run.stderr.contains("no baselines yet"), "{}", run.stderr);
+
+    let run = sandbox.check("base.json", &["--format", "markdown"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.contains("no baselines yet"), "{}", run.stdout);
+    assert!(!run.stdout.contains("Environment the counts were taken in"));
+}
+
+#[test]
 fn help_explains_each_command() {
     let sandbox = Sandbox::new();
     let help = sandbox.irgate(&["--help"]);

@@ -145,13 +145,16 @@ fn verdict(report: &Report) -> String {
 
 /// The fingerprint and how to accept a change.
 fn footer(report: &Report) -> String {
-    let mut out =
-        String::from("<details><summary>Environment the counts were taken in</summary>\n\n");
-    out.push_str("| Field | Value |\n|:--|:--|\n");
-    for (field, value) in fingerprint_fields(&report.fingerprint) {
-        let _ = writeln!(out, "| {field} | {} |", code(&value));
+    let mut out = String::new();
+    // An undecided report made before any results were read has no environment to show.
+    if report.fingerprint != Fingerprint::default() {
+        out.push_str("<details><summary>Environment the counts were taken in</summary>\n\n");
+        out.push_str("| Field | Value |\n|:--|:--|\n");
+        for (field, value) in fingerprint_fields(&report.fingerprint) {
+            let _ = writeln!(out, "| {field} | {} |", code(&value));
+        }
+        out.push_str("\n</details>\n\n");
     }
-    out.push_str("\n</details>\n\n");
     if !report.env_mismatches.is_empty() {
         out.push_str(
             "**Matching environment:** counts compare only within one environment: run the gate in the \
