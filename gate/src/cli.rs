@@ -142,6 +142,10 @@ pub struct RunArgs {
     /// Cargo features to build the suite with (passed to `cargo bench --features`)
     #[arg(long, value_name = "FEATURES")]
     pub features: Option<String>,
+    /// gungraun's output directory (`GUNGRAUN_HOME`) instead of target/gungraun. Not an option:
+    /// `irgate noise` gives its runs their own, so that they never share files with another run.
+    #[arg(skip)]
+    pub gungraun_home: Option<PathBuf>,
     #[command(flatten)]
     pub paths: Paths,
 }

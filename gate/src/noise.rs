@@ -82,8 +82,9 @@ Measure, on this machine, how much wall-clock time and instruction counts move b
 the same commit, and what that means for a gate on each.
 
 Runs the callgrind suite K times (under `irgate run`'s determinism settings) and the criterion
-suite K times (short warm-up and measurement times, each run in its own CRITERION_HOME under
-target/irgate/noise/). Per benchmark it reports the median of the runs' median times, their spread
+suite K times (short warm-up and measurement times). Their files go to target/irgate/noise/
+(GUNGRAUN_HOME, and a CRITERION_HOME per criterion run), apart from other runs' and from your
+criterion baselines. Per benchmark it reports the median of the runs' median times, their spread
 (max/min - 1) and coefficient of variation, and the spread of Ir. From that: the smallest
 regression a time gate could catch without a false alarm between any two of the runs (the next
 whole percent above the spread), and for Ir the spread plus one instruction.
@@ -151,6 +152,7 @@ pub fn execute(args: &NoiseArgs) -> Result<ExitCode> {
                 package: args.package.clone(),
                 bench: args.bench.clone(),
                 features: variant.features.map(str::to_owned),
+                gungraun_home: Some(dir.join("gungraun")),
                 paths: paths.clone(),
             };
             let results = run::run_suite(&run_args, &resolved, &config, filter.as_ref())?;

@@ -220,6 +220,9 @@ fn cargo_bench(args: &RunArgs, root: &Path) -> Command {
     if let Some(features) = &args.features {
         command.args(["--features", features]);
     }
+    if let Some(home) = &args.gungraun_home {
+        command.env("GUNGRAUN_HOME", home);
+    }
     command.arg("--");
     command
 }
