@@ -117,3 +117,29 @@ fn run_case(name: &str, n: &str) -> ExitCode {
     case.run(n);
     ExitCode::SUCCESS
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_total_of_a_callgrind_file() {
+        let dir = std::env::temp_dir().join(format!("ir_per_op_test.{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.out");
+        std::fs::write(
+            &good,
+            "version: 1\nevents: Ir\nfn=main\n1 5\nsummary: 12345\n",
+        )
+        .unwrap();
+        assert_eq!(read_total(&good), Ok(12345));
+        let totals = dir.join("totals.out");
+        std::fs::write(&totals, "events: Ir\ntotals: 77\n").unwrap();
+        assert_eq!(read_total(&totals), Ok(77));
+        let bad = dir.join("bad.out");
+        std::fs::write(&bad, "events: Ir\n").unwrap();
+        assert!(read_total(&bad).unwrap_err().contains("no summary line"));
+        assert!(read_total(&dir.join("missing.out")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
