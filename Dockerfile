@@ -1,6 +1,7 @@
 # The pinned environment that irgate's instruction counts are taken in (README: "The pinned
-# environment"). Nothing here floats: the base image is pinned by digest, valgrind by its exact
-# Debian version, the gungraun runner by the exact version of the gungraun library in Cargo.lock.
+# environment"). Nothing here floats: valgrind is pinned at its exact Debian version, the gungraun
+# runner at the exact version of the gungraun library in Cargo.lock, and the base image at a digest
+# (append @sha256:<digest> to BASE_IMAGE below; the README says how to read and update it).
 #
 # The repository is not copied in: it is mounted at /irgate (`make gate-container`), so a code change
 # never rebuilds the image, and counts are always taken from one fixed path.
