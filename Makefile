@@ -18,7 +18,7 @@ baseline: install-runner ## Run the callgrind suite and write its counts into ba
 	$(IRGATE) refresh $(REFRESH_ARGS)
 
 test: ## Run every test of the workspace
-	cargo test --workspace --locked
+	cargo test --workspace --all-features --locked
 
 install-runner: ## Check for valgrind; install gungraun-runner $(GUNGRAUN_VERSION) unless it is there
 	@command -v valgrind >/dev/null 2>&1 || { \
