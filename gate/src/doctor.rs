@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use clap::Args;
 
@@ -19,11 +19,11 @@ Print the environment of this machine (or container) as `irgate run` would recor
 it field by field with the environment the baselines were taken in.
 
 Fields that change which instructions run (toolchain, valgrind, gungraun, glibc and its tunables,
-CPU vendor and code-path flags, ASLR) must match, or `irgate check` refuses to compare (exit 2).
-The others (CPU model, environment, path, commit, date) are shown for information.
+the CPU the benchmarks see and its code-path flags, ASLR) must match, or `irgate check` refuses to
+compare (exit 2). The others (host CPU, environment, path, commit, date) are shown for information.
 
-Also shows the CPU as programs running under valgrind see it: valgrind presents a fixed CPU model
-to them, and glibc and the crates choose their code paths by that model, not by the host's.
+`cpu` is the CPU as programs running under valgrind see it: valgrind presents its own CPU model to
+them, and glibc and the crates choose their code paths by that model, not by the host's.
 
 Exit codes: 0 every field that matters matches (or there are no baselines yet), 2 one differs or
 the baselines cannot be read.";
@@ -83,14 +83,6 @@ pub fn execute(args: &DoctorArgs) -> Result<ExitCode> {
     };
     println!("irgate doctor: the environment here, {source}\n");
     print!("{}", render(&fields));
-    println!();
-    match cpu_under_valgrind() {
-        Some(cpu) => println!(
-            "CPU under valgrind: {cpu}\n  valgrind presents this fixed model to the programs it \
-             runs; glibc and the crates choose their code paths by it, not by the host CPU above."
-        ),
-        None => println!("CPU under valgrind: unknown (valgrind could not run glibc's loader)"),
-    }
     println!();
     if groups.is_empty() {
         println!(
@@ -189,59 +181,6 @@ fn render(fields: &[Field]) -> String {
     out
 }
 
-/// The CPU that programs under valgrind see, from glibc's loader run under valgrind
-/// (`ld.so --list-diagnostics`), e.g. `intel family 0x6 model 0x3c stepping 0x3, x86-64-v3`.
-fn cpu_under_valgrind() -> Option<String> {
-    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-        return None;
-    }
-    let output = Command::new("valgrind")
-        .args([
-            "-q",
-            "--tool=none",
-            "/lib64/ld-linux-x86-64.so.2",
-            "--list-diagnostics",
-        ])
-        .output()
-        .ok()?;
-    output
-        .status
-        .success()
-        .then(|| describe_x86_cpu(&String::from_utf8_lossy(&output.stdout)))
-        .flatten()
-}
-
-/// Summarises the x86 `cpu_features` lines of `ld.so --list-diagnostics`.
-fn describe_x86_cpu(diagnostics: &str) -> Option<String> {
-    let value = |key: &str| {
-        diagnostics.lines().find_map(|line| {
-            line.strip_prefix("x86.cpu_features.")?
-                .strip_prefix(key)?
-                .strip_prefix('=')
-        })
-    };
-    let vendor = match value("basic.kind")? {
-        "0x1" => "intel",
-        "0x2" => "amd",
-        "0x3" => "zhaoxin",
-        _ => "other",
-    };
-    // glibc's ISA level bits: baseline, v2, v3, v4.
-    let isa = u32::from_str_radix(value("isa_1")?.trim_start_matches("0x"), 16).ok()?;
-    let level = match isa {
-        _ if isa & 0x8 != 0 => "x86-64-v4",
-        _ if isa & 0x4 != 0 => "x86-64-v3",
-        _ if isa & 0x2 != 0 => "x86-64-v2",
-        _ => "x86-64",
-    };
-    Some(format!(
-        "{vendor} family {} model {} stepping {}, {level}",
-        value("basic.family")?,
-        value("basic.model")?,
-        value("basic.stepping")?
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,25 +262,5 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("valgrind        valgrind-3.24.0"), "{text}");
-    }
-
-    #[test]
-    fn describes_the_cpu_from_glibc_diagnostics() {
-        let under_valgrind = "x86.cpu_features.basic.kind=0x1\n\
-                              x86.cpu_features.basic.max_cpuid=0xd\n\
-                              x86.cpu_features.basic.family=0x6\n\
-                              x86.cpu_features.basic.model=0x3c\n\
-                              x86.cpu_features.basic.stepping=0x3\n\
-                              x86.cpu_features.isa_1=0x7\n";
-        assert_eq!(
-            describe_x86_cpu(under_valgrind).as_deref(),
-            Some("intel family 0x6 model 0x3c stepping 0x3, x86-64-v3")
-        );
-        let zen = under_valgrind
-            .replace("kind=0x1", "kind=0x2")
-            .replace("isa_1=0x7", "isa_1=0xf");
-        assert!(describe_x86_cpu(&zen).unwrap().starts_with("amd family"));
-        assert!(describe_x86_cpu(&zen).unwrap().ends_with("x86-64-v4"));
-        assert_eq!(describe_x86_cpu("dso.ld=\"ld.so\"\n"), None);
     }
 }

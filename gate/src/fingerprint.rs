@@ -1,13 +1,14 @@
 //! The environment a set of counts was taken in: collecting it, and comparing two of them.
 //!
 //! Fields that change which instructions run (toolchain, valgrind, gungraun, glibc and its
-//! tunables, CPU vendor and code-path flags, ASLR) must match between a baseline and a run for the
-//! comparison to mean anything; the rest (CPU model, environment, path, commit, date) is recorded
-//! for people.
+//! tunables, the CPU the benchmarks see and its code-path flags, ASLR) must match between a
+//! baseline and a run for the comparison to mean anything; the rest (host CPU, environment, path,
+//! commit, date) is recorded for people.
 
 use std::path::Path;
 use std::process::Command;
 
+use crate::cpu;
 use crate::model::{FieldMismatch, Fingerprint};
 
 /// The fields that must be equal between a baseline and a run.
@@ -19,45 +20,9 @@ pub const MUST_MATCH: &[&str] = &[
     "gungraun",
     "glibc",
     "glibc_tunables",
-    "cpu_vendor",
+    "cpu",
     "cpu_flags",
     "aslr",
-];
-
-/// CPU flags that change which code runs: glibc's string functions (ifuncs) and crates that detect
-/// features at run time (aes, libdeflate, memchr) choose on them. x86 names as in /proc/cpuinfo,
-/// then arm64 ones.
-pub const CODE_PATH_FLAGS: &[&str] = &[
-    "adx",
-    "aes",
-    "avx",
-    "avx2",
-    "avx512bw",
-    "avx512f",
-    "avx512vl",
-    "bmi1",
-    "bmi2",
-    "erms",
-    "fma",
-    "fsrm",
-    "gfni",
-    "movbe",
-    "pclmulqdq",
-    "popcnt",
-    "sha_ni",
-    "sse4_1",
-    "sse4_2",
-    "ssse3",
-    "vaes",
-    "vpclmulqdq",
-    // arm64
-    "asimd",
-    "atomics",
-    "crc32",
-    "pmull",
-    "sha1",
-    "sha2",
-    "sve",
 ];
 
 /// The value recorded when a tool or file could not be read.
@@ -74,7 +39,7 @@ pub fn collect(glibc_tunables: &str, workspace_root: &Path) -> Fingerprint {
             .map(|value| value.trim().to_owned())
             .unwrap_or_else(|| UNKNOWN.to_owned())
     };
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let benchmarked = cpu::benchmarked();
     let commit = command_output(
         "git",
         &["-C", &workspace_root.to_string_lossy(), "rev-parse", "HEAD"],
@@ -102,9 +67,9 @@ pub fn collect(glibc_tunables: &str, workspace_root: &Path) -> Fingerprint {
         gungraun: runner_version().unwrap_or_else(|| UNKNOWN.to_owned()),
         glibc: glibc_version(),
         glibc_tunables: glibc_tunables.to_owned(),
-        cpu_vendor: cpuinfo_value(&cpuinfo, &["vendor_id", "CPU implementer"]),
-        cpu_model: cpuinfo_value(&cpuinfo, &["model name", "CPU part"]),
-        cpu_flags: code_path_flags(&cpuinfo),
+        cpu: benchmarked.identity,
+        cpu_flags: benchmarked.flags,
+        host_cpu: cpu::host().identity,
         aslr: aslr_state().to_owned(),
         environment: environment(),
         workspace_root: workspace_root.display().to_string(),
@@ -123,9 +88,9 @@ pub fn fields(fingerprint: &Fingerprint) -> Vec<(&'static str, String)> {
         gungraun,
         glibc,
         glibc_tunables,
-        cpu_vendor,
-        cpu_model,
+        cpu,
         cpu_flags,
+        host_cpu,
         aslr,
         environment,
         workspace_root,
@@ -140,9 +105,9 @@ pub fn fields(fingerprint: &Fingerprint) -> Vec<(&'static str, String)> {
         ("gungraun", gungraun.clone()),
         ("glibc", glibc.clone()),
         ("glibc_tunables", glibc_tunables.clone()),
-        ("cpu_vendor", cpu_vendor.clone()),
-        ("cpu_model", cpu_model.clone()),
+        ("cpu", cpu.clone()),
         ("cpu_flags", cpu_flags.join(" ")),
+        ("host_cpu", host_cpu.clone()),
         ("aslr", aslr.clone()),
         ("environment", environment.clone()),
         ("workspace_root", workspace_root.clone()),
@@ -207,14 +172,12 @@ pub fn aslr_state() -> &'static str {
     }
 }
 
-/// `IRGATE_ENVIRONMENT` (the pinned container sets it to `container:<image>`), else `container`
-/// inside a Docker container, else `host`.
+/// `IRGATE_ENVIRONMENT` (the pinned image sets it to `container:<image>`), else `host`.
 fn environment() -> String {
-    match std::env::var("IRGATE_ENVIRONMENT") {
-        Ok(value) if !value.is_empty() => value,
-        _ if Path::new("/.dockerenv").exists() => "container".to_owned(),
-        _ => "host".to_owned(),
-    }
+    std::env::var("IRGATE_ENVIRONMENT")
+        .ok()
+        .filter(|value| !value.is_empty())
+        .unwrap_or_else(|| "host".to_owned())
 }
 
 /// glibc's version, e.g. `2.36`.
@@ -235,31 +198,6 @@ fn glibc_version() -> String {
                 .map(str::to_owned)
         })
         .unwrap_or_else(|| UNKNOWN.to_owned())
-}
-
-/// The first value of the first of `keys` found in /proc/cpuinfo.
-fn cpuinfo_value(cpuinfo: &str, keys: &[&str]) -> String {
-    keys.iter()
-        .find_map(|key| {
-            cpuinfo.lines().find_map(|line| {
-                let (name, value) = line.split_once(':')?;
-                (name.trim() == *key).then(|| value.trim().to_owned())
-            })
-        })
-        .unwrap_or_else(|| UNKNOWN.to_owned())
-}
-
-/// The [`CODE_PATH_FLAGS`] this CPU has, sorted.
-fn code_path_flags(cpuinfo: &str) -> Vec<String> {
-    let flags = cpuinfo_value(cpuinfo, &["flags", "Features"]);
-    let mut found: Vec<String> = flags
-        .split_whitespace()
-        .filter(|flag| CODE_PATH_FLAGS.contains(flag))
-        .map(str::to_owned)
-        .collect();
-    found.sort();
-    found.dedup();
-    found
 }
 
 fn first_line(output: Option<String>) -> String {
@@ -298,7 +236,7 @@ mod tests {
         current.valgrind = "valgrind-3.19.0".into();
         current.cpu_flags.push("fsrm".into());
         current.commit = "def".into();
-        current.cpu_model = "another".into();
+        current.host_cpu = "another".into();
         let found = mismatches(&baseline, &current);
         let names: Vec<_> = found.iter().map(|m| m.field.as_str()).collect();
         assert_eq!(names, ["valgrind", "cpu_flags"]);
@@ -313,14 +251,5 @@ mod tests {
         for field in MUST_MATCH {
             assert!(names.contains(field), "{field}");
         }
-    }
-
-    #[test]
-    fn reads_cpuinfo_flags_and_vendor() {
-        let cpuinfo = "vendor_id\t: GenuineIntel\nmodel name\t: Some CPU\n\
-                       flags\t\t: fpu sse4_2 avx2 foo erms avx2\n";
-        assert_eq!(cpuinfo_value(cpuinfo, &["vendor_id"]), "GenuineIntel");
-        assert_eq!(code_path_flags(cpuinfo), ["avx2", "erms", "sse4_2"]);
-        assert_eq!(cpuinfo_value("", &["vendor_id"]), UNKNOWN);
     }
 }

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod comment;
 pub mod compare;
 pub mod config;
+pub mod cpu;
 pub mod doctor;
 pub mod error;
 pub mod files;

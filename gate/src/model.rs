@@ -32,12 +32,13 @@ pub struct Fingerprint {
     pub glibc: String,
     /// The `GLIBC_TUNABLES` the benchmarks ran with (empty when unset).
     pub glibc_tunables: String,
-    /// CPU vendor id, e.g. `AuthenticAMD`.
-    pub cpu_vendor: String,
-    /// CPU model name (informational).
-    pub cpu_model: String,
-    /// The CPU flags that change which code runs (sorted), e.g. `aes avx2 erms sha_ni`.
+    /// The CPU the benchmarks see (under valgrind, the one valgrind presents), e.g.
+    /// `GenuineIntel family 0x6 model 0x3c stepping 0x3, x86-64-v3`.
+    pub cpu: String,
+    /// That CPU's flags that change which code runs (sorted), e.g. `aes avx2 erms`.
     pub cpu_flags: Vec<String>,
+    /// The host's CPU vendor and model (informational: valgrind hides it from the benchmarks).
+    pub host_cpu: String,
     /// Whether ASLR was off for the benchmarks: `off`, `on` or `unknown`.
     pub aslr: String,
     /// Where the counts were taken: `container:<image>` or `host`.

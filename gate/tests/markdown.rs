@@ -15,9 +15,9 @@ fn fingerprint() -> Fingerprint {
         gungraun: "0.20.0".into(),
         glibc: "2.41".into(),
         glibc_tunables: "glibc.cpu.x86_rep_movsb_threshold=4294967295".into(),
-        cpu_vendor: "AuthenticAMD".into(),
-        cpu_model: "AMD EPYC 9B14".into(),
+        cpu: "GenuineIntel family 0x6 model 0x3c stepping 0x3, x86-64-v3".into(),
         cpu_flags: vec!["aes".into(), "avx2".into(), "erms".into()],
+        host_cpu: "AuthenticAMD AMD EPYC 9B14".into(),
         aslr: "off".into(),
         environment: "container:irgate-env".into(),
         workspace_root: "/irgate".into(),
@@ -234,7 +234,7 @@ fn injected_benchmark_names_and_reasons_are_rendered_harmless() {
             row("ok::bench", Some(100), Some(100), Status::Ok, false),
         ],
     );
-    report.fingerprint.cpu_model = "</details><details open>@cpu".into();
+    report.fingerprint.host_cpu = "</details><details open>@cpu".into();
     let md = render(&report, COMMENT_ROOM);
 
     let outside = outside_code_spans(&md);
