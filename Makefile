@@ -47,6 +47,10 @@ CONTAINER_RESULTS := --results target/irgate/results.json
 .PHONY: image gate-container baseline-container
 image: ## Build the pinned image $(IMAGE) on $(BASE_IMAGE)
 	@echo "image: $(IMAGE) on $(BASE_IMAGE), gungraun-runner $(GUNGRAUN_VERSION)"
+	@docker image inspect $(BASE_IMAGE) >/dev/null 2>&1 || docker pull --quiet $(BASE_IMAGE) >/dev/null || { \
+	  echo "make: the base image $(BASE_IMAGE) is not here and cannot be pulled." >&2; \
+	  echo "      Without access to a registry, build a local stand-in first (needs debootstrap and" >&2; \
+	  echo "      this machine's Rust 1.95.0): scripts/offline-base-image.sh" >&2; exit 2; }
 	DOCKER_BUILDKIT=$(DOCKER_BUILDKIT) docker build --quiet \
 	  --build-arg BASE_IMAGE=$(BASE_IMAGE) --build-arg GUNGRAUN_VERSION=$(GUNGRAUN_VERSION) \
 	  --tag $(IMAGE) .

@@ -5,7 +5,7 @@
 #      second run against the first, with docker/exact-gate.toml: no slack, --strict);
 #   3. requires the first run to equal the committed baselines/ the same way. The baselines must
 #      have been taken in the container (their fingerprint's `environment` says `container:...`);
-#      with no baselines yet this step is skipped with a notice.
+#      no baselines at all is an error (exit 2), never a pass.
 # Exit 0 when every count repeats; 1 when one moved; 2 when the gate could not decide.
 # Uses the image $IRGATE_IMAGE (default irgate-env; `make image` builds it).
 set -euo pipefail
@@ -20,6 +20,10 @@ exact=(--config docker/exact-gate.toml --strict)
 
 shopt -s nullglob
 baselines=(baselines/*.json)
+if [ ${#baselines[@]} -eq 0 ]; then
+    echo "container-repeat-check: no baselines in baselines/: take them with \`make baseline-container\`" >&2
+    exit 2
+fi
 # Baselines taken elsewhere are refused before the suite runs.
 for file in "${baselines[@]}"; do
     environment=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["fingerprint"]["environment"])' \
@@ -42,9 +46,5 @@ scripts/container-run.sh sh -c "
     echo 'container-repeat-check: run 2 against run 1 (every Ir must be identical)' &&
     ${irgate[*]} check --results $out/run2.json --baselines $out/baselines ${exact[*]}"
 
-if [ ${#baselines[@]} -eq 0 ]; then
-    echo "container-repeat-check: no committed baselines yet: skipping the comparison with baselines/"
-    exit 0
-fi
 echo "container-repeat-check: run 1 against the committed baselines (every Ir must be identical)"
 scripts/container-run.sh "${irgate[@]}" check --results "$out/run1.json" "${exact[@]}"
