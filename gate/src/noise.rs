@@ -74,6 +74,9 @@ pub struct NoiseArgs {
     /// Budget configuration, for the Ir gate's budgets [default: gate.toml]
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Run nothing: print the study saved by an earlier run (target/irgate/noise/noise.json)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["filter", "inject_slowdown"])]
+    pub from: Option<PathBuf>,
 }
 
 /// The long help of `irgate noise`.
@@ -116,6 +119,37 @@ struct Variant<'a> {
 
 /// Runs `irgate noise`.
 pub fn execute(args: &NoiseArgs) -> Result<ExitCode> {
+    let study = match &args.from {
+        Some(path) => files::read_versioned(path, "noise study", study::SCHEMA_VERSION)?,
+        None => {
+            let (study, saved) = measure(args)?;
+            eprintln!("irgate: wrote {}", saved.display());
+            study
+        }
+    };
+    match args.format {
+        Format::Table => print!("{}", report::table(&study)),
+        Format::Markdown => print!("{}", report::markdown(&study)),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&study).expect("the study serializes")
+        ),
+    }
+    let moved = study
+        .benchmarks
+        .iter()
+        .filter(|row| row.ir_spread.spread_pct > 0.0)
+        .count();
+    Ok(if moved == 0 {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("irgate: the Ir of {moved} benchmarks moved between runs of the same code");
+        ExitCode::from(1)
+    })
+}
+
+/// Runs both suites and judges them; returns the study and where it was saved.
+fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
     let paths = Paths {
         config: args.config.clone(),
         baselines: None,
@@ -224,6 +258,7 @@ pub fn execute(args: &NoiseArgs) -> Result<ExitCode> {
         benchmarks.push(row);
     }
     let study = Study {
+        schema_version: study::SCHEMA_VERSION,
         repetitions: k,
         wall_clock: settings,
         injected_features: args.inject_slowdown.then(|| args.slowdown_features.clone()),
@@ -231,24 +266,5 @@ pub fn execute(args: &NoiseArgs) -> Result<ExitCode> {
     };
     let saved = dir.join("noise.json");
     files::write_json_atomic(&saved, &study)?;
-    match args.format {
-        Format::Table => print!("{}", report::table(&study)),
-        Format::Markdown => print!("{}", report::markdown(&study)),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&study).expect("the study serializes")
-        ),
-    }
-    eprintln!("irgate: wrote {}", saved.display());
-    let moved = study
-        .benchmarks
-        .iter()
-        .filter(|row| row.ir_spread.spread_pct > 0.0)
-        .count();
-    Ok(if moved == 0 {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("irgate: the Ir of {moved} benchmarks moved between runs of the same code");
-        ExitCode::from(1)
-    })
+    Ok((study, saved))
 }

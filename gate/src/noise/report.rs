@@ -11,6 +11,7 @@ use crate::report::thousands;
 /// A time in nanoseconds, with a unit that keeps three or four significant digits.
 pub fn time(ns: f64) -> String {
     match ns {
+        ns if ns < 10.0 => format!("{ns:.2} ns"),
         ns if ns < 1e3 => format!("{ns:.1} ns"),
         ns if ns < 1e6 => format!("{:.2} µs", ns / 1e3),
         ns if ns < 1e9 => format!("{:.2} ms", ns / 1e6),
@@ -22,6 +23,15 @@ fn pct(value: f64) -> String {
     format!("{value:.1}%")
 }
 
+/// A percentage that may be tiny: two decimals, or `<0.01%`.
+fn small_pct(value: f64) -> String {
+    if value < 0.01 {
+        "<0.01%".to_owned()
+    } else {
+        format!("{value:.2}%")
+    }
+}
+
 fn whole_pct(value: f64) -> String {
     format!("{value:.0}%")
 }
@@ -31,7 +41,7 @@ fn signed_pct(value: f64) -> String {
 }
 
 fn budget(limit: &Limit) -> String {
-    format!("+{}% / +{} Ir", limit.relative_pct, limit.absolute)
+    format!("+{}%/+{}", limit.relative_pct, limit.absolute)
 }
 
 fn detection(d: &Detection) -> String {
@@ -43,20 +53,9 @@ fn detection(d: &Detection) -> String {
     }
 }
 
-/// The Ir budget every row shares, if they do.
-fn common_budget(study: &Study) -> Option<Limit> {
-    let mut budgets = study
-        .benchmarks
-        .iter()
-        .filter_map(|row| row.slowdown.as_ref().map(|s| s.ir_budget));
-    let first = budgets.next()?;
-    budgets.all(|b| b == first).then_some(first)
-}
-
 /// The header and the cells of every row, and which columns are numbers.
 fn cells(study: &Study) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
     let injected = study.injected_features.is_some();
-    let common = common_budget(study);
     let mut header: Vec<String> = [
         "benchmark",
         "time (median)",
@@ -72,16 +71,17 @@ fn cells(study: &Study) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
     .to_vec();
     let mut numeric = vec![false, true, true, true, true, true, true, true, true];
     if injected {
-        header.extend([
-            "slowdown (Ir)".to_owned(),
-            "time change".to_owned(),
-            "time gate".to_owned(),
-            match common {
-                Some(limit) => format!("Ir gate ({})", budget(&limit)),
-                None => "Ir gate".to_owned(),
-            },
-        ]);
-        numeric.extend([true, true, false, false]);
+        header.extend(
+            [
+                "slowdown (Ir)",
+                "time change",
+                "time gate",
+                "Ir budget",
+                "Ir gate",
+            ]
+            .map(str::to_owned),
+        );
+        numeric.extend([true, true, false, true, false]);
     }
     let rows = study
         .benchmarks
@@ -97,9 +97,9 @@ fn cells(study: &Study) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
                 ir_spread(row),
                 whole_pct(row.time_budget_pct),
                 format!(
-                    "+{} Ir ({:.2}%)",
+                    "+{} Ir ({})",
                     row.ir_min_regression,
-                    row.ir_min_regression as f64 / row.ir_spread.median * 100.0
+                    small_pct(row.ir_min_regression as f64 / row.ir_spread.median * 100.0)
                 ),
             ];
             if let Some(s) = &row.slowdown {
@@ -113,10 +113,8 @@ fn cells(study: &Study) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
                     },
                     signed_pct(s.time_change_pct),
                     detection(&s.time_gate),
-                    match common {
-                        Some(_) => detection(&s.ir_gate),
-                        None => format!("{} at {}", detection(&s.ir_gate), budget(&s.ir_budget)),
-                    },
+                    budget(&s.ir_budget),
+                    detection(&s.ir_gate),
                 ]);
             }
             line
@@ -350,6 +348,7 @@ mod tests {
             limit,
         );
         Study {
+            schema_version: crate::noise::study::SCHEMA_VERSION,
             repetitions: 3,
             wall_clock: WallClockSettings {
                 warm_up_secs: 0.2,
@@ -363,7 +362,8 @@ mod tests {
 
     #[test]
     fn times_get_a_readable_unit() {
-        assert_eq!(time(8.25), "8.2 ns");
+        assert_eq!(time(0.536), "0.54 ns");
+        assert_eq!(time(82.5), "82.5 ns");
         assert_eq!(time(9_912.0), "9.91 µs");
         assert_eq!(time(1_232_000.0), "1.23 ms");
     }
@@ -376,15 +376,15 @@ mod tests {
             lines[0],
             "| benchmark | time (median) | time spread | time CV | time min–max | Ir | Ir spread \
              | time gate needs | Ir gate needs | slowdown (Ir) | time change | time gate \
-             | Ir gate (+1% / +50 Ir) |"
+             | Ir budget | Ir gate |"
         );
         assert_eq!(
             lines[2],
             "| `pipeline::uncompressed_empty/b512` | 124.0 ns | 9.2% | 4.5% | 120.0 ns–131.0 ns \
-             | 487 | 0 | 10% | +1 Ir (0.21%) | +70 (+14.4%) | +4.8% | flaps (1/9) | caught |"
+             | 487 | 0 | 10% | +1 Ir (0.21%) | +70 (+14.4%) | +4.8% | flaps (1/9) | +1%/+50 | caught |"
         );
         assert!(
-            lines[3].ends_with("| 0 | +0.0% | quiet | quiet |"),
+            lines[3].ends_with("| 0 | +0.0% | quiet | +1%/+50 | quiet |"),
             "{}",
             lines[3]
         );

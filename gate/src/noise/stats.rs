@@ -8,10 +8,10 @@
 //! injected, every pair (clean run as the baseline, slowed run as the new one) is a run that
 //! should fail.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How repeated measurements of one benchmark scatter.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     /// The median of the measurements.
     pub median: f64,
@@ -75,7 +75,7 @@ pub fn time_budget_pct(spread_pct: f64) -> f64 {
 }
 
 /// What a gate said about one benchmark over every (baseline, new) pair of runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Slowed, and every pair failed the gate.
@@ -104,7 +104,7 @@ impl Verdict {
 }
 
 /// A gate's judgement of one benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Detection {
     /// The pairs (baseline run, new run) that failed the gate.
     pub alarms: usize,

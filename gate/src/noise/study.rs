@@ -1,15 +1,21 @@
 //! The measured study: per benchmark, the clean runs of both suites, optionally the runs with the
 //! injected slowdown, and what each gate makes of them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::stats::{self, Detection, Spread};
 use crate::config;
 use crate::model::Limit;
 
-/// The whole noise study, as `irgate noise --format json` prints it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The schema version of the study files this irgate reads and writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The whole noise study, as `irgate noise --format json` prints it and `noise.json` holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Study {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
     /// Runs of each suite per variant (clean, and slowed when injected).
     pub repetitions: usize,
     /// The criterion settings of the wall-clock runs.
@@ -21,7 +27,7 @@ pub struct Study {
 }
 
 /// How each wall-clock run was measured (criterion's command-line settings).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct WallClockSettings {
     /// `--warm-up-time`, seconds per benchmark.
     pub warm_up_secs: f64,
@@ -32,7 +38,7 @@ pub struct WallClockSettings {
 }
 
 /// One benchmark's measurements and verdicts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// Benchmark id, e.g. `pipeline::uncompressed_empty/b512`.
     pub id: String,
@@ -55,7 +61,7 @@ pub struct Row {
 }
 
 /// A benchmark's runs with the injected slowdown, and whether each gate saw it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Slowdown {
     /// Criterion's median time of each slowed run, in nanoseconds.
     pub time_ns: Vec<f64>,
@@ -224,6 +230,31 @@ mod tests {
         let row = Row::new("a::b/c", &runs(&[1.0, 1.0], &[1000, 1003]), None, BUDGET).unwrap();
         assert_eq!(row.ir_min_regression, 4);
         assert!((row.ir_spread.spread_pct - 0.3).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_study_round_trips_through_its_file() {
+        let row = Row::new("a::b/c", &runs(&[10.5, 11.25], &[40, 40]), None, BUDGET).unwrap();
+        let study = Study {
+            schema_version: SCHEMA_VERSION,
+            repetitions: 2,
+            wall_clock: WallClockSettings {
+                warm_up_secs: 0.2,
+                measurement_secs: 0.5,
+                sample_size: 30,
+            },
+            injected_features: None,
+            benchmarks: vec![row],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("noise.json");
+        crate::files::write_json_atomic(&path, &study).unwrap();
+        let read = crate::files::read_versioned::<Study>(&path, "noise study", SCHEMA_VERSION);
+        assert_eq!(read.unwrap(), study);
+        let error = crate::files::read_versioned::<Study>(&path, "noise study", 2)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("unsupported schema_version 1"), "{error}");
     }
 
     #[test]
