@@ -98,8 +98,9 @@ Every pair (clean run, slowed run) is judged by the time gate at its budget abov
 gate at its gate.toml budget: caught (every pair fails), flaps (some do), missed (none does), and
 for benchmarks the slowdown does not touch (no added Ir), quiet or false alarm.
 
-Takes about K x (0.4 s + warm-up + measurement + 0.1 s) per benchmark and variant: 127
-benchmarks, K=5, both variants, about 20 minutes on 2 cores. Narrow it with FILTER.
+Takes about K x (0.5 s + warm-up + measurement + 0.2 s) per benchmark and variant: all 132
+benchmarks, K=5, both variants took 29 minutes on 2 cores. Narrow it with FILTER, or print a saved
+study again with --from.
 
 Exit codes: 0 done; 1 an instruction count moved between runs of the same code (a determinism
 bug); 2 a suite failed or its output could not be read.";
@@ -252,7 +253,14 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
             .get(config::IR)
             .copied()
             .unwrap_or(config::DEFAULT_LIMIT);
-        let slowed = runs.get(1).map(|by_id| &by_id[id]);
+        let slowed = match runs.get(1) {
+            None => None,
+            Some(by_id) => Some(by_id.get(id).ok_or_else(|| {
+                Error::Tool(format!(
+                    "{id}: the slowed build of the suite did not run it"
+                ))
+            })?),
+        };
         let row = Row::new(id, &runs[0][id], slowed, ir_budget)
             .ok_or_else(|| Error::Tool(format!("{id}: no runs to compare")))?;
         benchmarks.push(row);
