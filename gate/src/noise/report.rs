@@ -141,34 +141,7 @@ pub fn table(study: &Study) -> String {
     let (header, rows, numeric) = cells(study);
     let mut lines = vec![header];
     lines.extend(rows);
-    let widths: Vec<usize> = (0..lines[0].len())
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for line in &lines {
-        let mut text = String::new();
-        for (i, cell) in line.iter().enumerate() {
-            let pad = widths[i] - cell.chars().count();
-            if i > 0 {
-                text.push_str("  ");
-            }
-            if numeric[i] {
-                text.push_str(&" ".repeat(pad));
-                text.push_str(cell);
-            } else {
-                text.push_str(cell);
-                text.push_str(&" ".repeat(pad));
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
+    let mut out = crate::report::align(&lines, |i| numeric[i]);
     out.push('\n');
     out.push_str(&summary(study).join("\n"));
     out.push('\n');

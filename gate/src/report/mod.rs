@@ -26,6 +26,42 @@ pub fn render(report: &crate::model::Report, format: Format) -> String {
     }
 }
 
+/// Lays out `lines` of cells as an aligned text table, two spaces between columns; columns where
+/// `numeric(i)` holds are right-aligned. Each line ends in a newline, without trailing spaces.
+pub fn align(lines: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
+    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            lines
+                .iter()
+                .filter_map(|line| line.get(i))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for line in lines {
+        let mut text = String::new();
+        for (i, cell) in line.iter().enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            let pad = " ".repeat(widths[i] - cell.chars().count());
+            if numeric(i) {
+                text.push_str(&pad);
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                text.push_str(&pad);
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 /// `1234567` -> `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -42,6 +78,15 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aligns_text_left_and_numbers_right() {
+        let lines = vec![
+            vec!["name".to_owned(), "Ir".to_owned()],
+            vec!["a".to_owned(), "1,234".to_owned()],
+        ];
+        assert_eq!(align(&lines, |i| i == 1), "name     Ir\na     1,234\n");
+    }
 
     #[test]
     fn groups_thousands() {

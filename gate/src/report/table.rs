@@ -32,34 +32,10 @@ pub fn render(report: &Report) -> String {
     let with_metric = report.rows.iter().any(|row| row.metric != "Ir");
     let mut lines = vec![header(with_metric)];
     lines.extend(report.rows.iter().map(|row| cells(row, with_metric)));
-    let widths: Vec<usize> = (0..lines[0].len())
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let numeric = |i: usize| {
-        let first_number = if with_metric { 2 } else { 1 };
+    let first_number = if with_metric { 2 } else { 1 };
+    out.push_str(&super::align(&lines, |i| {
         (first_number..first_number + 3).contains(&i)
-    };
-    for line in &lines {
-        let mut text = String::new();
-        for (i, cell) in line.iter().enumerate() {
-            if i > 0 {
-                text.push_str("  ");
-            }
-            if numeric(i) {
-                let _ = write!(text, "{cell:>width$}", width = widths[i]);
-            } else {
-                let _ = write!(text, "{cell:<width$}", width = widths[i]);
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
+    }));
     out.push('\n');
     out.push_str(&verdict(report));
     out.push('\n');
