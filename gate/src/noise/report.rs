@@ -265,22 +265,34 @@ pub fn summary(study: &Study) -> Vec<String> {
                     .is_some_and(|s| s.ir_added as u64 >= r.ir_min_regression)
             })
             .count();
+        let untouched = n - slowed.len();
+        let alarms = |gate: fn(&Row) -> Verdict| match untouched {
+            0 => String::new(),
+            u => format!(
+                ", with false alarms on {} of the {u} that did not change",
+                count(gate, Verdict::FalseAlarm)
+            ),
+        };
         lines.push(format!(
             "Injected slowdown (`--features {features}`): {s} of {n} benchmarks do {range} more \
-             work; the other {u} do not run the slowed code. The Ir gate at its gate.toml budget \
-             caught {ic} and missed {im}, with {ifa} false alarms; at its noise floor (+1 Ir above \
-             the observed spread) it would catch {floor} of {s}. The time gate at the budget above \
-             its spread caught {tc}, flapped on {tf} (failed in some pairs of runs, passed in \
-             others) and missed {tm}, with false alarms on {tfa} of the {u} that did not change.",
+             work{rest}. The Ir gate at its gate.toml budget caught {ic}, flapped on {if_} and \
+             missed {im}{ir_alarms}; at its noise floor (+1 Ir above the observed spread) it would \
+             catch {floor} of {s}. The time gate at the budget above its spread caught {tc}, \
+             flapped on {tf} (failed in some pairs of runs, passed in others) and missed \
+             {tm}{time_alarms}.",
             s = slowed.len(),
-            u = n - slowed.len(),
+            rest = match untouched {
+                0 => String::new(),
+                u => format!("; the other {u} do not run the slowed code"),
+            },
             ic = count(ir_gate, Verdict::Caught),
-            im = count(ir_gate, Verdict::Missed) + count(ir_gate, Verdict::Flaps),
-            ifa = count(ir_gate, Verdict::FalseAlarm),
+            if_ = count(ir_gate, Verdict::Flaps),
+            im = count(ir_gate, Verdict::Missed),
+            ir_alarms = alarms(ir_gate),
             tc = count(time_gate, Verdict::Caught),
             tf = count(time_gate, Verdict::Flaps),
             tm = count(time_gate, Verdict::Missed),
-            tfa = count(time_gate, Verdict::FalseAlarm),
+            time_alarms = alarms(time_gate),
         ));
     }
     lines
@@ -365,9 +377,9 @@ mod tests {
         assert!(
             text.contains(
                 "1 of 2 benchmarks do +70 to +70 Ir more work; the other 1 do not run the \
-                 slowed code. The Ir gate at its gate.toml budget caught 1 and missed 0, with 0 \
-                 false alarms; at its noise floor (+1 Ir above the observed spread) it would \
-                 catch 1 of 1."
+                 slowed code. The Ir gate at its gate.toml budget caught 1, flapped on 0 and \
+                 missed 0, with false alarms on 0 of the 1 that did not change; at its noise \
+                 floor (+1 Ir above the observed spread) it would catch 1 of 1."
             ),
             "{text}"
         );
