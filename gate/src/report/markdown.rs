@@ -150,7 +150,7 @@ fn footer(report: &Report) -> String {
     if report.fingerprint != Fingerprint::default() {
         out.push_str("<details><summary>Environment the counts were taken in</summary>\n\n");
         out.push_str("| Field | Value |\n|:--|:--|\n");
-        for (field, value) in fingerprint_fields(&report.fingerprint) {
+        for (field, value) in crate::fingerprint::fields(&report.fingerprint) {
             let _ = writeln!(out, "| {field} | {} |", code(&value));
         }
         out.push_str("\n</details>\n\n");
@@ -168,30 +168,6 @@ fn footer(report: &Report) -> String {
          to lock in the gain.\n",
     );
     out
-}
-
-fn fingerprint_fields(fp: &Fingerprint) -> Vec<(&'static str, String)> {
-    let rustc = if fp.rustc_commit.is_empty() {
-        fp.rustc.clone()
-    } else {
-        format!("{} ({})", fp.rustc, fp.rustc_commit)
-    };
-    vec![
-        ("rustc", rustc),
-        ("target", fp.target.clone()),
-        ("valgrind", fp.valgrind.clone()),
-        ("gungraun", fp.gungraun.clone()),
-        ("glibc", fp.glibc.clone()),
-        ("GLIBC_TUNABLES", fp.glibc_tunables.clone()),
-        ("CPU (as benchmarked)", fp.cpu.clone()),
-        ("CPU flags", fp.cpu_flags.join(" ")),
-        ("host CPU", fp.host_cpu.clone()),
-        ("ASLR", fp.aslr.clone()),
-        ("environment", fp.environment.clone()),
-        ("workspace root", fp.workspace_root.clone()),
-        ("commit", fp.commit.clone()),
-        ("date", fp.date.clone()),
-    ]
 }
 
 /// A table that can lose rows to fit: `before` + `header` + rows + `after`, all-or-nothing for
