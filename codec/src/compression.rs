@@ -48,6 +48,16 @@ pub enum Backend {
     Flate2,
 }
 
+impl Backend {
+    /// Every backend compiled in, the default first.
+    pub const ALL: &[Backend] = &[
+        #[cfg(feature = "libdeflate")]
+        Backend::Libdeflate,
+        #[cfg(feature = "flate2")]
+        Backend::Flate2,
+    ];
+}
+
 impl Default for Backend {
     /// libdeflate when it is compiled in, else flate2.
     fn default() -> Self {
@@ -234,15 +244,6 @@ fn grow(buf: &mut Vec<u8>, len: usize) {
 mod tests {
     use super::*;
 
-    fn backends() -> Vec<Backend> {
-        vec![
-            #[cfg(feature = "libdeflate")]
-            Backend::Libdeflate,
-            #[cfg(feature = "flate2")]
-            Backend::Flate2,
-        ]
-    }
-
     fn sample(len: usize) -> Vec<u8> {
         (0..len)
             .map(|i| (i * 7 % 251) as u8 ^ (i / 300) as u8)
@@ -252,7 +253,7 @@ mod tests {
     #[test]
     fn every_backend_reads_every_backends_stream() {
         let input = sample(5000);
-        for writer in backends() {
+        for writer in Backend::ALL.iter().copied() {
             let mut compressor = Compressor::new(writer, Level::DEFAULT);
             let mut buf = Vec::new();
             let len = compressor.compress(&input, &mut buf).unwrap();
@@ -260,7 +261,7 @@ mod tests {
                 len < input.len(),
                 "{writer:?} should shrink a repetitive input"
             );
-            for reader in backends() {
+            for reader in Backend::ALL.iter().copied() {
                 let mut out = vec![0; input.len()];
                 Decompressor::new(reader)
                     .decompress(&buf[..len], &mut out)
@@ -272,7 +273,7 @@ mod tests {
 
     #[test]
     fn state_is_reused_across_streams() {
-        for backend in backends() {
+        for backend in Backend::ALL.iter().copied() {
             let mut compressor = Compressor::new(backend, Level::DEFAULT);
             let mut decompressor = Decompressor::new(backend);
             let mut buf = Vec::new();
@@ -289,7 +290,7 @@ mod tests {
     #[test]
     fn size_mismatches_are_errors() {
         let input = sample(1000);
-        for backend in backends() {
+        for backend in Backend::ALL.iter().copied() {
             let mut buf = Vec::new();
             let n = Compressor::new(backend, Level::DEFAULT)
                 .compress(&input, &mut buf)

@@ -7,25 +7,19 @@ use codec::frame::{FrameDecoder, FrameEncoder, MAX_DATA_LEN, MAX_FRAME_LEN};
 use codec::varint::{decode_varint, put_varint};
 use proptest::prelude::*;
 
-fn backends() -> Vec<Backend> {
-    vec![
-        #[cfg(feature = "libdeflate")]
-        Backend::Libdeflate,
-        #[cfg(feature = "flate2")]
-        Backend::Flate2,
-    ]
-}
-
 fn compression(threshold: usize) -> Option<Compression> {
     Some(Compression::new(threshold))
 }
 
 /// Decodes the single frame in `wire` with every backend, expecting the same error from each.
 fn decode_err(compression: Option<Compression>, wire: &[u8]) -> DecodeError {
-    let errors: Vec<DecodeError> = backends()
-        .into_iter()
+    let errors: Vec<DecodeError> = Backend::ALL
+        .iter()
         .map(|backend| {
-            let settings = compression.map(|c| Compression { backend, ..c });
+            let settings = compression.map(|c| Compression {
+                backend: *backend,
+                ..c
+            });
             FrameDecoder::new(settings)
                 .decode(wire)
                 .expect_err("malformed frame must not decode")
@@ -98,7 +92,7 @@ fn packet_at_threshold_is_compressed() {
 #[test]
 fn backends_read_each_others_frames() {
     let payload: Vec<u8> = (0..3000u32).map(|i| (i % 13) as u8).collect();
-    for writer in backends() {
+    for writer in Backend::ALL.iter().copied() {
         let mut wire = Vec::new();
         let settings = Compression {
             threshold: 64,
@@ -108,7 +102,7 @@ fn backends_read_each_others_frames() {
         FrameEncoder::new(Some(settings))
             .encode(9, &payload, &mut wire)
             .unwrap();
-        for reader in backends() {
+        for reader in Backend::ALL.iter().copied() {
             let mut decoder = FrameDecoder::new(Some(Compression {
                 backend: reader,
                 ..Compression::new(64)
@@ -435,7 +429,7 @@ proptest! {
         backend_index in 0usize..2,
         cut in any::<prop::sample::Index>(),
     ) {
-        let backends = backends();
+        let backends = Backend::ALL;
         let backend = backends[backend_index % backends.len()];
         let settings = threshold.map(|threshold| Compression { backend, ..Compression::new(threshold) });
         let mut encoder = FrameEncoder::new(settings);
