@@ -64,7 +64,7 @@ fn compare_and_render(bencher: divan::Bencher) {
     let config = Config::default();
     bencher.bench(|| {
         let report = compare::compare(&new, &baselines, &config, Policy::default());
-        report::table::render(&report)
+        report::table::render(&report, true)
     });
 }
 
@@ -77,6 +77,6 @@ fn read_compare_and_render(bencher: divan::Bencher) {
         let new = results::read(&dir.path().join("run").join("results.json")).unwrap();
         let baselines = Baselines::load_nonempty(dir.path()).unwrap();
         let report = compare::compare(&new, &baselines, &config, Policy::default());
-        report::table::render(&report)
+        report::table::render(&report, true)
     });
 }

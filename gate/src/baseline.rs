@@ -324,6 +324,7 @@ mod tests {
                 rustc: rustc.into(),
                 ..Fingerprint::default()
             },
+            suites: Vec::new(),
             filters: Vec::new(),
             benchmarks: entries
                 .iter()

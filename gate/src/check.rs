@@ -3,23 +3,37 @@
 use std::process::ExitCode;
 
 use crate::baseline::Baselines;
-use crate::cli::CheckArgs;
 use crate::compare::{self, Policy};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::model::{Fingerprint, Outcome, Report};
-use crate::report::Format;
-use crate::{report, results};
+use crate::paths::Paths;
+use crate::report::{self, Format};
+use crate::results;
+use crate::suite::Suite;
+
+/// What `irgate check` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The report's format.
+    pub format: Format,
+    /// Every row, even when every budget holds (table format).
+    pub full: bool,
+    /// How strict the verdict is.
+    pub policy: Policy,
+    /// Where the files are.
+    pub paths: Paths,
+}
 
 /// Runs `irgate check`; the exit code is the outcome's.
 ///
 /// When the inputs are unusable, the table format returns the error; the machine-read formats
 /// (markdown, json) print an undecided report that carries it, so a pull-request comment built from
 /// them still says why the gate could not decide.
-pub fn execute(args: &CheckArgs) -> Result<ExitCode> {
-    let report = match compare_inputs(args) {
+pub fn execute(options: &Options) -> Result<ExitCode> {
+    let report = match compare_inputs(options) {
         Ok(report) => report,
-        Err(error) if args.format != Format::Table => {
+        Err(error) if options.format != Format::Table => {
             eprintln!("irgate: error: {error}");
             Report {
                 outcome: Outcome::Undecided {
@@ -32,15 +46,36 @@ pub fn execute(args: &CheckArgs) -> Result<ExitCode> {
         }
         Err(error) => return Err(error),
     };
-    print!("{}", report::render(&report, args.format));
+    report::print(&report::render(&report, options.format, options.full));
     Ok(ExitCode::from(report.outcome.exit_code()))
 }
 
-/// Reads the results, baselines and budgets named by `args` and compares them.
-fn compare_inputs(args: &CheckArgs) -> Result<Report> {
-    let paths = args.paths.resolve();
-    let config = Config::load_or_default(&paths.config.0, paths.config.1)?;
+/// Reads the results, baselines and budgets named by `options` and compares them.
+fn compare_inputs(options: &Options) -> Result<Report> {
+    let paths = options.paths.resolve()?;
+    let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let results = results::read(&paths.results)?;
+    let skipped: Vec<String> = config
+        .suites
+        .iter()
+        .map(Suite::name)
+        .filter(|name| !results.suites.contains(name))
+        .collect();
+    if !skipped.is_empty() {
+        return Err(Error::invalid(
+            paths.results.display(),
+            format!(
+                "suite(s) {} declared in gate.toml did not run (these results come from: {}): run \
+                 every suite (`irgate run`), or merge every suite's results (`irgate run --from`)",
+                skipped.join(", "),
+                if results.suites.is_empty() {
+                    "no known suite".to_owned()
+                } else {
+                    results.suites.join(", ")
+                }
+            ),
+        ));
+    }
     if results.benchmarks.is_empty() {
         return Err(Error::invalid(
             paths.results.display(),
@@ -58,10 +93,5 @@ fn compare_inputs(args: &CheckArgs) -> Result<Report> {
             "override pattern matches no benchmark (a typo, or a benchmark that is gone?)",
         ));
     }
-    let policy = Policy {
-        strict: args.strict,
-        allow_new: args.allow_new,
-        on_env_mismatch: args.on_env_mismatch,
-    };
-    Ok(compare::compare(&results, &baselines, &config, policy))
+    Ok(compare::compare(&results, &baselines, &config, options.policy))
 }

@@ -1,10 +1,12 @@
-//! The command line: `irgate run`, `irgate check`, `irgate refresh`.
+//! The command line: every argument and help text of irgate, turned into each command's plain
+//! options. Nothing below this module knows of clap.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::compare::EnvPolicy;
+use crate::compare::{EnvPolicy, Policy};
+use crate::paths::Paths;
 use crate::report::Format;
 
 const ABOUT: &str = "A CI regression gate on callgrind instruction counts.";
@@ -13,27 +15,31 @@ const LONG_ABOUT: &str = "\
 A CI regression gate on callgrind instruction counts.
 
 Instruction counts repeat exactly for the same binary, input and environment, so a gate on them
-catches a 0.5% regression with no false alarms, where wall-clock time moves by several percent
-from run to run on a shared runner.
+catches a single added instruction with no false alarm, where wall-clock time moves by several
+percent from run to run on a shared runner.
 
 The workflow:
-  irgate run        run the callgrind suite and collect its counts
+  irgate init       find the callgrind suites of this workspace and write gate.toml
+  irgate run        run the callgrind suites and collect their counts
   irgate check      compare them with the committed baselines and budgets
   irgate refresh    accept the counts as the new baselines, on purpose
+  irgate doctor     show this environment against the baselines', field by field
 
-Exit codes (all commands): 0 every budget holds, 1 a budget is exceeded, 2 the gate cannot decide
-(bad or missing input, a different environment, a tool missing).";
+Exit codes (every command): 0 every budget holds (or the command did its work), 1 a budget is
+exceeded, 2 the gate cannot decide (bad or missing input, a different environment, a tool
+missing).";
 
 const AFTER_LONG_HELP: &str = "\
 Examples:
-  irgate run && irgate check                 what `make gate` does
-  irgate run 'frame::*' && irgate refresh 'frame::*'
-                                             re-take the baselines of one group
-  irgate check --format json > report.json   a machine-readable report
+  irgate init                                  set up gate.toml in this workspace
+  irgate run && irgate check                   the gate
+  irgate run 'parse::*' && irgate refresh 'parse::*'
+                                               re-take the baselines of one group
+  irgate check --format json > report.json     a machine-readable report
 
-Files: gate.toml (budgets), baselines/<group>.json (accepted counts, committed),
+Files: gate.toml (suites and budgets), baselines/<group>.json (accepted counts, committed),
 target/irgate/results.json (the latest run). Paths are relative to the directory holding
-gate.toml, searched upwards from the current directory.";
+gate.toml, else to the Cargo workspace's root.";
 
 /// irgate's command line.
 #[derive(Debug, Parser)]
@@ -54,7 +60,10 @@ pub struct Cli {
 /// irgate's commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the callgrind suite (or read summaries taken elsewhere) and write the results.
+    /// Find this workspace's callgrind suites and write gate.toml (and, on request, CI files).
+    #[command(long_about = INIT_ABOUT)]
+    Init(InitArgs),
+    /// Run the callgrind suites (or read summaries taken elsewhere) and write the results.
     #[command(long_about = RUN_ABOUT)]
     Run(RunArgs),
     /// Compare the latest results with the baselines and budgets; print the report.
@@ -63,30 +72,47 @@ pub enum Command {
     /// Write the latest results as the new baselines (all benchmarks, or a filter).
     #[command(long_about = REFRESH_ABOUT)]
     Refresh(RefreshArgs),
-    /// Post the JSON report as the pull request's one irgate comment; write the step summary.
-    #[command(long_about = crate::comment::ABOUT)]
-    Comment(crate::comment::CommentArgs),
-    /// Measure how much time and Ir move between runs here, and whether each gate catches a
-    /// known slowdown.
-    #[command(long_about = crate::noise::ABOUT)]
-    Noise(crate::noise::NoiseArgs),
     /// Show this environment's fingerprint and whether it matches the baselines', field by field.
-    #[command(long_about = crate::doctor::ABOUT)]
-    Doctor(crate::doctor::DoctorArgs),
+    #[command(long_about = DOCTOR_ABOUT)]
+    Doctor(DoctorArgs),
+    /// Post the JSON report as the pull request's one irgate comment; write the step summary.
+    #[cfg(feature = "github")]
+    #[command(long_about = COMMENT_ABOUT)]
+    Comment(CommentArgs),
 }
 
+const INIT_ABOUT: &str = "\
+Set irgate up in the Cargo workspace of the current directory.
+
+Finds the workspace's callgrind suites with `cargo metadata`: bench targets of packages that
+depend on gungraun (0.17 to 0.20) or iai-callgrind (0.12 to 0.16), including suites behind a
+feature (their `required-features` are written with them). Unless --no-run, runs them once to
+see how large the benchmarks are, and chooses the budget from that: +1%, and at least 5% of the
+smallest benchmark's count (no less than 1 Ir, no more than 50), so a +10% change of the smallest
+benchmark fails while one instruction moved by code layout passes.
+
+Writes gate.toml at the workspace root (refuses to overwrite it without --force). With --ci, also
+writes the GitHub workflows (.github/workflows/irgate.yml and irgate-comment.yml) and the pinned
+image's Dockerfile (.irgate/Dockerfile). Nothing else is created. Prints the next steps.";
+
 const RUN_ABOUT: &str = "\
-Run the callgrind suite and write its counts to target/irgate/results.json.
+Run every callgrind suite declared in gate.toml (or found in the workspace, without any) and
+write their counts to target/irgate/results.json.
 
-Runs `cargo bench -p <package> --bench <bench>` under gungraun with the settings that make counts
-repeat: a pinned cache model (--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64), GLIBC_TUNABLES
-passed through gungraun's cleared environment (the environment's value, or one that pins glibc's
-memcpy/memset choice), and ASLR off. Prints one progress line per benchmark. The environment
-(toolchain, valgrind, gungraun, glibc, CPU, ASLR state, commit) is recorded with the counts, so
-`irgate check` can refuse to compare counts taken in different environments.
+Each suite runs as `cargo bench -p <package> --bench <bench> [--features ...]` under its library
+(gungraun or iai-callgrind: the version comes from `cargo metadata`, and the runner must be that
+version, checked before anything is built) with the settings that make counts repeat: a pinned
+cache model (--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64), GLIBC_TUNABLES in the
+benchmarks' cleared environment (the environment's value, or one that pins glibc's memcpy/memset
+choice), and ASLR off. Prints one progress line per benchmark. The environment (toolchain,
+valgrind, the library, glibc, CPU, ASLR state, commit) is recorded with the counts, so `irgate
+check` can refuse to compare counts taken in different environments.
 
-With --from, nothing runs: the counts come from gungraun summary directories (every summary.json
-below them) or irgate results files, possibly from several CI shards, merged into one. A benchmark
+Benchmark ids are `group::function/id`; a group must be unique across suites (a run refuses a
+duplicate and names both suites).
+
+With --from, nothing runs: the counts come from summary directories (every summary.json below
+them) or irgate results files, possibly from several CI shards, merged into one. A benchmark
 found twice is an error.";
 
 const CHECK_ABOUT: &str = "\
@@ -94,12 +120,16 @@ Compare the latest results with baselines/ under the budgets of gate.toml, print
 exit 0 when every budget holds, 1 when one is exceeded, 2 when the gate cannot decide.
 
 Each gated metric (Ir by default) of each benchmark is over budget when it grew by more than the
-larger of its relative and absolute allowance (\"+1% and at least +50 Ir\"). A benchmark without a
-baseline fails unless --allow-new; an improvement beyond the budget means the baseline is stale
-(fails with --strict); a baseline whose benchmark did not run is listed as vanished. If the
-environment differs from the baselines' in a field that changes counts (rustc, valgrind, gungraun,
-glibc, CPU vendor or flags, ASLR...), the gate refuses to judge (exit 2) and names the fields;
---on-env-mismatch=warn shows the comparison without a verdict instead (exit 0).";
+larger of its relative and absolute allowance (default: +1% and at least +1 Ir). A benchmark
+without a baseline fails unless --allow-new; an improvement beyond the budget means the baseline
+is stale (fails with --strict); a baseline whose benchmark did not run is listed as vanished.
+Results that miss a suite declared in gate.toml are refused (exit 2): run every suite. If the
+environment differs from the baselines' in a field that changes counts (rustc, valgrind, the
+library, glibc, CPU vendor or flags, ASLR...), the gate refuses to judge (exit 2) and names the
+fields; --on-env-mismatch=warn shows the comparison without a verdict instead (exit 0).
+
+When every budget holds, the report is a short summary (the largest movers within budget);
+--full prints every row.";
 
 const REFRESH_ABOUT: &str = "\
 Write the latest results into baselines/, one file per benchmark group, and show what changed.
@@ -109,9 +139,37 @@ benchmarks that did not run are kept (unless --prune). Files are replaced atomic
 interrupted refresh loses nothing. Review the diff and commit it: that is how a new baseline is
 accepted on purpose.";
 
-/// Where the gate's files are; each defaults to a path below the directory holding gate.toml.
+const DOCTOR_ABOUT: &str = "\
+Print the environment of this machine (or container) as `irgate run` would record it, and compare
+it field by field with the environment the baselines were taken in.
+
+Fields that change which instructions run (toolchain, valgrind, the benchmark library, glibc and
+its tunables, the CPU the benchmarks see and its code-path flags, ASLR) must match, or `irgate
+check` refuses to compare (exit 2). The others (host CPU, environment, path, commit, date) are
+shown for information.
+
+`cpu` is the CPU as programs running under valgrind see it: valgrind presents its own CPU model to
+them, and glibc and the crates choose their code paths by that model, not by the host's.
+
+Exit codes: 0 every field that matters matches (or there are no baselines yet), 2 one differs or
+the baselines cannot be read.";
+
+#[cfg(feature = "github")]
+const COMMENT_ABOUT: &str = "\
+Post the report of `irgate check --format json` as the pull request's one irgate comment (updated
+in place on every run, found by a hidden marker), append it to the job's step summary
+($GITHUB_STEP_SUMMARY) and print ::error annotations for failing benchmarks (under GitHub Actions).
+
+The token comes from GITHUB_TOKEN and never appears in any output; it is only ever sent to the
+API's host, GITHUB_API_URL (default https://api.github.com). Rate limits and server errors are
+retried with backoff.
+
+The exit code is the gate's own, read from the report (0 passed, 1 over budget, 2 undecided):
+a failure to post is reported and does not change it.";
+
+/// Where the gate's files are; each defaults to a path below the repository root.
 #[derive(Debug, Clone, Args)]
-pub struct Paths {
+pub struct PathArgs {
     /// Budget configuration [default: gate.toml]
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -123,51 +181,87 @@ pub struct Paths {
     pub results: Option<PathBuf>,
 }
 
+impl From<&PathArgs> for Paths {
+    fn from(args: &PathArgs) -> Paths {
+        Paths {
+            config: args.config.clone(),
+            baselines: args.baselines.clone(),
+            results: args.results.clone(),
+        }
+    }
+}
+
+/// Arguments of `irgate init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Also write the GitHub workflows and the pinned image's Dockerfile
+    #[arg(long)]
+    pub ci: bool,
+    /// Do not run the suites; use the default budget
+    #[arg(long)]
+    pub no_run: bool,
+    /// Overwrite files that exist
+    #[arg(long)]
+    pub force: bool,
+}
+
 /// Arguments of `irgate run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Only benchmarks whose id matches this glob, e.g. 'frame::*' or 'pipeline::*/b512'
     #[arg(value_name = "FILTER")]
     pub filter: Option<String>,
-    /// Read gungraun summaries (a directory) or irgate results (a file, or a directory holding
-    /// results.json) instead of running; repeat to merge shards
-    #[arg(long, value_name = "PATH")]
+    /// Only this suite ('package/bench' or the bench's name); repeat for more
+    #[arg(long = "suite", value_name = "SUITE")]
+    pub suites: Vec<String>,
+    /// Read summary directories or irgate results (a file, or a directory holding results.json)
+    /// instead of running; repeat to merge shards
+    #[arg(long, value_name = "PATH", conflicts_with = "suites")]
     pub from: Vec<PathBuf>,
-    /// The cargo package of the callgrind suite
-    #[arg(long, default_value = "benches", value_name = "NAME")]
-    pub package: String,
-    /// The bench target of the callgrind suite
-    #[arg(long, default_value = "callgrind", value_name = "NAME")]
-    pub bench: String,
-    /// Cargo features to build the suite with (passed to `cargo bench --features`)
-    #[arg(long, value_name = "FEATURES")]
-    pub features: Option<String>,
-    /// gungraun's output directory (`GUNGRAUN_HOME`) instead of target/gungraun. Not an option:
-    /// `irgate noise` gives its runs their own, so that they never share files with another run.
-    #[arg(skip)]
-    pub gungraun_home: Option<PathBuf>,
     #[command(flatten)]
-    pub paths: Paths,
+    pub paths: PathArgs,
+}
+
+/// `--on-env-mismatch` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EnvPolicyArg {
+    /// Refuse to judge: exit 2, naming the differing fields
+    Fail,
+    /// Show the comparison without a verdict: exit 0
+    Warn,
+}
+
+/// `--format` values of `irgate check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// An aligned table for a terminal, worst first
+    Table,
+    /// GitHub markdown: the pull-request comment body (also fits a job step summary)
+    Markdown,
+    /// JSON with a documented, versioned schema
+    Json,
 }
 
 /// Arguments of `irgate check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Report format
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+    /// Print every row, not only a summary, when every budget holds
+    #[arg(long)]
+    pub full: bool,
     /// Fail on stale baselines (improvements beyond the budget) too
     #[arg(long)]
     pub strict: bool,
     /// Let benchmarks without a baseline pass (they are still listed)
     #[arg(long)]
     pub allow_new: bool,
-    /// What a different environment does: fail refuses to judge (exit 2); warn shows the
-    /// comparison without a verdict (exit 0)
-    #[arg(long, value_enum, default_value_t = EnvPolicy::Fail, value_name = "POLICY")]
-    pub on_env_mismatch: EnvPolicy,
+    /// What a different environment does
+    #[arg(long, value_enum, default_value_t = EnvPolicyArg::Fail, value_name = "POLICY")]
+    pub on_env_mismatch: EnvPolicyArg,
     #[command(flatten)]
-    pub paths: Paths,
+    pub paths: PathArgs,
 }
 
 /// Arguments of `irgate refresh`.
@@ -183,56 +277,94 @@ pub struct RefreshArgs {
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]
-    pub paths: Paths,
+    pub paths: PathArgs,
 }
 
-/// The gate's files, resolved.
-#[derive(Debug, Clone)]
-pub struct Resolved {
-    /// The directory holding gate.toml (or Cargo.lock): the workspace the suite runs in.
-    pub root: PathBuf,
-    /// gate.toml, and whether it was named explicitly (then it must exist).
-    pub config: (PathBuf, bool),
-    /// The baseline directory.
-    pub baselines: PathBuf,
-    /// The results file.
-    pub results: PathBuf,
+/// Arguments of `irgate doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub paths: PathArgs,
 }
 
-impl Paths {
-    /// Resolves the defaults against the workspace root found from the current directory.
-    pub fn resolve(&self) -> Resolved {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let root = find_root(&cwd);
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(|dir| cwd.join(dir))
-            .unwrap_or_else(|| root.join("target"));
-        Resolved {
-            config: match &self.config {
-                Some(path) => (path.clone(), true),
-                None => (root.join("gate.toml"), false),
-            },
-            baselines: self
-                .baselines
-                .clone()
-                .unwrap_or_else(|| root.join("baselines")),
-            results: self
-                .results
-                .clone()
-                .unwrap_or_else(|| target.join("irgate").join(crate::results::FILE_NAME)),
-            root,
+/// Arguments of `irgate comment`.
+#[cfg(feature = "github")]
+#[derive(Debug, Args)]
+pub struct CommentArgs {
+    /// The report written by `irgate check --format json` ('-' reads standard input)
+    #[arg(long, value_name = "FILE")]
+    pub report: PathBuf,
+    /// The repository the pull request is in
+    #[arg(long, env = "GITHUB_REPOSITORY", value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// The pull-request number
+    #[arg(long, value_name = "NUMBER", required_unless_present = "no_post")]
+    pub pr: Option<u64>,
+    /// Post only if the pull request's head is still this commit, the one the report was measured
+    /// on (a newer push has its own run)
+    #[arg(long, value_name = "SHA")]
+    pub head_sha: Option<String>,
+    /// Only a comment by this login counts as irgate's, e.g. 'github-actions[bot]'
+    #[arg(long, value_name = "LOGIN")]
+    pub author: Option<String>,
+    /// Write the step summary and annotations only; post nothing (for the read-only
+    /// pull_request workflow)
+    #[arg(long)]
+    pub no_post: bool,
+}
+
+impl Command {
+    /// Runs the command.
+    pub fn execute(&self) -> crate::error::Result<std::process::ExitCode> {
+        match self {
+            Command::Init(args) => crate::init::execute(&crate::init::Options {
+                ci: args.ci,
+                run: !args.no_run,
+                force: args.force,
+            }),
+            Command::Run(args) => crate::run::execute(&crate::run::Options {
+                filter: args.filter.clone(),
+                from: args.from.clone(),
+                suites: args.suites.clone(),
+                paths: (&args.paths).into(),
+            }),
+            Command::Check(args) => crate::check::execute(&crate::check::Options {
+                format: match args.format {
+                    FormatArg::Table => Format::Table,
+                    FormatArg::Markdown => Format::Markdown,
+                    FormatArg::Json => Format::Json,
+                },
+                full: args.full,
+                policy: Policy {
+                    strict: args.strict,
+                    allow_new: args.allow_new,
+                    on_env_mismatch: match args.on_env_mismatch {
+                        EnvPolicyArg::Fail => EnvPolicy::Fail,
+                        EnvPolicyArg::Warn => EnvPolicy::Warn,
+                    },
+                },
+                paths: (&args.paths).into(),
+            }),
+            Command::Refresh(args) => crate::refresh::execute(&crate::refresh::Options {
+                filter: args.filter.clone(),
+                prune: args.prune,
+                dry_run: args.dry_run,
+                paths: (&args.paths).into(),
+            }),
+            Command::Doctor(args) => crate::doctor::execute(&(&args.paths).into()),
+            #[cfg(feature = "github")]
+            Command::Comment(args) => Ok(std::process::ExitCode::from(crate::comment::run(
+                &crate::comment::Options {
+                    report: args.report.clone(),
+                    repo: args.repo.clone(),
+                    pr: args.pr,
+                    head_sha: args.head_sha.clone(),
+                    author: args.author.clone(),
+                    post: !args.no_post,
+                },
+            ))),
         }
     }
-}
-
-/// The nearest ancestor of `start` holding gate.toml, else one holding Cargo.lock, else `start`.
-fn find_root(start: &Path) -> PathBuf {
-    for marker in ["gate.toml", "Cargo.lock"] {
-        if let Some(dir) = start.ancestors().find(|dir| dir.join(marker).is_file()) {
-            return dir.to_owned();
-        }
-    }
-    start.to_owned()
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use clap::Args;
 use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
 use serde::Deserialize;
 
@@ -15,44 +14,25 @@ use crate::error::Error;
 use crate::model::{Outcome, Report, Row, Status};
 use crate::report::markdown::{self, STEP_SUMMARY_MAX};
 
-/// Arguments of `irgate comment`.
-#[derive(Debug, Args)]
-pub struct CommentArgs {
-    /// The report written by `irgate check --format json` ('-' reads standard input)
-    #[arg(long, value_name = "FILE")]
+/// What `irgate comment` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The report of `irgate check --format json` (`-` is standard input).
     pub report: PathBuf,
-    /// The repository the pull request is in
-    #[arg(long, env = "GITHUB_REPOSITORY", value_name = "OWNER/NAME")]
+    /// `OWNER/NAME` of the repository.
     pub repo: Option<String>,
-    /// The pull-request number
-    #[arg(long, value_name = "NUMBER", required_unless_present = "no_post")]
+    /// The pull-request number.
     pub pr: Option<u64>,
-    /// Post only if the pull request's head is still this commit, the one the report was measured
-    /// on (a newer push has its own run)
-    #[arg(long, value_name = "SHA")]
+    /// Post only while the pull request's head is still this commit.
     pub head_sha: Option<String>,
-    /// Only a comment by this login counts as irgate's, e.g. 'github-actions[bot]'
-    #[arg(long, value_name = "LOGIN")]
+    /// Only a comment by this login counts as irgate's.
     pub author: Option<String>,
-    /// Write the step summary and annotations only; post nothing (for the read-only
-    /// pull_request workflow)
-    #[arg(long)]
-    pub no_post: bool,
+    /// Post the comment (else only the step summary and annotations).
+    pub post: bool,
 }
 
-pub const ABOUT: &str = "\
-Post the report of `irgate check --format json` as the pull request's one irgate comment (updated
-in place on every run, found by a hidden marker), append it to the job's step summary
-($GITHUB_STEP_SUMMARY) and print ::error annotations for failing benchmarks (under GitHub Actions).
-
-The token comes from GITHUB_TOKEN and never appears in any output; the API from GITHUB_API_URL
-(default https://api.github.com). Rate limits and server errors are retried with backoff.
-
-The exit code is the gate's own, read from the report (0 passed, 1 over budget, 2 undecided):
-a failure to post is reported and does not change it.";
-
 /// Runs `irgate comment`; returns the exit code.
-pub fn run(args: &CommentArgs) -> u8 {
+pub fn run(args: &Options) -> u8 {
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     let report = match read_report(&args.report) {
         Ok(report) => report,
@@ -77,7 +57,7 @@ pub fn run(args: &CommentArgs) -> u8 {
             let _ = writeln!(stdout, "{line}");
         }
     }
-    if !args.no_post {
+    if args.post {
         match post(args, &report) {
             Ok(Some(Posted::Created { url })) => {
                 println!("irgate: created the pull-request comment: {url}")
@@ -100,7 +80,7 @@ pub fn run(args: &CommentArgs) -> u8 {
 }
 
 /// Posts the comment; `Ok(None)` when the pull request moved on and nothing was posted.
-fn post(args: &CommentArgs, report: &Report) -> Result<Option<Posted>, String> {
+fn post(args: &Options, report: &Report) -> Result<Option<Posted>, String> {
     let repo: Repo = args
         .repo
         .as_deref()

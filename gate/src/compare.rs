@@ -10,7 +10,7 @@ use crate::fingerprint;
 use crate::model::{FieldMismatch, Outcome, Report, Results, Row, Status};
 
 /// What to do when the run's environment differs from the baselines'.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EnvPolicy {
     /// Refuse to judge: exit 2, naming the differing fields.
     #[default]
@@ -134,8 +134,8 @@ pub fn compare(
             .collect();
         let reason = format!(
             "the environment differs from the baselines': {}. Counts from different environments \
-             do not compare; run in the pinned container (`make gate-container`) or refresh the \
-             baselines there",
+             do not compare; run the gate where the baselines were taken (`irgate doctor` shows \
+             the fields), or take new baselines here on purpose (`irgate run && irgate refresh`)",
             fields.join("; ")
         );
         match policy.on_env_mismatch {
@@ -230,6 +230,11 @@ mod tests {
         }
     }
 
+    /// "+1% and at least +50 Ir".
+    fn plus_one_pct_or_50() -> Config {
+        config("[budgets]\nIr = { relative_pct = 1.0, absolute = 50 }")
+    }
+
     fn config(text: &str) -> Config {
         Config::parse(text, Path::new("gate.toml")).unwrap()
     }
@@ -254,7 +259,7 @@ mod tests {
             ("a::small", 1_050),
             ("a::better", 98_000),
         ]);
-        let report = compare(&run, &base, &Config::default(), Policy::default());
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
         assert_eq!(
             statuses(&report),
             [
@@ -276,7 +281,7 @@ mod tests {
             strict: true,
             ..Policy::default()
         };
-        let report = compare(&run, &base, &Config::default(), strict);
+        let report = compare(&run, &base, &plus_one_pct_or_50(), strict);
         assert_eq!(report.outcome, Outcome::Failed { count: 2 });
     }
 
@@ -284,7 +289,7 @@ mod tests {
     fn new_fails_closed_and_vanished_is_listed() {
         let base = baselines(&[("a::kept", 10), ("a::gone", 10)]);
         let run = results(&[("a::kept", 10), ("a::added", 10)]);
-        let report = compare(&run, &base, &Config::default(), Policy::default());
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
         assert_eq!(
             statuses(&report),
             [
@@ -299,7 +304,7 @@ mod tests {
             ..Policy::default()
         };
         assert_eq!(
-            compare(&run, &base, &Config::default(), allow).outcome,
+            compare(&run, &base, &plus_one_pct_or_50(), allow).outcome,
             Outcome::Passed
         );
     }
@@ -309,7 +314,7 @@ mod tests {
         let base = baselines(&[("a::x", 10), ("b::y", 10)]);
         let mut run = results(&[("a::x", 10)]);
         run.filters = vec!["a::*".to_owned()];
-        let report = compare(&run, &base, &Config::default(), Policy::default());
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
         assert_eq!(statuses(&report), [("a::x", "Ir", Status::Ok, false)]);
     }
 
@@ -317,7 +322,9 @@ mod tests {
     fn info_metrics_are_reported_and_opt_in_metrics_gated() {
         let base = baselines(&[("a::x", 1_000)]);
         let run = results(&[("a::x", 1_040)]);
-        let info = config("info = [\"EstimatedCycles\"]");
+        let info = config(
+            "info = [\"EstimatedCycles\"]\n[budgets]\nIr = { relative_pct = 1.0, absolute = 50 }",
+        );
         assert_eq!(
             statuses(&compare(&run, &base, &info, Policy::default())),
             [
@@ -343,7 +350,7 @@ mod tests {
         base.groups.get_mut("a").unwrap().fingerprint.valgrind = "valgrind-3.24.0".into();
         let mut run = results(&[("a::x", 100)]);
         run.fingerprint.valgrind = "valgrind-3.19.0".into();
-        let report = compare(&run, &base, &Config::default(), Policy::default());
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
         let Outcome::Undecided { reason } = &report.outcome else {
             panic!("{:?}", report.outcome)
         };
@@ -355,7 +362,7 @@ mod tests {
             on_env_mismatch: EnvPolicy::Warn,
             ..Policy::default()
         };
-        let report = compare(&run, &base, &Config::default(), warn);
+        let report = compare(&run, &base, &plus_one_pct_or_50(), warn);
         assert!(matches!(report.outcome, Outcome::NoVerdict { .. }));
         assert_eq!(report.outcome.exit_code(), 0);
         assert_eq!(report.rows[0].status, Status::OverBudget);

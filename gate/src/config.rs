@@ -16,6 +16,14 @@
 //! benchmarks = ["filter::*", "pipeline::*"]
 //! budgets.Ir = { relative_pct = 0.5, absolute = 20 }
 //! budgets."dhat.TotalBytes" = { absolute = 0 }
+//!
+//! # The callgrind suites to run (`irgate init` writes these). Without any, `irgate run` runs
+//! # every callgrind suite of the workspace it finds.
+//! [[suite]]
+//! package = "benches"          # the cargo package
+//! bench = "callgrind"          # its bench target (`cargo bench --bench callgrind`)
+//! features = ["callgrind"]     # cargo features to build it with (optional)
+//! args = ["--callgrind-args=--collect-systime=no"]  # more runner arguments (optional)
 //! ```
 //!
 //! Unknown keys, unknown metric names, bad globs and negative budgets are errors with the file,
@@ -30,14 +38,16 @@ use toml::Spanned;
 
 use crate::error::{Error, Result};
 use crate::model::{Limit, Metric};
+use crate::suite::Suite;
 
 /// The metric every configuration gates unless told otherwise, and that every baseline stores.
 pub const IR: &str = "Ir";
 
-/// The budget used when there is no `gate.toml`: "+1% and at least +50 Ir".
+/// The budget used when `gate.toml` gives none: "+1% and at least +1 Ir". A single instruction
+/// (what code layout moves on an untouched benchmark) passes; +10% of a 20-Ir benchmark fails.
 pub const DEFAULT_LIMIT: Limit = Limit {
     relative_pct: 1.0,
-    absolute: 50,
+    absolute: 1,
 };
 
 /// A parsed, validated `gate.toml`.
@@ -47,6 +57,8 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// Metrics reported for information.
     pub info: Vec<Metric>,
+    /// The declared suites, in file order (empty: run the suites found in the workspace).
+    pub suites: Vec<Suite>,
     budgets: BTreeMap<Metric, Limit>,
     overrides: Vec<Override>,
 }
@@ -72,6 +84,19 @@ struct RawConfig {
     budgets: Option<BTreeMap<Spanned<String>, RawBudget>>,
     #[serde(default)]
     overrides: Vec<RawOverride>,
+    #[serde(default, rename = "suite")]
+    suites: Vec<Spanned<RawSuite>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSuite {
+    package: String,
+    bench: String,
+    #[serde(default)]
+    features: Vec<String>,
+    #[serde(default)]
+    args: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -95,6 +120,7 @@ impl Default for Config {
         Config {
             path: None,
             info: Vec::new(),
+            suites: Vec::new(),
             budgets: BTreeMap::from([(IR.to_owned(), DEFAULT_LIMIT)]),
             overrides: Vec::new(),
         }
@@ -118,7 +144,8 @@ impl Config {
             return Self::load(path);
         }
         eprintln!(
-            "irgate: no {}: gating Ir with the default budget (+1% and at least +50 Ir)",
+            "irgate: no {}: gating Ir with the default budget (+1% and at least +1 Ir); \
+             `irgate init` writes one",
             path.display()
         );
         Ok(Config::default())
@@ -200,9 +227,28 @@ impl Config {
                 budgets: budgets(raw.budgets)?,
             });
         }
+        let mut suites: Vec<Suite> = Vec::new();
+        for raw in raw.suites {
+            let span = raw.span();
+            let raw = raw.into_inner();
+            let suite = Suite {
+                package: raw.package,
+                bench: raw.bench,
+                features: raw.features,
+                args: raw.args,
+            };
+            if suites.iter().any(|s| s.name() == suite.name()) {
+                return Err(at(
+                    span,
+                    format!("suite `{}` is declared twice", suite.name()),
+                ));
+            }
+            suites.push(suite);
+        }
         let config = Config {
             path: Some(path.to_owned()),
             info,
+            suites,
             budgets: default_budgets,
             overrides,
         };
@@ -327,7 +373,13 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
     fn overrides_apply_in_order_by_glob() {
         let config = parse(SAMPLE).unwrap();
         let limit = |id: &str, metric: &str| config.budgets_for(id).get(metric).copied();
-        assert_eq!(limit("varint::encode/v0", "Ir"), Some(DEFAULT_LIMIT));
+        assert_eq!(
+            limit("varint::encode/v0", "Ir"),
+            Some(Limit {
+                relative_pct: 1.0,
+                absolute: 50
+            })
+        );
         assert_eq!(
             limit("filter::alloc", "Ir"),
             Some(Limit {

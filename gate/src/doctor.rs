@@ -1,40 +1,19 @@
 //! `irgate doctor`: the environment here, field by field against the baselines' environment.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Args;
-
 use crate::baseline::{Baselines, Group};
-use crate::cli::Paths;
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::fingerprint;
+use crate::library::Library;
 use crate::model::Fingerprint;
-use crate::run::glibc_tunables;
-
-/// `irgate doctor --help`.
-pub const ABOUT: &str = "\
-Print the environment of this machine (or container) as `irgate run` would record it, and compare
-it field by field with the environment the baselines were taken in.
-
-Fields that change which instructions run (toolchain, valgrind, gungraun, glibc and its tunables,
-the CPU the benchmarks see and its code-path flags, ASLR) must match, or `irgate check` refuses to
-compare (exit 2). The others (host CPU, environment, path, commit, date) are shown for information.
-
-`cpu` is the CPU as programs running under valgrind see it: valgrind presents its own CPU model to
-them, and glibc and the crates choose their code paths by that model, not by the host's.
-
-Exit codes: 0 every field that matters matches (or there are no baselines yet), 2 one differs or
-the baselines cannot be read.";
-
-/// Arguments of `irgate doctor`.
-#[derive(Debug, Args)]
-pub struct DoctorArgs {
-    /// Directory of baseline files [default: baselines/]
-    #[arg(long, value_name = "DIR")]
-    pub baselines: Option<PathBuf>,
-}
+use crate::paths::Paths;
+use crate::report::print;
+use crate::runner::glibc_tunables;
+use crate::suite;
+use crate::workspace::Workspace;
 
 /// One fingerprint field: its value here and the values the baseline files hold.
 #[derive(Debug, PartialEq)]
@@ -52,14 +31,14 @@ impl Field {
 }
 
 /// Runs `irgate doctor`.
-pub fn execute(args: &DoctorArgs) -> Result<ExitCode> {
-    let paths = Paths {
-        config: None,
-        baselines: args.baselines.clone(),
-        results: None,
-    }
-    .resolve();
-    let here = fingerprint::collect(&glibc_tunables(), &paths.root);
+pub fn execute(paths: &Paths) -> Result<ExitCode> {
+    let paths = paths.resolve()?;
+    let config = Config::load_or_default(&paths.config, paths.config_named)?;
+    let here = fingerprint::collect(
+        &glibc_tunables(),
+        &paths.root,
+        &libraries(&config, &paths.root),
+    );
     let groups = match Baselines::load(&paths.baselines) {
         Ok(baselines) => baselines.groups,
         Err(Error::MissingBaselineDir { .. }) => BTreeMap::new(),
@@ -81,36 +60,52 @@ pub fn execute(args: &DoctorArgs) -> Result<ExitCode> {
             groups.len()
         )
     };
-    println!("irgate doctor: the environment here, {source}\n");
-    print!("{}", render(&fields));
-    println!();
+    print(&format!("irgate doctor: the environment here, {source}\n\n"));
+    print(&render(&fields));
+    print("\n");
     if groups.is_empty() {
-        println!(
-            "Nothing to compare with: take baselines in the pinned container with `make \
-             baseline-container`."
+        print(
+            "Nothing to compare with: take baselines with `irgate run && irgate refresh`, in the \
+             environment the gate will run in (the pinned image, in CI).\n",
         );
         Ok(ExitCode::SUCCESS)
     } else if differing.is_empty() {
-        println!(
-            "Every field that changes counts matches the baselines': counts taken here compare."
+        print(
+            "Every field that changes counts matches the baselines': counts taken here compare.\n",
         );
         Ok(ExitCode::SUCCESS)
     } else {
-        println!(
+        print(&format!(
             "{} field(s) that change counts differ: {}. Counts taken here do not compare with the \
-             baselines' (`irgate check` exits 2): run in the pinned container (`make \
-             gate-container`), where the baselines are taken.",
+             baselines' (`irgate check` exits 2): run the gate where the baselines were taken, or \
+             take new ones here on purpose (`irgate run && irgate refresh`).\n",
             differing.len(),
             differing.join(", ")
-        );
+        ));
         if differing.contains(&"aslr") && here.aslr == "on" {
-            println!(
-                "ASLR is on here because `setarch -R` was refused. In Docker, allow that one call \
-                 with --security-opt seccomp=docker/seccomp-aslr.json (`make gate-container` does)."
+            print(
+                "ASLR is on here because `setarch -R` was refused. In Docker, allow that one \
+                 `personality` call with a seccomp profile (irgate's pinned image documents one).\n",
             );
         }
         Ok(ExitCode::from(2))
     }
+}
+
+/// The libraries of the suites `irgate run` would run here (none when the workspace cannot be
+/// read: the field then says `unknown`).
+fn libraries(config: &Config, root: &std::path::Path) -> Vec<Library> {
+    let Ok(workspace) = Workspace::load(root) else {
+        return Vec::new();
+    };
+    suite::resolve(&config.suites, &workspace)
+        .map(|suites| {
+            suites
+                .iter()
+                .filter_map(|s| s.library(&workspace).ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Every fingerprint field, with its value here and the distinct values of the baseline groups.

@@ -45,8 +45,8 @@ pub enum Error {
     },
     /// The baseline directory does not exist.
     #[error(
-        "{}: no such baseline directory. Take baselines with `make baseline` (it runs the suite, \
-         then `irgate refresh`), or point --baselines at the right directory",
+        "{}: no such baseline directory. Take baselines with `irgate run && irgate refresh`, or \
+         point --baselines at the right directory",
         dir.display()
     )]
     MissingBaselineDir {
@@ -55,8 +55,8 @@ pub enum Error {
     },
     /// The baseline directory holds no baseline file.
     #[error(
-        "{}: no baselines yet, so there is nothing to compare with. Take them with `make baseline` \
-         (it runs the suite, then `irgate refresh`) and commit the files",
+        "{}: no baselines yet, so there is nothing to compare with. Take them with `irgate run && \
+         irgate refresh` and commit the files",
         dir.display()
     )]
     NoBaselines {

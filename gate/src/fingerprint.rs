@@ -1,6 +1,6 @@
 //! The environment a set of counts was taken in: collecting it, and comparing two of them.
 //!
-//! Fields that change which instructions run (toolchain, valgrind, gungraun, glibc and its
+//! Fields that change which instructions run (toolchain, valgrind, the benchmark library, glibc and its
 //! tunables, the CPU the benchmarks see and its code-path flags, ASLR) must match between a
 //! baseline and a run for the comparison to mean anything; the rest (host CPU, environment, path,
 //! commit, date) is recorded for people.
@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::cpu;
+use crate::library::Library;
 use crate::model::{FieldMismatch, Fingerprint};
 
 /// The fields that must be equal between a baseline and a run.
@@ -17,7 +18,7 @@ pub const MUST_MATCH: &[&str] = &[
     "rustc_commit",
     "target",
     "valgrind",
-    "gungraun",
+    "library",
     "glibc",
     "glibc_tunables",
     "cpu",
@@ -28,9 +29,9 @@ pub const MUST_MATCH: &[&str] = &[
 /// The value recorded when a tool or file could not be read.
 pub const UNKNOWN: &str = "unknown";
 
-/// Collects the fingerprint of this machine, for benchmarks run with `glibc_tunables` from
-/// `workspace_root`.
-pub fn collect(glibc_tunables: &str, workspace_root: &Path) -> Fingerprint {
+/// Collects the fingerprint of this machine, for suites written with `libraries` run with
+/// `glibc_tunables` from `workspace_root`.
+pub fn collect(glibc_tunables: &str, workspace_root: &Path, libraries: &[Library]) -> Fingerprint {
     let rustc = command_output("rustc", &["-vV"]).unwrap_or_default();
     let rustc_field = |key: &str| {
         rustc
@@ -64,7 +65,7 @@ pub fn collect(glibc_tunables: &str, workspace_root: &Path) -> Fingerprint {
         rustc_commit: rustc_field("commit-hash:"),
         target: rustc_field("host:"),
         valgrind: first_line(command_output("valgrind", &["--version"])),
-        gungraun: runner_version().unwrap_or_else(|| UNKNOWN.to_owned()),
+        library: library_field(libraries),
         glibc: glibc_version(),
         glibc_tunables: glibc_tunables.to_owned(),
         cpu: benchmarked.identity,
@@ -85,7 +86,7 @@ pub fn fields(fingerprint: &Fingerprint) -> Vec<(&'static str, String)> {
         rustc_commit,
         target,
         valgrind,
-        gungraun,
+        library,
         glibc,
         glibc_tunables,
         cpu,
@@ -102,7 +103,7 @@ pub fn fields(fingerprint: &Fingerprint) -> Vec<(&'static str, String)> {
         ("rustc_commit", rustc_commit.clone()),
         ("target", target.clone()),
         ("valgrind", valgrind.clone()),
-        ("gungraun", gungraun.clone()),
+        ("library", library.clone()),
         ("glibc", glibc.clone()),
         ("glibc_tunables", glibc_tunables.clone()),
         ("cpu", cpu.clone()),
@@ -135,12 +136,16 @@ pub fn mismatches(baseline: &Fingerprint, current: &Fingerprint) -> Vec<FieldMis
         .collect()
 }
 
-/// The version of the gungraun runner that `cargo bench` will use (`$GUNGRAUN_RUNNER`, else
-/// `gungraun-runner` on the PATH), e.g. `0.20.0`; `None` when it is not installed.
-pub fn runner_version() -> Option<String> {
-    let runner = std::env::var("GUNGRAUN_RUNNER").unwrap_or_else(|_| "gungraun-runner".to_owned());
-    let output = command_output(&runner, &["--version"])?;
-    output.split_whitespace().nth(1).map(str::to_owned)
+/// The `library` field: the distinct libraries of the suites, e.g. `gungraun 0.20.0`.
+pub fn library_field(libraries: &[Library]) -> String {
+    let mut names: Vec<String> = libraries.iter().map(Library::to_string).collect();
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        UNKNOWN.to_owned()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// Whether ASLR is off for processes started through `setarch -R`, as gungraun starts valgrind:

@@ -1,12 +1,16 @@
 //! irgate: a CI regression gate on callgrind instruction counts.
 //!
-//! `run` turns gungraun summaries into [`model::Results`], `check` compares them with the committed
-//! [`baseline`]s under the budgets of [`config`] into a [`model::Report`], rendered by [`report`];
-//! `refresh` writes results as new baselines.
+//! [`cli`] turns the command line into each command's options. The commands ([`init`], [`run`],
+//! [`check`], [`refresh`], [`doctor`], and `comment` with the `github` feature) work on the
+//! domain below them: [`workspace`] and [`suite`] find what to run, [`runner`] runs one suite
+//! under its [`library`] into counts, [`results`] and [`baseline`] are the files, [`compare`]
+//! turns results and baselines under the budgets of [`config`] into a [`model::Report`], and
+//! [`report`] renders it.
 
 pub mod baseline;
 pub mod check;
 pub mod cli;
+#[cfg(feature = "github")]
 pub mod comment;
 pub mod compare;
 pub mod config;
@@ -16,10 +20,15 @@ pub mod error;
 pub mod files;
 pub mod filter;
 pub mod fingerprint;
+pub mod init;
+pub mod library;
 pub mod model;
-pub mod noise;
+pub mod paths;
 pub mod refresh;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod runner;
+pub mod suite;
 pub mod summary;
+pub mod workspace;

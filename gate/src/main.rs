@@ -1,20 +1,17 @@
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use irgate::cli::{Cli, Command};
+use irgate::cli::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome = match &cli.command {
-        Command::Run(args) => irgate::run::execute(args),
-        Command::Check(args) => irgate::check::execute(args),
-        Command::Refresh(args) => irgate::refresh::execute(args),
-        Command::Comment(args) => Ok(ExitCode::from(irgate::comment::run(args))),
-        Command::Noise(args) => irgate::noise::execute(args),
-        Command::Doctor(args) => irgate::doctor::execute(args),
-    };
-    outcome.unwrap_or_else(|error| {
+    let code = cli.command.execute().unwrap_or_else(|error| {
         eprintln!("irgate: error: {error}");
         ExitCode::from(2)
-    })
+    });
+    // A closed pipe (`irgate doctor | head`) is not an error of the gate's: the output was
+    // written as far as anyone reads it.
+    let _ = std::io::stdout().flush();
+    code
 }

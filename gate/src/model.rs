@@ -26,8 +26,9 @@ pub struct Fingerprint {
     pub target: String,
     /// `valgrind --version`, e.g. `valgrind-3.24.0`.
     pub valgrind: String,
-    /// The gungraun runner version.
-    pub gungraun: String,
+    /// The benchmark library and version of the suites, e.g. `gungraun 0.20.0` (its runner is
+    /// the same version).
+    pub library: String,
     /// glibc version, e.g. `2.41`.
     pub glibc: String,
     /// The `GLIBC_TUNABLES` the benchmarks ran with (empty when unset).
@@ -57,6 +58,8 @@ pub struct Fingerprint {
 pub struct Results {
     /// The environment the counts were taken in.
     pub fingerprint: Fingerprint,
+    /// The suites that ran (`package/bench`).
+    pub suites: Vec<String>,
     /// The benchmark filters the run was limited to (globs over ids); empty for the whole suite.
     /// Baselines outside the filters were not run, rather than vanished.
     pub filters: Vec<String>,
@@ -93,7 +96,7 @@ pub enum Status {
     Info,
 }
 
-/// The budget a row was judged against, for display: `+1% and at least +50`.
+/// The budget a row was judged against: the larger of a relative and an absolute allowance.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Limit {
     /// Allowed relative increase, in percent.

@@ -5,18 +5,48 @@ use std::fmt::Write;
 use std::process::ExitCode;
 
 use crate::baseline::{self, Baselines, Change, GroupUpdate, Selection};
-use crate::cli::RefreshArgs;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
-use crate::report::thousands;
+use crate::paths::Paths;
+use crate::report::{print, thousands};
 use crate::results;
+use crate::suite::Suite;
+
+/// What `irgate refresh` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Only benchmarks whose id matches this glob.
+    pub filter: Option<String>,
+    /// Also delete in-scope baselines of benchmarks that did not run.
+    pub prune: bool,
+    /// Show what would change, write nothing.
+    pub dry_run: bool,
+    /// Where the files are.
+    pub paths: Paths,
+}
 
 /// Runs `irgate refresh`.
-pub fn execute(args: &RefreshArgs) -> Result<ExitCode> {
-    let paths = args.paths.resolve();
-    let config = Config::load_or_default(&paths.config.0, paths.config.1)?;
+pub fn execute(args: &Options) -> Result<ExitCode> {
+    let paths = args.paths.resolve()?;
+    let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let results = results::read(&paths.results)?;
+    let skipped: Vec<String> = config
+        .suites
+        .iter()
+        .map(Suite::name)
+        .filter(|name| !results.suites.contains(name))
+        .collect();
+    if args.prune && !skipped.is_empty() {
+        return Err(Error::invalid(
+            paths.results.display(),
+            format!(
+                "--prune would delete the baselines of suite(s) that did not run ({}): run every \
+                 suite first",
+                skipped.join(", ")
+            ),
+        ));
+    }
     let filter = args.filter.as_deref().map(Filter::new).transpose()?;
     if !args.dry_run {
         std::fs::create_dir_all(&paths.baselines).map_err(|source| Error::Write {
@@ -51,9 +81,9 @@ pub fn execute(args: &RefreshArgs) -> Result<ExitCode> {
             prune: args.prune,
         },
     )?;
-    print!("{}", describe(&updates, &baselines, &results.benchmarks));
+    print(&describe(&updates, &baselines, &results.benchmarks));
     if args.dry_run {
-        println!("(dry run: nothing written)");
+        print("(dry run: nothing written)\n");
     } else {
         baseline::write_updates(&updates)?;
     }

@@ -5,6 +5,7 @@
 //! {
 //!   "schema_version": 1,
 //!   "fingerprint": { "rustc": "1.95.0", ... },
+//!   "suites": ["benches/callgrind"],
 //!   "filters": [],
 //!   "benchmarks": {
 //!     "frame::encode/512": { "EstimatedCycles": 3012, "Ir": 1983, ... }
@@ -34,6 +35,8 @@ struct ResultsFile {
     schema_version: u32,
     fingerprint: Fingerprint,
     #[serde(default)]
+    suites: Vec<String>,
+    #[serde(default)]
     filters: Vec<String>,
     #[serde(deserialize_with = "files::strict_benchmarks")]
     benchmarks: BTreeMap<String, Counts>,
@@ -49,6 +52,7 @@ pub fn read(path: &Path) -> Result<Results> {
     let file: ResultsFile = files::read_versioned(path, "results", SCHEMA_VERSION)?;
     Ok(Results {
         fingerprint: file.fingerprint,
+        suites: file.suites,
         filters: file.filters,
         benchmarks: file.benchmarks,
     })
@@ -61,6 +65,7 @@ pub fn write(path: &Path, results: &Results) -> Result<()> {
         &ResultsFile {
             schema_version: SCHEMA_VERSION,
             fingerprint: results.fingerprint.clone(),
+            suites: results.suites.clone(),
             filters: results.filters.clone(),
             benchmarks: results.benchmarks.clone(),
         },
@@ -102,6 +107,11 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
             ));
         }
         merged.fingerprint.date = merged.fingerprint.date.max(part.fingerprint.date);
+        for suite in part.suites {
+            if !merged.suites.contains(&suite) {
+                merged.suites.push(suite);
+            }
+        }
         if merged.filters.is_empty() || part.filters.is_empty() {
             merged.filters.clear();
         } else {
@@ -134,6 +144,7 @@ mod tests {
                 date: "2026-01-01T00:00:00Z".into(),
                 ..Fingerprint::default()
             },
+            suites: vec!["p/b".to_owned()],
             filters: vec![filter.to_owned()],
             benchmarks: ids
                 .iter()

@@ -1,273 +1,174 @@
-//! `irgate run`: run the callgrind suite with the determinism settings (or read summaries taken
-//! elsewhere) and write the results.
+//! `irgate run`: run every callgrind suite (or read summaries taken elsewhere) and write the
+//! results.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 
-use crate::cli::{Resolved, RunArgs};
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::filter::{self, Filter};
+use crate::filter::Filter;
 use crate::fingerprint;
-use crate::model::{Counts, Results};
-use crate::report::thousands;
+use crate::library::Library;
+use crate::model::Results;
+use crate::paths::{Paths, Resolved};
+use crate::runner::{self, Settings};
+use crate::suite::{self, Suite};
+use crate::workspace::Workspace;
 use crate::{results, summary};
 
-/// The `GLIBC_TUNABLES` used when the environment sets none: glibc then never switches memcpy and
-/// memset to `rep movsb`/`rep stosb`, whose count is one instruction for any length, so counts
-/// track the work done and do not depend on the CPU's thresholds.
-pub const DEFAULT_GLIBC_TUNABLES: &str =
-    "glibc.cpu.x86_rep_movsb_threshold=4294967295:glibc.cpu.x86_rep_stosb_threshold=4294967295";
-
-/// The cache model given to callgrind, so cache metrics and EstimatedCycles do not depend on what
-/// valgrind detects on the host.
-pub const CACHE_MODEL: &str = "--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64";
+/// What `irgate run` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Only benchmarks whose id matches this glob.
+    pub filter: Option<String>,
+    /// Read summaries or results from here instead of running.
+    pub from: Vec<PathBuf>,
+    /// Only these suites (`package/bench` or bench names).
+    pub suites: Vec<String>,
+    /// Where the files are.
+    pub paths: Paths,
+}
 
 /// Runs `irgate run`.
-pub fn execute(args: &RunArgs) -> Result<ExitCode> {
-    let paths = args.paths.resolve();
-    let config = Config::load_or_default(&paths.config.0, paths.config.1)?;
-    let filter = args.filter.as_deref().map(Filter::new).transpose()?;
-    let results = if args.from.is_empty() {
-        run_suite(args, &paths, &config, filter.as_ref())?
+pub fn execute(options: &Options) -> Result<ExitCode> {
+    let paths = options.paths.resolve()?;
+    let config = Config::load_or_default(&paths.config, paths.config_named)?;
+    let filter = options.filter.as_deref().map(Filter::new).transpose()?;
+    let results = if options.from.is_empty() {
+        run_suites(&config, &options.suites, &paths, filter.as_ref(), None)?
     } else {
-        read_from(&args.from, &paths.root, filter.as_ref())?
+        read_from(&options.from, &paths.root, &config, filter.as_ref())?
     };
     results::write(&paths.results, &results)?;
     eprintln!(
-        "irgate: wrote {} ({} benchmarks)",
+        "irgate: wrote {} ({} benchmarks from {})",
         paths.results.display(),
-        results.benchmarks.len()
+        results.benchmarks.len(),
+        results.suites.join(", ")
     );
     Ok(ExitCode::SUCCESS)
 }
 
-/// The `GLIBC_TUNABLES` the benchmarks run with: the environment's, else the default.
-pub fn glibc_tunables() -> String {
-    std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| DEFAULT_GLIBC_TUNABLES.to_owned())
+/// The suites to run and their libraries, checked before anything is built: valgrind is there,
+/// every library is supported and its runner installed at the same version.
+pub fn prepare(
+    config: &Config,
+    only: &[String],
+    workspace: &Workspace,
+) -> Result<Vec<(Suite, Library)>> {
+    let suites = suite::select(suite::resolve(&config.suites, workspace)?, only)?;
+    if config.suites.is_empty() {
+        let names: Vec<String> = suites.iter().map(Suite::name).collect();
+        eprintln!(
+            "irgate: gate.toml declares no [[suite]]: running the callgrind suites found in the \
+             workspace: {}",
+            names.join(", ")
+        );
+    }
+    let prepared = suites
+        .into_iter()
+        .map(|suite| {
+            let library = suite.library(workspace)?;
+            Ok((suite, library))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let valgrind = Command::new("valgrind").arg("--version").output();
+    if !valgrind.is_ok_and(|out| out.status.success()) {
+        return Err(Error::Tool(
+            "valgrind is not installed: install your distribution's `valgrind` package \
+             (Debian: apt-get install valgrind), or run the gate in the pinned image"
+                .to_owned(),
+        ));
+    }
+    for (i, (suite, library)) in prepared.iter().enumerate() {
+        if let Some((other, _)) = prepared[..i]
+            .iter()
+            .find(|(_, l)| l.kind == library.kind && l.version != library.version)
+        {
+            return Err(Error::Tool(format!(
+                "suites `{}` and `{}` use different versions of {}: one runner cannot serve both; \
+                 run them separately with --suite and merge with --from",
+                other.name(),
+                suite.name(),
+                library.kind.crate_name()
+            )));
+        }
+        library.check_runner()?;
+    }
+    Ok(prepared)
 }
 
-/// Runs the callgrind suite once as `irgate run` does and returns its counts (`irgate noise` runs
-/// it repeatedly).
-pub fn run_suite(
-    args: &RunArgs,
-    paths: &Resolved,
+/// Runs the selected suites (all when `only` is empty) once and returns their merged counts.
+/// `home` overrides the libraries' output directory.
+pub fn run_suites(
     config: &Config,
+    only: &[String],
+    paths: &Resolved,
     filter: Option<&Filter>,
+    home: Option<&Path>,
 ) -> Result<Results> {
-    preflight(&paths.root)?;
-    let tunables = glibc_tunables();
-    let fingerprint = fingerprint::collect(&tunables, &paths.root);
+    let workspace = Workspace::load(&paths.root)?;
+    let prepared = prepare(config, only, &workspace)?;
+    let libraries: Vec<Library> = prepared.iter().map(|(_, l)| l.clone()).collect();
+    let tunables = runner::glibc_tunables();
+    let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries);
     if fingerprint.aslr != "off" {
         eprintln!(
             "irgate: warning: ASLR could not be disabled (setarch -R failed); recorded as aslr={}",
             fingerprint.aslr
         );
     }
-
-    let listed = list(args, &paths.root)?;
-    let expected: BTreeSet<String> = listed
-        .iter()
-        .filter(|id| filter::in_scope(filter, id))
-        .cloned()
-        .collect();
-    if let Some(filter) = filter.filter(|_| expected.is_empty()) {
-        return Err(filter.matched_nothing(listed.iter().map(String::as_str)));
-    }
-    // gungraun filters on `file::group::function::id`; ours is a glob over `group::function/id`.
-    // Brace alternatives have no gungraun equivalent: then everything runs and we filter after.
-    let pattern = filter
-        .filter(|f| expected.len() < listed.len() && !f.text.contains(['{', '}']))
-        .map(|f| format!("*::{}", f.text.replace('/', "::")));
-
-    let mut command = cargo_bench(args, &paths.root);
-    command
-        .arg("--save-summary=json")
-        .arg("--output-format=json")
-        .arg("--allow-aslr=no")
-        .arg("--envs=GLIBC_TUNABLES")
-        .arg(format!("--callgrind-args={CACHE_MODEL}"))
-        .args(config.needs_dhat().then_some("--tools=dhat"))
-        .args(&pattern)
-        .env("GLIBC_TUNABLES", &tunables);
-    eprintln!("irgate: running {}", describe(&command));
-    let mut child = command
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
-    let stdout = child.stdout.take().expect("stdout is piped");
-
-    let total = expected.len();
-    let width = total.to_string().len();
-    let mut benchmarks: BTreeMap<String, Counts> = BTreeMap::new();
-    let mut failure = None;
-    for (number, line) in BufReader::new(stdout).lines().enumerate() {
-        let line = line.map_err(|e| Error::Tool(format!("cannot read cargo bench output: {e}")))?;
-        if !line.starts_with('{') {
-            eprintln!("{line}");
-            continue;
-        }
-        let origin = format!("cargo bench output, line {}", number + 1);
-        let measurement = match summary::parse(line.as_bytes(), &origin) {
-            Ok(m) => m,
-            Err(e) => {
-                failure.get_or_insert(e);
-                continue;
+    let scratch = workspace.target_dir.join("irgate");
+    let settings = Settings {
+        root: &workspace.root,
+        scratch: &scratch,
+        tunables: &tunables,
+        dhat: config.needs_dhat(),
+        filter,
+        home,
+    };
+    let mut benchmarks = BTreeMap::new();
+    let mut origin: BTreeMap<String, String> = BTreeMap::new();
+    let mut listed = Vec::new();
+    for (suite, library) in &prepared {
+        eprintln!("irgate: suite {} ({library})", suite.name());
+        let run = runner::run(suite, library, &settings)?;
+        listed.extend(run.listed);
+        for (id, counts) in run.benchmarks {
+            if let Some(first) = origin.get(&id) {
+                return Err(Error::DuplicateId {
+                    id,
+                    first: format!("suite `{first}`"),
+                    second: format!(
+                        "suite `{}` (benchmark groups must be unique across suites)",
+                        suite.name()
+                    ),
+                });
             }
-        };
-        if !filter::in_scope(filter, &measurement.id) {
-            continue;
+            origin.insert(id.clone(), suite.name());
+            benchmarks.insert(id, counts);
         }
-        if benchmarks.contains_key(&measurement.id) {
-            failure.get_or_insert(Error::DuplicateId {
-                id: measurement.id.clone(),
-                first: "cargo bench output".to_owned(),
-                second: origin,
-            });
-            continue;
-        }
-        eprintln!(
-            "[{:>width$}/{total}] {:<48} {:>13} Ir",
-            benchmarks.len() + 1,
-            measurement.id,
-            thousands(measurement.counts["Ir"]),
-        );
-        benchmarks.insert(measurement.id, measurement.counts);
     }
-    let status = child
-        .wait()
-        .map_err(|e| Error::Tool(format!("cargo bench: {e}")))?;
-    if !status.success() {
-        return Err(Error::Tool(format!(
-            "cargo bench failed ({status}); its output is above"
-        )));
-    }
-    if let Some(error) = failure {
-        return Err(error);
-    }
-    let missing: Vec<&String> = expected
-        .iter()
-        .filter(|id| !benchmarks.contains_key(*id))
-        .collect();
-    if !missing.is_empty() {
-        return Err(Error::Tool(format!(
-            "the suite listed benchmarks that produced no summary: {}",
-            missing
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+    if let Some(filter) = filter.filter(|_| benchmarks.is_empty()) {
+        return Err(filter.matched_nothing(listed.iter().map(String::as_str)));
     }
     Ok(Results {
         fingerprint,
+        suites: prepared.iter().map(|(s, _)| s.name()).collect(),
         filters: filter.map(|f| vec![f.text.clone()]).unwrap_or_default(),
         benchmarks,
     })
 }
 
-/// Stops early, with what to do, when valgrind or the right gungraun runner is missing.
-fn preflight(root: &Path) -> Result<()> {
-    let valgrind = Command::new("valgrind").arg("--version").output();
-    if !valgrind.is_ok_and(|out| out.status.success()) {
-        return Err(Error::Tool(
-            "valgrind is not installed: install the Debian package `valgrind` \
-             (apt-get install valgrind), or run the gate in the pinned container \
-             (make gate-container)"
-                .to_owned(),
-        ));
-    }
-    let Some(library) = locked_version(&root.join("Cargo.lock"), "gungraun")? else {
-        return Ok(());
-    };
-    let install = format!("cargo install gungraun-runner --version {library} --locked");
-    match fingerprint::runner_version() {
-        None => Err(Error::Tool(format!(
-            "gungraun-runner is not installed; it must be the version of the gungraun library in \
-             Cargo.lock: {install} (`make gate` does this)"
-        ))),
-        Some(runner) if runner != library => Err(Error::Tool(format!(
-            "gungraun-runner {runner} does not match the gungraun library {library} in \
-             Cargo.lock: {install} --force"
-        ))),
-        Some(_) => Ok(()),
-    }
-}
-
-/// The version of `package` in a Cargo.lock, if it is there.
-pub fn locked_version(lockfile: &Path, package: &str) -> Result<Option<String>> {
-    let Ok(text) = std::fs::read_to_string(lockfile) else {
-        return Ok(None);
-    };
-    let lock: toml::Table = toml::from_str(&text)
-        .map_err(|e| Error::invalid(lockfile.display(), e.message().to_owned()))?;
-    let packages = lock.get("package").and_then(|p| p.as_array());
-    Ok(packages.into_iter().flatten().find_map(|p| {
-        (p.get("name")?.as_str()? == package)
-            .then(|| p.get("version")?.as_str().map(str::to_owned))?
-    }))
-}
-
-/// `cargo bench -p <package> --bench <bench> [--features F] --`, run from `root`.
-fn cargo_bench(args: &RunArgs, root: &Path) -> Command {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(root)
-        .args(["bench", "-p", &args.package, "--bench", &args.bench]);
-    if let Some(features) = &args.features {
-        command.args(["--features", features]);
-    }
-    if let Some(home) = &args.gungraun_home {
-        command.env("GUNGRAUN_HOME", home);
-    }
-    command.arg("--");
-    command
-}
-
-/// The ids of every benchmark in the suite (`cargo bench ... -- --list`), which also builds it.
-fn list(args: &RunArgs, root: &Path) -> Result<Vec<String>> {
-    let mut command = cargo_bench(args, root);
-    command.arg("--list").stderr(Stdio::inherit());
-    let output = command
-        .output()
-        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
-    if !output.status.success() {
-        return Err(Error::Tool(format!(
-            "building the suite failed: {} ({})",
-            describe(&command),
-            output.status
-        )));
-    }
-    let ids: Vec<String> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| line.strip_suffix(": benchmark"))
-        .map(listed_id)
-        .collect();
-    if ids.is_empty() {
-        return Err(Error::Tool(format!(
-            "{} lists no benchmark: is `{}` a gungraun suite?",
-            describe(&command),
-            args.bench
-        )));
-    }
-    Ok(ids)
-}
-
-/// `file::group::function[::id]` as gungraun lists it -> `group::function[/id]`.
-fn listed_id(module_path: &str) -> String {
-    let segments: Vec<&str> = module_path.split("::").collect();
-    match segments.as_slice() {
-        [_, group, function, id] => format!("{group}::{function}/{id}"),
-        _ => summary::benchmark_id(module_path, None),
-    }
-}
-
-/// Reads results (files, or directories holding results.json) and gungraun summary directories,
-/// and merges them.
-fn read_from(sources: &[PathBuf], root: &Path, filter: Option<&Filter>) -> Result<Results> {
+/// Reads results (files, or directories holding results.json) and summary directories, and
+/// merges them.
+fn read_from(
+    sources: &[PathBuf],
+    root: &Path,
+    config: &Config,
+    filter: Option<&Filter>,
+) -> Result<Results> {
     let mut parts = Vec::new();
     let mut summaries = Vec::new();
     for source in sources {
@@ -298,39 +199,7 @@ fn read_from(sources: &[PathBuf], root: &Path, filter: Option<&Filter>) -> Resul
         }
     }
     if !summaries.is_empty() {
-        eprintln!(
-            "irgate: read {} gungraun summaries; they record no environment, so this machine's is \
-             recorded with them",
-            summaries.len()
-        );
-        let mut benchmarks = BTreeMap::new();
-        let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
-        for path in summaries {
-            let measurement = summary::read(&path)?;
-            if let Some(first) = origin.get(&measurement.id) {
-                return Err(Error::DuplicateId {
-                    id: measurement.id,
-                    first: first.display().to_string(),
-                    second: path.display().to_string(),
-                });
-            }
-            origin.insert(measurement.id.clone(), path);
-            benchmarks.insert(measurement.id, measurement.counts);
-        }
-        let fingerprint = fingerprint::collect(&glibc_tunables(), root);
-        let origins = sources
-            .iter()
-            .map(|s| s.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        parts.push((
-            origins,
-            Results {
-                fingerprint,
-                filters: Vec::new(),
-                benchmarks,
-            },
-        ));
+        parts.push(read_summaries(sources, summaries, root, config)?);
     }
     let mut merged = results::merge(parts)?;
     if let Some(filter) = filter {
@@ -346,54 +215,72 @@ fn read_from(sources: &[PathBuf], root: &Path, filter: Option<&Filter>) -> Resul
     Ok(merged)
 }
 
-/// A command as a shell line, for messages.
-fn describe(command: &Command) -> String {
-    let quote = |s: &std::ffi::OsStr| {
-        let s = s.to_string_lossy();
-        if s.contains([' ', '*', '\'']) {
-            format!("'{s}'")
-        } else {
-            s.into_owned()
+/// Summaries as one results part. Summaries record no environment, so this machine's is recorded,
+/// with the libraries of the workspace's suites; a summary's suite is the one whose package and
+/// bench target name its directory (`<home>/<package>/<bench>/...`).
+fn read_summaries(
+    sources: &[PathBuf],
+    summaries: Vec<PathBuf>,
+    root: &Path,
+    config: &Config,
+) -> Result<(String, Results)> {
+    eprintln!(
+        "irgate: read {} summaries; they record no environment, so this machine's is recorded \
+         with them",
+        summaries.len()
+    );
+    let known: Vec<(Suite, Library)> = Workspace::load(root)
+        .and_then(|ws| {
+            suite::resolve(&config.suites, &ws)?
+                .into_iter()
+                .map(|s| {
+                    let library = s.library(&ws)?;
+                    Ok((s, library))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut benchmarks = BTreeMap::new();
+    let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut suites: Vec<String> = Vec::new();
+    let mut libraries: Vec<Library> = Vec::new();
+    for path in summaries {
+        let measurement = summary::read(&path)?;
+        if let Some(first) = origin.get(&measurement.id) {
+            return Err(Error::DuplicateId {
+                id: measurement.id,
+                first: first.display().to_string(),
+                second: path.display().to_string(),
+            });
         }
+        let components: Vec<String> = path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let owner = known.iter().find(|(s, _)| {
+            components
+                .windows(2)
+                .any(|w| w[0] == s.package && w[1] == s.bench)
+        });
+        if let Some((suite, library)) = owner {
+            if !suites.contains(&suite.name()) {
+                suites.push(suite.name());
+                libraries.push(library.clone());
+            }
+        }
+        origin.insert(measurement.id.clone(), path);
+        benchmarks.insert(measurement.id, measurement.counts);
+    }
+    let origins = sources
+        .iter()
+        .map(|s| s.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let results = Results {
+        fingerprint: fingerprint::collect(&runner::glibc_tunables(), root, &libraries),
+        suites,
+        filters: Vec::new(),
+        benchmarks,
     };
-    let envs = command
-        .get_envs()
-        .filter_map(|(k, v)| Some(format!("{}={}", k.to_string_lossy(), quote(v?))));
-    let words = std::iter::once(quote(command.get_program())).chain(command.get_args().map(quote));
-    envs.chain(words).collect::<Vec<_>>().join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn listed_module_paths_become_ids() {
-        assert_eq!(
-            listed_id("callgrind::varint::encode::v0"),
-            "varint::encode/v0"
-        );
-        assert_eq!(listed_id("callgrind::filter::alloc"), "filter::alloc");
-    }
-
-    #[test]
-    fn reads_the_locked_library_version() {
-        let dir = tempfile::tempdir().unwrap();
-        let lock = dir.path().join("Cargo.lock");
-        std::fs::write(
-            &lock,
-            "version = 4\n\n[[package]]\nname = \"gungraun-runner\"\nversion = \"0.20.0\"\n\n\
-             [[package]]\nname = \"gungraun\"\nversion = \"0.20.0\"\n",
-        )
-        .unwrap();
-        assert_eq!(
-            locked_version(&lock, "gungraun").unwrap().as_deref(),
-            Some("0.20.0")
-        );
-        assert_eq!(locked_version(&lock, "nothing").unwrap(), None);
-        assert_eq!(
-            locked_version(&dir.path().join("none"), "gungraun").unwrap(),
-            None
-        );
-    }
+    Ok((origins, results))
 }

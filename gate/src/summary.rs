@@ -1,4 +1,8 @@
-//! Reading gungraun summaries (`summary.json`, schema v6 or v7) into benchmark ids and counts.
+//! Reading gungraun and iai-callgrind summaries (`summary.json`) into benchmark ids and counts.
+//!
+//! Schemas 6 and 7 (iai-callgrind 0.16, gungraun 0.17 and later) are read with
+//! `gungraun-summary`; the older ones (2 to 5: iai-callgrind 0.12 to 0.15) by the paths their
+//! models put the totals at (see [`legacy_metrics`]).
 //!
 //! A benchmark's id is `<group>::<function>` from the last two segments of the summary's module
 //! path (`<file>::<group>::<function>`), then `/<id>` when the bench has one:
@@ -45,11 +49,28 @@ pub fn read(path: &Path) -> Result<Measurement> {
 
 /// Parses one summary; `origin` names it in errors (a path, or a line of `cargo bench` output).
 pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        version: Option<String>,
+    }
+    if let Ok(Probe {
+        version: Some(version),
+    }) = serde_json::from_slice::<Probe>(bytes)
+        && matches!(version.as_str(), "2" | "3" | "4" | "5")
+    {
+        let value: serde_json::Value = serde_json::from_slice(bytes)
+            .map_err(|e| Error::invalid(origin, format!("not a valid summary: {e}")))?;
+        let text = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+        let module_path = text("module_path")
+            .ok_or_else(|| Error::invalid(origin, "summary without `module_path`"))?;
+        let metrics = legacy_metrics(&value);
+        return measurement(&module_path, text("id").as_deref(), metrics, origin);
+    }
     let summary = util::parse_slice(bytes).map_err(|error| {
         let message = match error {
             SummaryError::UnsupportedVersion(version) => format!(
-                "unsupported gungraun summary schema version `{version}`: irgate reads versions 6 \
-                 and 7 (gungraun 0.16 and later)"
+                "unsupported summary schema version `{version}`: irgate reads versions 2 to 7 \
+                 (iai-callgrind 0.12 to gungraun 0.20)"
             ),
             SummaryError::ParseError(message) if message.starts_with("EOF") => {
                 format!("truncated gungraun summary: {message}")
@@ -79,7 +100,17 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
             ));
         }
     };
-    let id = benchmark_id(&module_path, bench_id.as_deref());
+    measurement(&module_path, bench_id.as_deref(), metrics, origin)
+}
+
+/// The measurement of a benchmark from its module path, id and metric values.
+fn measurement(
+    module_path: &str,
+    bench_id: Option<&str>,
+    metrics: Vec<(String, Value)>,
+    origin: &str,
+) -> Result<Measurement> {
+    let id = benchmark_id(module_path, bench_id);
     let mut counts = Counts::new();
     for (name, value) in metrics {
         match value {
@@ -102,6 +133,75 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
         ));
     }
     Ok(Measurement { id, counts })
+}
+
+/// The new values of the callgrind and DHAT totals of a summary of schema 2 to 5:
+/// - 2 (iai-callgrind 0.12, 0.13): `callgrind_summary.summaries[].events.<Ir>.new`, summed over
+///   the parts;
+/// - 3 (0.14): `callgrind_summary.callgrind_run.total.summary.<Ir>.metrics`, `{"Left": N}` or
+///   `{"Both": [N, old]}`;
+/// - 4 (0.15.0, labelled 3, and 0.15.1): `profiles[].summaries.total.summary.Callgrind.<Ir>
+///   .metrics` (and `.Dhat.` for DHAT), as in 3;
+/// - 5 (0.15.2): as 4, with each value wrapped as `{"Int": N}` or `{"Float": x}`.
+fn legacy_metrics(summary: &serde_json::Value) -> Vec<(String, Value)> {
+    use serde_json::Value as Json;
+    let scalar = |v: &Json| match v {
+        Json::Number(n) => n
+            .as_u64()
+            .map(Value::Int)
+            .or_else(|| n.as_f64().map(Value::Float)),
+        Json::Object(o) => match (o.get("Int"), o.get("Float")) {
+            (Some(i), _) => i.as_u64().map(Value::Int),
+            (_, Some(f)) => f.as_f64().map(Value::Float),
+            _ => None,
+        },
+        _ => None,
+    };
+    // `{"Left": v}` or `{"Both": [v, old]}`: the new side.
+    let new_side = |metrics: &Json| {
+        metrics
+            .get("Left")
+            .or_else(|| metrics.get("Both").and_then(|both| both.get(0)))
+            .and_then(scalar)
+    };
+    let mut out = Vec::new();
+    let mut push_all = |prefix: &str, kinds: &serde_json::Map<String, Json>| {
+        for (name, entry) in kinds {
+            if let Some(value) = entry.get("metrics").and_then(new_side) {
+                out.push((format!("{prefix}{name}"), value));
+            }
+        }
+    };
+    if let Some(profiles) = summary.get("profiles").and_then(Json::as_array) {
+        for profile in profiles {
+            let total = profile.pointer("/summaries/total/summary");
+            if let Some(kinds) = total.and_then(|t| t.get("Callgrind")).and_then(Json::as_object) {
+                push_all("", kinds);
+            }
+            if let Some(kinds) = total.and_then(|t| t.get("Dhat")).and_then(Json::as_object) {
+                push_all("dhat.", kinds);
+            }
+        }
+    } else if let Some(kinds) = summary
+        .pointer("/callgrind_summary/callgrind_run/total/summary")
+        .and_then(Json::as_object)
+    {
+        push_all("", kinds);
+    } else if let Some(parts) = summary
+        .pointer("/callgrind_summary/summaries")
+        .and_then(Json::as_array)
+    {
+        let mut sums: std::collections::BTreeMap<String, u64> = Default::default();
+        for part in parts {
+            for (name, event) in part.get("events").and_then(Json::as_object).into_iter().flatten() {
+                if let Some(new) = event.get("new").and_then(Json::as_u64) {
+                    *sums.entry(name.clone()).or_default() += new;
+                }
+            }
+        }
+        out.extend(sums.into_iter().map(|(name, n)| (name, Value::Int(n))));
+    }
+    out
 }
 
 /// The id of a benchmark from its module path (`file::group::function`) and optional bench id.
@@ -223,6 +323,55 @@ fn metric_name<K: Serialize>(kind: &K) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn legacy(json: &str) -> Measurement {
+        parse(json.as_bytes(), "test").unwrap()
+    }
+
+    #[test]
+    fn reads_the_totals_of_schemas_2_to_5() {
+        let v2 = r#"{"version":"2","module_path":"b::g::f","id":"x","callgrind_summary":
+            {"summaries":[{"events":{"Ir":{"new":10,"old":null},"Dr":{"new":4}}},
+                          {"events":{"Ir":{"new":5}}}]}}"#;
+        let m = legacy(v2);
+        assert_eq!(m.id, "g::f/x");
+        assert_eq!(m.counts["Ir"], 15);
+        assert_eq!(m.counts["Dr"], 4);
+
+        let v3 = r#"{"version":"3","module_path":"b::g::f","id":null,"callgrind_summary":
+            {"callgrind_run":{"total":{"summary":{"Ir":{"metrics":{"Both":[42,40]}}}}}}}"#;
+        let m = legacy(v3);
+        assert_eq!((m.id.as_str(), m.counts["Ir"]), ("g::f", 42));
+
+        let v4 = r#"{"version":"4","module_path":"b::g::f","id":"a","profiles":[
+            {"tool":"Callgrind","summaries":{"total":{"summary":{"Callgrind":
+                {"Ir":{"metrics":{"Left":7}},"EstimatedCycles":{"metrics":{"Left":9}}}}}}},
+            {"tool":"DHAT","summaries":{"total":{"summary":{"Dhat":
+                {"TotalBytes":{"metrics":{"Left":64}}}}}}}]}"#;
+        let m = legacy(v4);
+        assert_eq!(m.counts["Ir"], 7);
+        assert_eq!(m.counts["EstimatedCycles"], 9);
+        assert_eq!(m.counts["dhat.TotalBytes"], 64);
+
+        let v5 = r#"{"version":"5","module_path":"b::g::f","id":"a","profiles":[
+            {"tool":"Callgrind","summaries":{"total":{"summary":{"Callgrind":
+                {"Ir":{"metrics":{"Both":[{"Int":8},{"Int":7}]}},
+                 "L1HitRate":{"metrics":{"Left":{"Float":99.5}}}}}}}}]}"#;
+        let m = legacy(v5);
+        assert_eq!(m.counts["Ir"], 8);
+        assert!(!m.counts.contains_key("L1HitRate"));
+    }
+
+    #[test]
+    fn a_legacy_summary_without_ir_is_refused() {
+        let error = parse(
+            br#"{"version":"3","module_path":"b::g::f","callgrind_summary":{}}"#,
+            "s.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("no Callgrind Ir count"), "{error}");
+    }
 
     #[test]
     fn ids_come_from_the_last_two_module_path_segments() {

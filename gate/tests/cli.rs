@@ -103,7 +103,7 @@ fn fingerprint() -> Value {
         "rustc_commit": "59807616e1fa2540724bfbac14d7976d7e4a3860",
         "target": "x86_64-unknown-linux-gnu",
         "valgrind": "valgrind-3.19.0",
-        "gungraun": "0.20.0",
+        "library": "gungraun 0.20.0",
         "glibc": "2.36",
         "glibc_tunables": "glibc.cpu.x86_rep_movsb_threshold=4294967295:glibc.cpu.x86_rep_stosb_threshold=4294967295",
         "cpu": "GenuineIntel family 0x6 model 0x3c stepping 0x3, x86-64-v3",
@@ -202,7 +202,7 @@ fn an_improvement_is_a_stale_baseline_and_fails_only_with_strict() {
         run.stdout
             .contains("stale: better than budget, refresh to lock in the gain")
     );
-    assert!(run.stdout.contains("Stale baselines: `make baseline`"));
+    assert!(run.stdout.contains("Stale baselines: `irgate refresh FILTER`"));
     let strict = sandbox.check("better.json", &["--strict"]);
     assert_eq!(strict.code, 1, "{}", strict.stdout);
     assert!(strict.stdout.contains("FAIL stale"), "{}", strict.stdout);
@@ -300,7 +300,10 @@ fn an_opt_in_metric_is_gated_and_info_metrics_are_reported() {
         ["varint::encode/v0", "dhat.TotalBytes"],
         "{first}"
     );
-    assert!(run.stdout.contains("EstimatedCycles") && run.stdout.contains("info (not gated)"));
+    // Informational rows show where they moved, or with --full.
+    assert!(!run.stdout.contains("info (not gated)"), "{}", run.stdout);
+    let full = sandbox.check("more.json", &["--full"]);
+    assert!(full.stdout.contains("EstimatedCycles") && full.stdout.contains("info (not gated)"));
 }
 
 #[test]
@@ -492,8 +495,8 @@ fn malformed_summaries_are_refused_with_file_and_reason() {
         ),
         (
             "schema",
-            |t| t.replace("\"version\":\"7\"", "\"version\":\"5\""),
-            "unsupported gungraun summary schema version `5`",
+            |t| t.replace("\"version\":\"7\"", "\"version\":\"8\""),
+            "unsupported summary schema version `8`",
         ),
         (
             "negative",
@@ -619,10 +622,13 @@ fn missing_inputs_and_unknown_benchmarks_say_what_to_do() {
 
     sandbox.results("base", "base.json", |_| {});
     let run = sandbox.check("base.json", &[]);
-    assert_error(&run, &["no such baseline directory", "make baseline"]);
+    assert_error(
+        &run,
+        &["no such baseline directory", "`irgate run && irgate refresh`"],
+    );
     std::fs::create_dir(sandbox.path("baselines")).unwrap();
     let run = sandbox.check("base.json", &[]);
-    assert_error(&run, &["no baselines yet", "make baseline"]);
+    assert_error(&run, &["no baselines yet", "`irgate run && irgate refresh`"]);
 
     let run = sandbox.irgate(&["refresh", "--results", "base.json", "nothing::*"]);
     assert_error(
@@ -680,13 +686,28 @@ fn help_explains_each_command() {
     let help = sandbox.irgate(&["--help"]);
     assert_eq!(help.code, 0);
     for fragment in [
+        "irgate init",
         "irgate run",
         "irgate check",
         "irgate refresh",
+        "irgate doctor",
         "Exit codes",
         "0 every budget holds",
     ] {
         assert!(help.stdout.contains(fragment), "{fragment}");
+    }
+    // Every command explains itself in its own long help.
+    for (command, fragment) in [
+        ("init", "cargo metadata"),
+        ("run", "GLIBC_TUNABLES"),
+        ("check", "exit 0 when every budget holds"),
+        ("refresh", "replaced atomically"),
+        ("doctor", "field by field"),
+        ("comment", "never appears in any output"),
+    ] {
+        let help = sandbox.irgate(&[command, "--help"]);
+        assert_eq!(help.code, 0, "{command}: {}", help.stderr);
+        assert!(help.stdout.contains(fragment), "{command}: {}", help.stdout);
     }
     let check = sandbox.irgate(&["check", "--help"]);
     assert!(
@@ -695,7 +716,7 @@ fn help_explains_each_command() {
         check.stdout
     );
     assert!(
-        check.stdout.contains("+1% and at least +50 Ir"),
+        check.stdout.contains("default: +1% and at least +1 Ir"),
         "{}",
         check.stdout
     );

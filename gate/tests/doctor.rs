@@ -85,7 +85,7 @@ fn doctor_shows_this_environment_and_that_it_matches_baselines_taken_here() {
     for field in [
         "rustc",
         "valgrind",
-        "gungraun",
+        "library",
         "glibc",
         "cpu_flags",
         "aslr",
@@ -192,7 +192,7 @@ fn doctor_without_baselines_prints_the_environment_and_says_so() {
         doctor.stdout
     );
     assert!(
-        doctor.stdout.contains("make baseline-container"),
+        doctor.stdout.contains("`irgate run && irgate refresh`"),
         "{}",
         doctor.stdout
     );

@@ -12,7 +12,7 @@ fn fingerprint() -> Fingerprint {
         rustc_commit: "59807616e1fa2540724bfbac14d7976d7e4a3860".into(),
         target: "x86_64-unknown-linux-gnu".into(),
         valgrind: "valgrind-3.24.0".into(),
-        gungraun: "0.20.0".into(),
+        library: "gungraun 0.20.0".into(),
         glibc: "2.41".into(),
         glibc_tunables: "glibc.cpu.x86_rep_movsb_threshold=4294967295".into(),
         cpu: "GenuineIntel family 0x6 model 0x3c stepping 0x3, x86-64-v3".into(),

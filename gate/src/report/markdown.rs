@@ -157,15 +157,16 @@ fn footer(report: &Report) -> String {
     }
     if !report.env_mismatches.is_empty() {
         out.push_str(
-            "**Matching environment:** counts compare only within one environment: run the gate in the \
-             pinned container (`make gate-container`), where the baselines were taken.\n\n",
+            "**Matching environment:** counts compare only within one environment: run the gate \
+             where the baselines were taken (the pinned image in CI; `irgate doctor` shows the \
+             fields that differ).\n\n",
         );
     }
     out.push_str(
-        "**Accepting a change:** if the new counts are intended, run `make baseline-container` (the \
-         suite and `irgate refresh` in the pinned image) or the *Refresh baselines* workflow, review \
-         the diff under `baselines/` and commit it to this pull request. A benchmark faster than its budget shows as *stale*: refresh \
-         to lock in the gain.\n",
+        "**Accepting a change:** if the new counts are intended, run `irgate run && irgate \
+         refresh` in the environment the baselines were taken in, review the diff under \
+         `baselines/` and commit it to this pull request. A benchmark faster than its budget \
+         shows as *stale*: refresh to lock in the gain.\n",
     );
     out
 }

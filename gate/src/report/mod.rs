@@ -6,7 +6,7 @@ pub mod markdown;
 pub mod table;
 
 /// The formats `irgate check` can print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     /// An aligned table for a terminal, worst first.
     #[default]
@@ -17,13 +17,20 @@ pub enum Format {
     Json,
 }
 
-/// Renders `report` in `format`.
-pub fn render(report: &crate::model::Report, format: Format) -> String {
+/// Renders `report` in `format`; `full` lists every row in the table even when all is well.
+pub fn render(report: &crate::model::Report, format: Format, full: bool) -> String {
     match format {
-        Format::Table => table::render(report),
+        Format::Table => table::render(report, full),
         Format::Markdown => markdown::render(report, markdown::STEP_SUMMARY_MAX),
         Format::Json => json::render(report),
     }
+}
+
+/// Writes `text` to standard output. A reader that went away (`irgate doctor | head`) is not an
+/// error of the gate's: the rest is dropped, and the command's exit code stands.
+pub fn print(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// Lays out `lines` of cells as an aligned text table, two spaces between columns; columns where

@@ -1,12 +1,14 @@
-//! The terminal report: one aligned row per benchmark and metric, worst first, then the verdict.
+//! The terminal report: the rows that need attention, worst first, then the verdict.
 //!
 //! ```text
 //! benchmark          baseline     new   change  budget        verdict
 //! filter::scan/s512     2,778   4,520  +62.71%  max(1%, 50)   FAIL over budget
-//! varint::encode/v0        99      99   +0.00%  max(1%, 50)   ok
 //!
 //! FAIL: 1 of 2 benchmarks failed the gate (1 over budget).
 //! ```
+//!
+//! Rows within budget are left out (and informational rows that did not move), with the largest
+//! movers named in one line; `full` lists every row.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -14,8 +16,11 @@ use std::fmt::Write;
 use super::thousands;
 use crate::model::{Limit, Outcome, Report, Row, Status};
 
-/// Renders `report` for a terminal.
-pub fn render(report: &Report) -> String {
+/// How many movers within budget the summary names.
+const MOVERS: usize = 3;
+
+/// Renders `report` for a terminal: every row when `full`, else the rows that need attention.
+pub fn render(report: &Report, full: bool) -> String {
     let mut out = String::new();
     if !report.env_mismatches.is_empty() {
         out.push_str("The environment differs from the baselines':\n");
@@ -29,17 +34,73 @@ pub fn render(report: &Report) -> String {
         out.push('\n');
     }
 
-    let with_metric = report.rows.iter().any(|row| row.metric != "Ir");
-    let mut lines = vec![header(with_metric)];
-    lines.extend(report.rows.iter().map(|row| cells(row, with_metric)));
-    let first_number = if with_metric { 2 } else { 1 };
-    out.push_str(&super::align(&lines, |i| {
-        (first_number..first_number + 3).contains(&i)
-    }));
-    out.push('\n');
+    let shown: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|row| full || needs_attention(row))
+        .collect();
+    if !shown.is_empty() {
+        let with_metric = shown.iter().any(|row| row.metric != "Ir");
+        let mut lines = vec![header(with_metric)];
+        lines.extend(shown.iter().map(|row| cells(row, with_metric)));
+        let first_number = if with_metric { 2 } else { 1 };
+        out.push_str(&super::align(&lines, |i| {
+            (first_number..first_number + 3).contains(&i)
+        }));
+        out.push('\n');
+    }
+    if !full {
+        if let Some(movers) = movers(report) {
+            out.push_str(&movers);
+        }
+    }
     out.push_str(&verdict(report));
     out.push('\n');
     out
+}
+
+/// Whether a row is shown without `--full`: it fails or is not plainly within budget, or it is an
+/// informational metric that moved.
+fn needs_attention(row: &Row) -> bool {
+    match row.status {
+        Status::Ok => false,
+        Status::Info => row.baseline != row.new,
+        _ => true,
+    }
+}
+
+/// `Largest movers within budget: a +0.52%, b -0.10%.`, or `None` when nothing within budget
+/// moved.
+fn movers(report: &Report) -> Option<String> {
+    let mut moved: Vec<(&Row, f64)> = report
+        .rows
+        .iter()
+        .filter(|row| row.status == Status::Ok)
+        .filter_map(|row| Some((row, row.change_pct()?)))
+        .filter(|(_, pct)| *pct != 0.0)
+        .collect();
+    if moved.is_empty() {
+        let within = report.rows.iter().any(|r| r.status == Status::Ok);
+        return within.then(|| "Every benchmark within budget kept its exact count.\n".to_owned());
+    }
+    moved.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    let names: Vec<String> = moved
+        .iter()
+        .take(MOVERS)
+        .map(|(row, pct)| {
+            let metric = if row.metric == "Ir" {
+                String::new()
+            } else {
+                format!(" {}", row.metric)
+            };
+            format!("{}{metric} {pct:+.2}%", row.benchmark)
+        })
+        .collect();
+    Some(format!(
+        "{} moved within budget; the largest: {} (--full lists every row).\n",
+        moved.len(),
+        names.join(", ")
+    ))
 }
 
 fn header(with_metric: bool) -> Vec<String> {
@@ -131,13 +192,13 @@ fn verdict(report: &Report) -> String {
         .any(|r| r.status == Status::New && r.fails);
     if new_fails {
         text.push_str(
-            "New benchmarks need a baseline: `make baseline` (or `irgate refresh FILTER`), or \
-             pass --allow-new.\n",
+            "New benchmarks need a baseline: `irgate refresh FILTER` after `irgate run`, or pass \
+             --allow-new.\n",
         );
     }
     if stale > 0 {
         text.push_str(
-            "Stale baselines: `make baseline` (or `irgate refresh FILTER`) locks in the gain.\n",
+            "Stale baselines: `irgate refresh FILTER` after `irgate run` locks in the gain.\n",
         );
     }
     text.pop();

@@ -1,28 +1,28 @@
-//! `irgate noise`: the measured case for gating on instruction counts. Runs the wall-clock suite
+//! `irgate-noise`: this project's measured case for gating on instruction counts. Runs the wall-clock suite
 //! (criterion) and the callgrind suite K times each on the same commit, and reports per benchmark
 //! how much time and Ir move between runs, so the smallest regression each method can gate here
 //! without false alarms; with `--inject-slowdown`, also whether each gate catches a known
 //! slowdown at its budget.
 
-pub mod report;
-pub mod stats;
-pub mod study;
-pub mod wallclock;
+mod report;
+mod stats;
+mod study;
+mod wallclock;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
-
-use crate::cli::{Paths, RunArgs};
-use crate::config::{self, Config};
-use crate::error::{Error, Result};
-use crate::filter::Filter;
-use crate::{files, run};
+use clap::{Parser, ValueEnum};
+use irgate::config::{self, Config};
+use irgate::error::{Error, Result};
+use irgate::filter::Filter;
+use irgate::paths::Paths;
+use irgate::suite::Suite;
+use irgate::{files, run};
 use study::{Row, Runs, Study, WallClockSettings};
 
-/// How `irgate noise` prints the study.
+/// How `irgate-noise` prints the study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// An aligned table and a summary.
@@ -33,9 +33,16 @@ pub enum Format {
     Json,
 }
 
-/// Arguments of `irgate noise`.
-#[derive(Debug, Args)]
-pub struct NoiseArgs {
+/// Arguments of `irgate-noise`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "irgate-noise",
+    version,
+    about = "Measure how much time and Ir move between runs here, and whether each gate catches a \
+             known slowdown.",
+    long_about = ABOUT
+)]
+struct NoiseArgs {
     /// Only benchmarks whose id matches this glob, e.g. 'pipeline::*' or '*/b512'
     #[arg(value_name = "FILTER")]
     pub filter: Option<String>,
@@ -79,8 +86,8 @@ pub struct NoiseArgs {
     pub from: Option<PathBuf>,
 }
 
-/// The long help of `irgate noise`.
-pub const ABOUT: &str = "\
+/// The long help of `irgate-noise`.
+const ABOUT: &str = "\
 Measure, on this machine, how much wall-clock time and instruction counts move between runs of
 the same commit, and what that means for a gate on each.
 
@@ -118,13 +125,21 @@ struct Variant<'a> {
     features: Option<&'a str>,
 }
 
-/// Runs `irgate noise`.
-pub fn execute(args: &NoiseArgs) -> Result<ExitCode> {
+fn main() -> ExitCode {
+    let args = NoiseArgs::parse();
+    execute(&args).unwrap_or_else(|error| {
+        eprintln!("irgate-noise: error: {error}");
+        ExitCode::from(2)
+    })
+}
+
+/// Runs the study, or prints a saved one.
+fn execute(args: &NoiseArgs) -> Result<ExitCode> {
     let study = match &args.from {
         Some(path) => files::read_versioned(path, "noise study", study::SCHEMA_VERSION)?,
         None => {
             let (study, saved) = measure(args)?;
-            eprintln!("irgate: wrote {}", saved.display());
+            eprintln!("irgate-noise: wrote {}", saved.display());
             study
         }
     };
@@ -144,7 +159,7 @@ pub fn execute(args: &NoiseArgs) -> Result<ExitCode> {
     Ok(if moved == 0 {
         ExitCode::SUCCESS
     } else {
-        eprintln!("irgate: the Ir of {moved} benchmarks moved between runs of the same code");
+        eprintln!("irgate-noise: the Ir of {moved} benchmarks moved between runs of the same code");
         ExitCode::from(1)
     })
 }
@@ -156,8 +171,8 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
         baselines: None,
         results: None,
     };
-    let resolved = paths.resolve();
-    let config = Config::load_or_default(&resolved.config.0, resolved.config.1)?;
+    let resolved = paths.resolve()?;
+    let mut config = Config::load_or_default(&resolved.config, resolved.config_named)?;
     let filter = args.filter.as_deref().map(Filter::new).transpose()?;
     let dir = resolved
         .results
@@ -180,17 +195,15 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
     let mut runs: Vec<BTreeMap<String, Runs>> = vec![BTreeMap::new(); variants.len()];
     for (variant, by_id) in variants.iter().zip(&mut runs) {
         for rep in 1..=k {
-            eprintln!("irgate: callgrind run {rep}/{k} ({})", variant.name);
-            let run_args = RunArgs {
-                filter: args.filter.clone(),
-                from: Vec::new(),
+            eprintln!("irgate-noise: callgrind run {rep}/{k} ({})", variant.name);
+            config.suites = vec![Suite {
                 package: args.package.clone(),
                 bench: args.bench.clone(),
-                features: variant.features.map(str::to_owned),
-                gungraun_home: Some(dir.join("gungraun")),
-                paths: paths.clone(),
-            };
-            let results = run::run_suite(&run_args, &resolved, &config, filter.as_ref())?;
+                features: variant.features.map(|f| vec![f.to_owned()]).unwrap_or_default(),
+                args: Vec::new(),
+            }];
+            let home = dir.join("callgrind");
+            let results = run::run_suites(&config, &[], &resolved, filter.as_ref(), Some(&home))?;
             for (id, counts) in results.benchmarks {
                 let ir = counts.get(config::IR).copied().ok_or_else(|| {
                     Error::Tool(format!("the callgrind suite reported no Ir for {id}"))
@@ -211,7 +224,7 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
     let seconds = (k * variants.len() * ids.len()) as f64
         * (settings.warm_up_secs + settings.measurement_secs + 0.1);
     eprintln!(
-        "irgate: {} wall-clock runs of {} benchmarks, about {}",
+        "irgate-noise: {} wall-clock runs of {} benchmarks, about {}",
         k * variants.len(),
         ids.len(),
         if seconds < 120.0 {

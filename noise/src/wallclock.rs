@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use serde::Deserialize;
 
 use super::study::WallClockSettings;
-use crate::error::{Error, Result};
+use irgate::error::{Error, Result};
 
 /// What one criterion run measures, and where.
 pub struct Run<'a> {

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use super::stats::{self, Detection, Verdict};
 use super::study::{Row, Study};
-use crate::model::Limit;
-use crate::report::thousands;
+use irgate::model::Limit;
+use irgate::report::thousands;
 
 /// A time in nanoseconds, with a unit that keeps three or four significant digits.
 pub fn time(ns: f64) -> String {
@@ -141,7 +141,7 @@ pub fn table(study: &Study) -> String {
     let (header, rows, numeric) = cells(study);
     let mut lines = vec![header];
     lines.extend(rows);
-    let mut out = crate::report::align(&lines, |i| numeric[i]);
+    let mut out = irgate::report::align(&lines, |i| numeric[i]);
     out.push('\n');
     out.push_str(&summary(study).join("\n"));
     out.push('\n');
@@ -301,7 +301,7 @@ pub fn summary(study: &Study) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::noise::study::{Runs, WallClockSettings};
+    use crate::study::{Runs, WallClockSettings};
 
     fn study() -> Study {
         let limit = Limit {
@@ -333,7 +333,7 @@ mod tests {
             limit,
         );
         Study {
-            schema_version: crate::noise::study::SCHEMA_VERSION,
+            schema_version: crate::study::SCHEMA_VERSION,
             repetitions: 3,
             wall_clock: WallClockSettings {
                 warm_up_secs: 0.2,

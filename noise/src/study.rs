@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::stats::{self, Detection, Spread};
-use crate::config;
-use crate::model::Limit;
+use irgate::config;
+use irgate::model::Limit;
 
 /// The schema version of the study files this irgate reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -141,7 +141,7 @@ impl Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::noise::stats::Verdict;
+    use crate::stats::Verdict;
 
     const BUDGET: Limit = Limit {
         relative_pct: 1.0,
@@ -248,10 +248,10 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("noise.json");
-        crate::files::write_json_atomic(&path, &study).unwrap();
-        let read = crate::files::read_versioned::<Study>(&path, "noise study", SCHEMA_VERSION);
+        irgate::files::write_json_atomic(&path, &study).unwrap();
+        let read = irgate::files::read_versioned::<Study>(&path, "noise study", SCHEMA_VERSION);
         assert_eq!(read.unwrap(), study);
-        let error = crate::files::read_versioned::<Study>(&path, "noise study", 2)
+        let error = irgate::files::read_versioned::<Study>(&path, "noise study", 2)
             .unwrap_err()
             .to_string();
         assert!(error.contains("unsupported schema_version 1"), "{error}");
