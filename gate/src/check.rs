@@ -93,5 +93,10 @@ fn compare_inputs(options: &Options) -> Result<Report> {
             "override pattern matches no benchmark (a typo, or a benchmark that is gone?)",
         ));
     }
-    Ok(compare::compare(&results, &baselines, &config, options.policy))
+    Ok(compare::compare(
+        &results,
+        &baselines,
+        &config,
+        options.policy,
+    ))
 }

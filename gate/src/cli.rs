@@ -214,6 +214,10 @@ pub struct RunArgs {
     /// Only this suite ('package/bench' or the bench's name); repeat for more
     #[arg(long = "suite", value_name = "SUITE")]
     pub suites: Vec<String>,
+    /// Cargo features added to every suite that runs, e.g. to build a known slowdown in; repeat
+    /// or separate with commas
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    pub features: Vec<String>,
     /// Read summary directories or irgate results (a file, or a directory holding results.json)
     /// instead of running; repeat to merge shards
     #[arg(long, value_name = "PATH", conflicts_with = "suites")]
@@ -326,6 +330,7 @@ impl Command {
                 filter: args.filter.clone(),
                 from: args.from.clone(),
                 suites: args.suites.clone(),
+                features: args.features.clone(),
                 paths: (&args.paths).into(),
             }),
             Command::Check(args) => crate::check::execute(&crate::check::Options {

@@ -60,7 +60,9 @@ pub fn execute(paths: &Paths) -> Result<ExitCode> {
             groups.len()
         )
     };
-    print(&format!("irgate doctor: the environment here, {source}\n\n"));
+    print(&format!(
+        "irgate doctor: the environment here, {source}\n\n"
+    ));
     print(&render(&fields));
     print("\n");
     if groups.is_empty() {

@@ -69,7 +69,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         let mut config = Config::default();
         config.suites = suites.clone();
         let paths = Paths::default().resolve()?;
-        let results = run::run_suites(&config, &[], &paths, None, None)?;
+        let results = run::run_suites(&config, &run::Selection::default(), &paths, None, None)?;
         results::write(&paths.results, &results)?;
         print(&format!(
             "irgate init: wrote {} ({} benchmarks): `irgate refresh` turns it into baselines\n",
@@ -161,8 +161,9 @@ fn gate_toml(suites: &[Suite], limit: &Limit, why: &str) -> String {
         out,
         "\n# A gated metric of a benchmark fails the gate when it grows by more than the larger of\n\
          # `relative_pct` percent of its baseline and `absolute` counts. The absolute slack is\n\
-         # {why}: a +10% change of that benchmark fails, one instruction moved by code layout\n\
-         # passes. Per-benchmark budgets go in [[overrides]] (globs over benchmark ids).\n\
+         # {why}.\n\
+         # A +10% change of that benchmark fails; one instruction moved by code layout passes.\n\
+         # Per-benchmark budgets go in [[overrides]] (globs over benchmark ids).\n\
          [budgets]\nIr = {{ relative_pct = {:?}, absolute = {} }}\n",
         limit.relative_pct, limit.absolute
     );
@@ -236,7 +237,10 @@ fn rust_toolchain(root: &Path) -> Result<String> {
 }
 
 fn relative(path: &Path, root: &Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).display().to_string()
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 fn next_steps(options: &Options) -> String {
@@ -259,7 +263,7 @@ fn next_steps(options: &Options) -> String {
              \x20   within one environment\n",
         );
     } else {
-        out.push_str("  irgate init --ci --force        also write the GitHub workflows\n");
+        out.push_str("  irgate init --ci --force       also write the GitHub workflows\n");
     }
     out
 }

@@ -159,8 +159,7 @@ impl Library {
     /// Runners before gungraun 0.17.1 have no `--version`; asked to serve library version 0.0.0,
     /// every runner refuses with "<runner> (<its version>) is newer than ...".
     pub fn installed_runner(&self) -> Option<String> {
-        let runner =
-            std::env::var(self.kind.runner_env()).unwrap_or_else(|_| self.kind.runner());
+        let runner = std::env::var(self.kind.runner_env()).unwrap_or_else(|_| self.kind.runner());
         let output = Command::new(&runner).arg("--version").output().ok()?;
         if output.status.success() {
             return String::from_utf8_lossy(&output.stdout)
@@ -237,7 +236,10 @@ mod tests {
             .check_supported()
             .unwrap_err()
             .to_string();
-        assert!(error.starts_with("iai-callgrind 0.11.0 is not supported"), "{error}");
+        assert!(
+            error.starts_with("iai-callgrind 0.11.0 is not supported"),
+            "{error}"
+        );
         assert!(library("gungraun", "0.21.0").check_supported().is_err());
         assert!(Library::from_crate("divan", &semver::Version::new(0, 1, 0)).is_none());
     }

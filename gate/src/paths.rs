@@ -80,12 +80,7 @@ pub fn find_root(start: &Path) -> Result<PathBuf> {
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
-        .args([
-            "locate-project",
-            "--workspace",
-            "--message-format",
-            "plain",
-        ])
+        .args(["locate-project", "--workspace", "--message-format", "plain"])
         .current_dir(start)
         .output();
     match output {

@@ -26,6 +26,8 @@ pub struct Options {
     pub from: Vec<PathBuf>,
     /// Only these suites (`package/bench` or bench names).
     pub suites: Vec<String>,
+    /// Cargo features added to every suite that runs.
+    pub features: Vec<String>,
     /// Where the files are.
     pub paths: Paths,
 }
@@ -36,7 +38,11 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let filter = options.filter.as_deref().map(Filter::new).transpose()?;
     let results = if options.from.is_empty() {
-        run_suites(&config, &options.suites, &paths, filter.as_ref(), None)?
+        let selection = Selection {
+            suites: &options.suites,
+            features: &options.features,
+        };
+        run_suites(&config, &selection, &paths, filter.as_ref(), None)?
     } else {
         read_from(&options.from, &paths.root, &config, filter.as_ref())?
     };
@@ -50,14 +56,26 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Which suites run, and how.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Selection<'a> {
+    /// Only these suites (all when empty).
+    pub suites: &'a [String],
+    /// Cargo features added to each.
+    pub features: &'a [String],
+}
+
 /// The suites to run and their libraries, checked before anything is built: valgrind is there,
 /// every library is supported and its runner installed at the same version.
 pub fn prepare(
     config: &Config,
-    only: &[String],
+    selection: &Selection,
     workspace: &Workspace,
 ) -> Result<Vec<(Suite, Library)>> {
-    let suites = suite::select(suite::resolve(&config.suites, workspace)?, only)?;
+    let mut suites = suite::select(suite::resolve(&config.suites, workspace)?, selection.suites)?;
+    for suite in &mut suites {
+        suite.features.extend(selection.features.iter().cloned());
+    }
     if config.suites.is_empty() {
         let names: Vec<String> = suites.iter().map(Suite::name).collect();
         eprintln!(
@@ -99,17 +117,17 @@ pub fn prepare(
     Ok(prepared)
 }
 
-/// Runs the selected suites (all when `only` is empty) once and returns their merged counts.
-/// `home` overrides the libraries' output directory.
+/// Runs the selected suites once and returns their merged counts. `home` overrides the
+/// libraries' output directory.
 pub fn run_suites(
     config: &Config,
-    only: &[String],
+    selection: &Selection,
     paths: &Resolved,
     filter: Option<&Filter>,
     home: Option<&Path>,
 ) -> Result<Results> {
     let workspace = Workspace::load(&paths.root)?;
-    let prepared = prepare(config, only, &workspace)?;
+    let prepared = prepare(config, selection, &workspace)?;
     let libraries: Vec<Library> = prepared.iter().map(|(_, l)| l.clone()).collect();
     let tunables = runner::glibc_tunables();
     let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries);

@@ -216,9 +216,13 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
 fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
-    command
-        .current_dir(settings.root)
-        .args(["bench", "-p", &suite.package, "--bench", &suite.bench]);
+    command.current_dir(settings.root).args([
+        "bench",
+        "-p",
+        &suite.package,
+        "--bench",
+        &suite.bench,
+    ]);
     if !suite.features.is_empty() {
         command.args(["--features", &suite.features.join(",")]);
     }
@@ -383,5 +387,27 @@ mod tests {
             .unwrap();
         assert!(output.status.success());
         assert!(String::from_utf8_lossy(&output.stdout).starts_with("valgrind-"));
+        // The benchmarked program sees the same environment as when the runner passes the
+        // variable itself (`--envs`): the tunables, and nothing the wrapper added.
+        let env_seen = |valgrind: &Path, tunables: Option<&str>| {
+            let mut command = Command::new(valgrind);
+            command
+                .args(["-q", "--tool=none", "/usr/bin/env"])
+                .env_clear();
+            if let Some(value) = tunables {
+                command.env("GLIBC_TUNABLES", value);
+            }
+            let mut lines: Vec<String> = String::from_utf8(command.output().unwrap().stdout)
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            lines.sort();
+            lines
+        };
+        let real = find_on_path("valgrind", &dir).unwrap();
+        let through_wrapper = env_seen(&dir.join("valgrind"), None);
+        assert!(through_wrapper.contains(&"GLIBC_TUNABLES=glibc.cpu.x=1".to_owned()));
+        assert_eq!(through_wrapper, env_seen(&real, Some("glibc.cpu.x=1")));
     }
 }

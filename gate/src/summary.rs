@@ -175,7 +175,10 @@ fn legacy_metrics(summary: &serde_json::Value) -> Vec<(String, Value)> {
     if let Some(profiles) = summary.get("profiles").and_then(Json::as_array) {
         for profile in profiles {
             let total = profile.pointer("/summaries/total/summary");
-            if let Some(kinds) = total.and_then(|t| t.get("Callgrind")).and_then(Json::as_object) {
+            if let Some(kinds) = total
+                .and_then(|t| t.get("Callgrind"))
+                .and_then(Json::as_object)
+            {
                 push_all("", kinds);
             }
             if let Some(kinds) = total.and_then(|t| t.get("Dhat")).and_then(Json::as_object) {
@@ -193,7 +196,12 @@ fn legacy_metrics(summary: &serde_json::Value) -> Vec<(String, Value)> {
     {
         let mut sums: std::collections::BTreeMap<String, u64> = Default::default();
         for part in parts {
-            for (name, event) in part.get("events").and_then(Json::as_object).into_iter().flatten() {
+            for (name, event) in part
+                .get("events")
+                .and_then(Json::as_object)
+                .into_iter()
+                .flatten()
+            {
                 if let Some(new) = event.get("new").and_then(Json::as_u64) {
                     *sums.entry(name.clone()).or_default() += new;
                 }

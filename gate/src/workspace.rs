@@ -110,7 +110,12 @@ impl Workspace {
 
 /// The callgrind library a package depends on (any kind of dependency), from the resolve graph.
 fn library_of(metadata: &Metadata, id: &PackageId) -> Option<Library> {
-    let node = metadata.resolve.as_ref()?.nodes.iter().find(|n| n.id == *id)?;
+    let node = metadata
+        .resolve
+        .as_ref()?
+        .nodes
+        .iter()
+        .find(|n| n.id == *id)?;
     node.deps.iter().find_map(|dep| {
         let package = &metadata[&dep.pkg];
         Library::from_crate(&package.name, &package.version)

@@ -202,7 +202,10 @@ fn an_improvement_is_a_stale_baseline_and_fails_only_with_strict() {
         run.stdout
             .contains("stale: better than budget, refresh to lock in the gain")
     );
-    assert!(run.stdout.contains("Stale baselines: `irgate refresh FILTER`"));
+    assert!(
+        run.stdout
+            .contains("Stale baselines: `irgate refresh FILTER`")
+    );
     let strict = sandbox.check("better.json", &["--strict"]);
     assert_eq!(strict.code, 1, "{}", strict.stdout);
     assert!(strict.stdout.contains("FAIL stale"), "{}", strict.stdout);
@@ -624,11 +627,17 @@ fn missing_inputs_and_unknown_benchmarks_say_what_to_do() {
     let run = sandbox.check("base.json", &[]);
     assert_error(
         &run,
-        &["no such baseline directory", "`irgate run && irgate refresh`"],
+        &[
+            "no such baseline directory",
+            "`irgate run && irgate refresh`",
+        ],
     );
     std::fs::create_dir(sandbox.path("baselines")).unwrap();
     let run = sandbox.check("base.json", &[]);
-    assert_error(&run, &["no baselines yet", "`irgate run && irgate refresh`"]);
+    assert_error(
+        &run,
+        &["no baselines yet", "`irgate run && irgate refresh`"],
+    );
 
     let run = sandbox.irgate(&["refresh", "--results", "base.json", "nothing::*"]);
     assert_error(

@@ -82,14 +82,7 @@ fn doctor_shows_this_environment_and_that_it_matches_baselines_taken_here() {
     let dir = repository_with_baselines_from_here();
     let doctor = irgate(dir.path(), &["doctor"]);
     assert_eq!(doctor.code, 0, "{}{}", doctor.stdout, doctor.stderr);
-    for field in [
-        "rustc",
-        "valgrind",
-        "library",
-        "glibc",
-        "cpu_flags",
-        "aslr",
-    ] {
+    for field in ["rustc", "valgrind", "library", "glibc", "cpu_flags", "aslr"] {
         assert!(
             doctor.stdout.lines().any(
                 |line| line.starts_with("ok ") && line.split_whitespace().nth(1) == Some(field)

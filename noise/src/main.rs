@@ -199,11 +199,20 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
             config.suites = vec![Suite {
                 package: args.package.clone(),
                 bench: args.bench.clone(),
-                features: variant.features.map(|f| vec![f.to_owned()]).unwrap_or_default(),
+                features: variant
+                    .features
+                    .map(|f| vec![f.to_owned()])
+                    .unwrap_or_default(),
                 args: Vec::new(),
             }];
             let home = dir.join("callgrind");
-            let results = run::run_suites(&config, &[], &resolved, filter.as_ref(), Some(&home))?;
+            let results = run::run_suites(
+                &config,
+                &run::Selection::default(),
+                &resolved,
+                filter.as_ref(),
+                Some(&home),
+            )?;
             for (id, counts) in results.benchmarks {
                 let ir = counts.get(config::IR).copied().ok_or_else(|| {
                     Error::Tool(format!("the callgrind suite reported no Ir for {id}"))

@@ -1,0 +1,13 @@
+use std::hint::black_box;
+
+use gungraun::prelude::*;
+
+#[library_benchmark]
+#[bench::short("one two three")]
+#[bench::line("the quick brown fox jumps over the lazy dog")]
+fn count(text: &str) -> usize {
+    black_box(text::count_words(black_box(text)))
+}
+
+library_benchmark_group!(name = words, benchmarks = count);
+main!(library_benchmark_groups = words);
