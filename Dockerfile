@@ -1,29 +1,45 @@
-# The pinned environment that irgate's instruction counts are taken in (README: "The pinned
-# environment"). Nothing here floats: valgrind is pinned at its exact Debian version, the gungraun
-# runner at the exact version of the gungraun library in Cargo.lock, and the base image at a digest
-# (append @sha256:<digest> to BASE_IMAGE below; the README says how to read and update it).
+# irgate's pinned environment, for any repository (docs/container.md). It holds a Rust
+# toolchain, valgrind at an exact Debian version, the callgrind runner of the repository's suites
+# at an exact version, and irgate itself, built from this source. The repository is not copied in:
+# it is mounted at /irgate at run time (docker/irgate-container), so a code change never rebuilds
+# the image and counts are always taken from one fixed path.
 #
-# The repository is not copied in: it is mounted at /irgate (`make gate-container`), so a code change
-# never rebuilds the image, and counts are always taken from one fixed path.
-#
-#   make image                                        # base image: rust:1.95.0-trixie (official)
-#   docker build --build-arg BASE_IMAGE=rust:1.95.0-trixie@sha256:<digest> -t irgate-env .
-#   scripts/offline-base-image.sh && make image BASE_IMAGE=irgate-base:rust-1.95.0-trixie  # offline
+# The build context is irgate's source (this directory). The build arguments pin the rest:
+#   BASE_IMAGE      the official Rust image; pin a digest (rust:1.95.0-trixie@sha256:...)
+#   RUST_TOOLCHAIN  the repository's toolchain (its rust-toolchain.toml channel)
+#   RUNNER_CRATE    gungraun-runner or iai-callgrind-runner: the suites' library's runner
+#   RUNNER_VERSION  its exact version (the library's, from cargo metadata)
+#   IRGATE_FEATURES `github` adds `irgate comment` (GitHub Actions needs it)
+# `irgate init --ci` writes the repository's values to .irgate/image.env.
 ARG BASE_IMAGE=rust:1.95.0-trixie
 
-# The gungraun runner, built in its own stage so its build files stay out of the final image.
+# The runner, in its own stage so its build files stay out of the final image.
 FROM ${BASE_IMAGE} AS runner
-ARG GUNGRAUN_VERSION=0.20.0
-RUN cargo install gungraun-runner --version "${GUNGRAUN_VERSION}" --locked --root /opt/gungraun \
+ARG RUNNER_CRATE=gungraun-runner
+ARG RUNNER_VERSION=0.20.0
+RUN cargo install "${RUNNER_CRATE}" --version "${RUNNER_VERSION}" --locked --root /opt/runner \
     && rm -rf "${CARGO_HOME:?}/registry" "${CARGO_HOME:?}/git"
+
+# irgate, from this source, with its locked dependencies.
+FROM ${BASE_IMAGE} AS irgate
+ARG IRGATE_FEATURES=
+WORKDIR /src
+COPY . .
+RUN cargo install --path gate --locked --root /opt/irgate --features "${IRGATE_FEATURES}" \
+    && rm -rf target "${CARGO_HOME:?}/registry" "${CARGO_HOME:?}/git"
 
 # valgrind at an exact Debian version. valgrind depends on libc6-dbg of exactly the installed glibc;
 # pinning libc6-dbg to that version means installing valgrind can never upgrade glibc (whose
 # memcpy/memset are in every count): if the archive no longer has it, the build fails instead.
 FROM ${BASE_IMAGE}
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
-# rust-toolchain.toml lists rustfmt and clippy: install them now rather than on first use.
-RUN rustup component add rustfmt clippy
+ARG RUST_TOOLCHAIN=1.95.0
+# The repository's toolchain, with rustfmt and clippy, installed now rather than on first use.
+RUN if ! rustup toolchain list | grep -q "^${RUST_TOOLCHAIN}-"; then \
+        rustup toolchain install "${RUST_TOOLCHAIN}" --profile minimal; \
+    fi \
+    && rustup component add --toolchain "${RUST_TOOLCHAIN}" rustfmt clippy \
+    && rustup default "${RUST_TOOLCHAIN}"
 ARG VALGRIND_VERSION=1:3.24.0-3
 RUN libc_version="$(dpkg-query --show --showformat='${Version}' libc6)" \
     && apt-get update \
@@ -33,7 +49,8 @@ RUN libc_version="$(dpkg-query --show --showformat='${Version}' libc6)" \
     && rm -rf /var/lib/apt/lists/* \
     && valgrind --version
 
-COPY --from=runner /opt/gungraun/bin/gungraun-runner /usr/local/bin/gungraun-runner
+COPY --from=runner /opt/runner/bin/ /usr/local/bin/
+COPY --from=irgate /opt/irgate/bin/irgate /usr/local/bin/irgate
 
 # The determinism environment, set once so that `irgate run` needs no flags in here:
 # - GLIBC_TUNABLES: glibc copies and clears with SSE/AVX loops at every size instead of switching to
@@ -49,5 +66,5 @@ ENV GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295:glibc.cpu.x86_re
     IRGATE_ENVIRONMENT="container:irgate-env on ${BASE_IMAGE}"
 WORKDIR /irgate
 LABEL org.opencontainers.image.title="irgate-env" \
-      org.opencontainers.image.description="The pinned environment of irgate's callgrind baselines: Rust, valgrind and gungraun-runner at exact versions; mount the repository at /irgate."
-CMD ["bash"]
+      org.opencontainers.image.description="irgate's pinned environment: Rust, valgrind, the callgrind runner and irgate at exact versions; mount the repository at /irgate."
+CMD ["sh", "-c", "irgate run && irgate check"]

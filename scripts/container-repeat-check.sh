@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Asserts that counts taken in the pinned container repeat to the instruction:
-#   1. runs the callgrind suite twice in the image (`irgate run`, scripts/container-run.sh);
+#   1. runs the callgrind suite twice in the image (`irgate run`, docker/irgate-container);
 #   2. requires every benchmark's Ir to be identical across the two runs (`irgate check` of the
 #      second run against the first, with docker/exact-gate.toml: no slack, --strict);
 #   3. requires the first run to equal the committed baselines/ the same way. The baselines must
@@ -15,7 +15,7 @@ cd "$root"
 out=target/container/repeat
 rm -rf "$out"
 mkdir -p "$out/baselines"
-irgate=(cargo run --quiet --locked -p irgate --)
+irgate=(irgate)
 exact=(--config docker/exact-gate.toml --strict)
 
 shopt -s nullglob
@@ -39,7 +39,7 @@ for file in "${baselines[@]}"; do
     esac
 done
 echo "container-repeat-check: the suite, twice, in ${IRGATE_IMAGE:-irgate-env}"
-scripts/container-run.sh sh -c "
+docker/irgate-container sh -c "
     ${irgate[*]} run --results $out/run1.json &&
     ${irgate[*]} run --results $out/run2.json &&
     ${irgate[*]} refresh --results $out/run1.json --baselines $out/baselines >/dev/null &&
@@ -47,4 +47,4 @@ scripts/container-run.sh sh -c "
     ${irgate[*]} check --results $out/run2.json --baselines $out/baselines ${exact[*]}"
 
 echo "container-repeat-check: run 1 against the committed baselines (every Ir must be identical)"
-scripts/container-run.sh "${irgate[@]}" check --results "$out/run1.json" "${exact[@]}"
+docker/irgate-container "${irgate[@]}" check --results "$out/run1.json" "${exact[@]}"

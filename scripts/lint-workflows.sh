@@ -23,5 +23,5 @@ export PATH="$PWD/$venv/bin:$PATH"
 echo "actionlint $(actionlint --version | head -n 1), $(shellcheck --version | sed -n 's/^version: /shellcheck /p')"
 actionlint -no-color
 zizmor --version
-zizmor --offline --no-progress --color never .github/workflows
+zizmor --offline --no-progress --color never .github/workflows action.yml gate/templates
 echo "workflows: actionlint and zizmor report nothing"

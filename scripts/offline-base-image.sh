@@ -12,12 +12,14 @@
 #   2. copies this machine's Rust toolchain (rustup toolchain 1.95.0 and rustup itself) into it,
 #      laid out like the official image: RUSTUP_HOME=/usr/local/rustup, CARGO_HOME=/usr/local/cargo,
 #      /usr/local/cargo/bin on PATH;
-#   3. seeds /usr/local/cargo/registry with the crates that `cargo install gungraun-runner
-#      --version <v> --locked` needs (downloaded by the host's cargo) and sets CARGO_NET_OFFLINE=true,
-#      so the Dockerfile's unchanged install step builds the runner without network;
+#   3. seeds /usr/local/cargo/registry with the crates that the runner pinned in .irgate/image.env
+#      and irgate itself (this workspace's Cargo.lock) need, downloaded by the host's cargo, and
+#      sets CARGO_NET_OFFLINE=true, so the Dockerfile's unchanged install steps build without
+#      network (rebuild with --force when Cargo.lock or the pins change);
 #   4. `docker import`s the result as $IRGATE_BASE_IMAGE (default irgate-base:rust-1.95.0-trixie).
 #
-# Idempotent: when the tag already exists it is reused and nothing is rebuilt (--force rebuilds).
+# Idempotent: when the tag exists, seeded for this Cargo.lock and these pins, it is reused and
+# nothing is rebuilt (--force rebuilds).
 # Needs root (debootstrap), debootstrap, docker, and the rustup toolchain 1.95.0 on the host.
 set -euo pipefail
 
@@ -48,7 +50,9 @@ esac
 say() { printf 'offline-base-image: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-if ! $force && docker image inspect "$TAG" >/dev/null 2>&1; then
+# The seeded crates follow Cargo.lock and the pins: an image seeded for others is rebuilt.
+seed_key=$(cat "$REPO_ROOT/Cargo.lock" "$REPO_ROOT/.irgate/image.env" | sha256sum | cut -c1-16)
+if ! $force && [ "$(docker image inspect --format '{{index .Config.Labels "irgate.seed"}}' "$TAG" 2>/dev/null)" = "$seed_key" ]; then
     say "reusing $TAG ($(docker image inspect --format '{{.Id}}' "$TAG" | cut -c1-19))"
     exit 0
 fi
@@ -64,10 +68,11 @@ toolchain_src=$rustup_home/toolchains/$RUST_VERSION-$HOST_TRIPLE
 rustup_bin=$(command -v rustup) || die "rustup is missing"
 rustup_bin=$(readlink -f "$rustup_bin")
 
-# The gungraun runner must be the exact version of the gungraun library in Cargo.lock.
-runner_version=$(awk '/^name = "gungraun"$/ { getline; gsub(/version = |"/, ""); print; exit }' \
-    "$REPO_ROOT/Cargo.lock")
-[ -n "$runner_version" ] || die "gungraun not found in $REPO_ROOT/Cargo.lock"
+# The runner pinned for this repository (.irgate/image.env, the image's build arguments).
+pin() { sed -n "s/^$1=//p" "$REPO_ROOT/.irgate/image.env"; }
+runner_crate=$(pin RUNNER_CRATE)
+runner_version=$(pin RUNNER_VERSION)
+[ -n "$runner_crate" ] && [ -n "$runner_version" ] || die "no runner pinned in $REPO_ROOT/.irgate/image.env"
 
 # The Debian mirror that the host's apt already uses (deb822 "URIs:" or one-line "deb URL ...").
 mirror=${IRGATE_DEBIAN_MIRROR:-$(
@@ -107,7 +112,7 @@ for proxy in cargo cargo-clippy cargo-fmt clippy-driver rustc rustdoc rustfmt ru
     ln -s rustup "$rootfs/usr/local/cargo/bin/$proxy"
 done
 
-say "3/4 downloading the crates of gungraun-runner $runner_version (host cargo, --locked)"
+say "3/4 downloading the crates of $runner_crate $runner_version and of irgate (host cargo, --locked)"
 seed=$work/cargo-seed
 mkdir -p "$work/probe/src" "$seed"
 printf 'fn main() {}\n' >"$work/probe/src/main.rs"
@@ -117,16 +122,18 @@ name = "runner-probe"
 version = "0.0.0"
 edition = "2021"
 [dependencies]
-gungraun-runner = "=$runner_version"
+$runner_crate = "=$runner_version"
 EOF
 (
     cd "$work/probe"
     export CARGO_HOME=$seed RUSTUP_TOOLCHAIN=$RUST_VERSION
     cargo fetch --quiet
-    crate=$(find "$seed/registry/cache" -name "gungraun-runner-$runner_version.crate" | head -n 1)
-    [ -n "$crate" ] || { echo "gungraun-runner-$runner_version.crate was not downloaded" >&2; exit 1; }
+    crate=$(find "$seed/registry/cache" -name "$runner_crate-$runner_version.crate" | head -n 1)
+    [ -n "$crate" ] || { echo "$runner_crate-$runner_version.crate was not downloaded" >&2; exit 1; }
     tar -xzf "$crate" -C "$work"
-    cargo fetch --quiet --locked --manifest-path "$work/gungraun-runner-$runner_version/Cargo.toml"
+    cargo fetch --quiet --locked --manifest-path "$work/$runner_crate-$runner_version/Cargo.toml"
+    # irgate itself is built in the image from this source, with its locked crates.
+    cargo fetch --quiet --locked --manifest-path "$REPO_ROOT/Cargo.toml"
 ) || die "could not download the runner's crates with the host's cargo"
 mkdir -p "$rootfs/usr/local/cargo/registry"
 cp -a "$seed/registry/index" "$seed/registry/cache" "$rootfs/usr/local/cargo/registry/"
@@ -141,6 +148,7 @@ tar -C "$rootfs" --numeric-owner -cf - . | docker import \
     --change "ENV RUST_VERSION=$RUST_VERSION" \
     --change 'ENV CARGO_NET_OFFLINE=true' \
     --change 'CMD ["bash"]' \
-    --message "irgate offline base: debootstrap $SUITE ($mirror) + host Rust $RUST_VERSION + gungraun-runner $runner_version crates" \
+    --change "LABEL irgate.seed=$seed_key" \
+    --message "irgate offline base: debootstrap $SUITE ($mirror) + host Rust $RUST_VERSION + $runner_crate $runner_version and irgate crates" \
     - "$TAG" >/dev/null
 say "built $TAG ($(docker image inspect --format '{{.Id}}' "$TAG" | cut -c1-19))"
