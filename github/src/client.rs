@@ -310,6 +310,9 @@ impl Client {
             if let Some(found) = page.items.into_iter().find(|c| self.is_marked(c)) {
                 return Ok(Some(found));
             }
+            if let Some(next) = &page.next {
+                self.check_same_origin(next)?;
+            }
             let action = format!("list the comments of {pr} (page {})", number + 1);
             match self
                 .crab
@@ -322,6 +325,28 @@ impl Client {
             }
         }
         Err(Failed::Final(Error::TooManyPages { pages: MAX_PAGES }))
+    }
+
+    /// Refuses a page link whose scheme, host or port differ from the API's.
+    fn check_same_origin(&self, link: &http::Uri) -> Result<(), Failed> {
+        let origin = |scheme: Option<&str>, authority: Option<&str>| {
+            format!("{}://{}", scheme.unwrap_or(""), authority.unwrap_or(""))
+        };
+        let api: http::Uri = self.api_url.parse().map_err(|_| {
+            Failed::Final(Error::ForeignLink {
+                origin: link.to_string(),
+                api: self.api_url.clone(),
+            })
+        })?;
+        let link_origin = origin(link.scheme_str(), link.authority().map(|a| a.as_str()));
+        if link_origin == origin(api.scheme_str(), api.authority().map(|a| a.as_str())) {
+            Ok(())
+        } else {
+            Err(Failed::Final(Error::ForeignLink {
+                origin: link_origin,
+                api: self.api_url.clone(),
+            }))
+        }
     }
 
     fn is_marked(&self, comment: &IssueComment) -> bool {

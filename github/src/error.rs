@@ -176,4 +176,16 @@ pub enum Error {
         /// Pages read.
         pages: u32,
     },
+    /// A `Link` header pointed the next page at another host than the API's; the token is only
+    /// ever sent to the API's host.
+    #[error(
+        "GitHub's `Link` header points the next page of comments at {origin}, not at the API \
+         ({api}); refusing to send the token there"
+    )]
+    ForeignLink {
+        /// Scheme and host of the link.
+        origin: String,
+        /// The API's URL.
+        api: String,
+    },
 }

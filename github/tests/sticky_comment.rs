@@ -566,3 +566,34 @@ async fn bad_configuration_is_refused_clearly() {
         "rust.vim"
     );
 }
+
+#[tokio::test]
+async fn a_link_to_another_host_is_refused_and_gets_no_token() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer};
+    // A second server on another loopback address stands for a foreign host.
+    let elsewhere = MockServer::builder()
+        .listener(std::net::TcpListener::bind("127.0.0.2:0").unwrap())
+        .start()
+        .await;
+    let github = MockServer::start().await;
+    let link = format!("<{}/stolen?page=2>; rel=\"next\"", elsewhere.uri());
+    Mock::given(method("GET"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/issues/{PR}/comments")))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_string("[]")
+                .insert_header("content-type", "application/json")
+                .insert_header("link", link.as_str()),
+        )
+        .mount(&github)
+        .await;
+    let (client, _) = client(&github.uri());
+
+    let error = client.upsert_comment(&pr(), "report").await.unwrap_err();
+
+    assert!(matches!(error, Error::ForeignLink { .. }), "{error:?}");
+    assert!(error.to_string().contains(&elsewhere.uri()), "{error}");
+    assert!(!error.to_string().contains(SECRET));
+    assert_eq!(elsewhere.received_requests().await.unwrap().len(), 0);
+}
