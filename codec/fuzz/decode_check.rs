@@ -15,20 +15,12 @@ use codec::filter::Chain;
 use codec::frame::{FrameDecoder, FrameEncoder};
 use codec::pipeline::Pipeline;
 
-/// The backends compiled in.
-const BACKENDS: &[Backend] = &[
-    #[cfg(feature = "libdeflate")]
-    Backend::Libdeflate,
-    #[cfg(feature = "flate2")]
-    Backend::Flate2,
-];
-
 /// Checks one input; panics if an invariant breaks.
 pub fn check(data: &[u8]) {
     let Some((&config, stream)) = data.split_first() else {
         return;
     };
-    let backend = BACKENDS[usize::from(config >> 2) % BACKENDS.len()];
+    let backend = Backend::ALL[usize::from(config >> 2) % Backend::ALL.len()];
     let compression = match config & 3 {
         0 => None,
         1 => Some(0),

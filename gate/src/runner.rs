@@ -99,8 +99,8 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
         .is_none_or(|(listed, expected)| expected.len() < listed.len());
     let pattern = settings
         .filter
-        .filter(|f| library.filters_ids() && narrower && !f.text.contains(['{', '}']))
-        .map(|f| format!("*::{}", f.text.replace('/', "::")));
+        .filter(|_| library.filters_ids() && narrower)
+        .and_then(runner_pattern);
 
     let mut command = cargo_bench(suite, library, settings);
     command
@@ -210,6 +210,13 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
         benchmarks,
         listed: expected.map(|(listed, _)| listed).unwrap_or_default(),
     })
+}
+
+/// gungraun's filter for one of ours: a glob over `group::function/id` becomes a pattern over
+/// `file::group::function::id`; `None` for brace alternatives, which gungraun has no equivalent
+/// for (everything runs then, and irgate filters afterwards).
+fn runner_pattern(filter: &Filter) -> Option<String> {
+    (!filter.text.contains(['{', '}'])).then(|| format!("*::{}", filter.text.replace('/', "::")))
 }
 
 /// `cargo bench -p <package> --bench <bench> [--features F] --`, run from the workspace root.
@@ -361,6 +368,21 @@ pub fn describe(command: &Command) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn our_globs_become_gungraun_patterns() {
+        let pattern = |glob: &str| runner_pattern(&Filter::new(glob).unwrap());
+        assert_eq!(pattern("frame::*").as_deref(), Some("*::frame::*"));
+        assert_eq!(
+            pattern("pipeline::*/b512").as_deref(),
+            Some("*::pipeline::*::b512")
+        );
+        assert_eq!(
+            pattern("varint::decode/v0").as_deref(),
+            Some("*::varint::decode::v0")
+        );
+        assert_eq!(pattern("{frame,varint}::*"), None);
+    }
 
     #[test]
     fn listed_module_paths_become_ids() {
