@@ -27,6 +27,7 @@ fn fixture(dir: &Path) -> (Results, Results) {
     let ids = (0..BENCHMARKS).map(|i| (format!("group{}::bench/b{i}", i % 10), 1_000 + i * 997));
     let base = Results {
         fingerprint: Fingerprint::default(),
+        suites: Vec::new(),
         filters: Vec::new(),
         benchmarks: ids.clone().map(|(id, ir)| (id, counts(ir))).collect(),
     };

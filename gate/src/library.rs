@@ -103,8 +103,8 @@ impl Library {
     pub fn check_supported(&self) -> Result<()> {
         let minor = (self.version.major, self.version.minor);
         let supported = match self.kind {
-            Kind::IaiCallgrind => (0, 12) <= minor && minor <= (0, 16),
-            Kind::Gungraun => (0, 17) <= minor && minor <= (0, 20),
+            Kind::IaiCallgrind => ((0, 12)..=(0, 16)).contains(&minor),
+            Kind::Gungraun => ((0, 17)..=(0, 20)).contains(&minor),
         };
         if supported {
             Ok(())

@@ -280,11 +280,11 @@ fn read_summaries(
                 .windows(2)
                 .any(|w| w[0] == s.package && w[1] == s.bench)
         });
-        if let Some((suite, library)) = owner {
-            if !suites.contains(&suite.name()) {
-                suites.push(suite.name());
-                libraries.push(library.clone());
-            }
+        if let Some((suite, library)) = owner
+            && !suites.contains(&suite.name())
+        {
+            suites.push(suite.name());
+            libraries.push(library.clone());
         }
         origin.insert(measurement.id.clone(), path);
         benchmarks.insert(measurement.id, measurement.counts);

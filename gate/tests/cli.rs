@@ -4,7 +4,10 @@
 //! one instruction from an inlining shift).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod support;
+
+use support::Run;
 
 use serde_json::{Value, json};
 
@@ -13,13 +16,6 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/summ
 /// A scratch repository: gate.toml, baselines/, results files.
 struct Sandbox {
     dir: tempfile::TempDir,
-}
-
-/// An irgate run: exit code and output.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
 }
 
 impl Sandbox {
@@ -49,22 +45,11 @@ impl Sandbox {
     }
 
     fn irgate(&self, args: &[&str]) -> Run {
-        let Output {
-            status,
-            stdout,
-            stderr,
-        } = Command::new(env!("CARGO_BIN_EXE_irgate"))
-            .current_dir(self.dir.path())
+        support::irgate(self.dir.path())
             .args(args)
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("IRGATE_ENVIRONMENT")
             .output()
-            .unwrap();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout: String::from_utf8(stdout).unwrap(),
-            stderr: String::from_utf8(stderr).unwrap(),
-        }
+            .unwrap()
+            .into()
     }
 
     /// `irgate run --from` a copy of fixture summaries `set` into results file `name`, with a

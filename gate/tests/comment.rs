@@ -5,7 +5,10 @@
 mod fake_github;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod support;
+
+use support::Run;
 
 use fake_github::{FakeGitHub, OWNER, PR, REPO, github_error};
 use irgate::comment::{annotations, escape_data, escape_property, parse_report};
@@ -195,12 +198,6 @@ fn workflow_command_escaping() {
 
 // ---- the binary against a local GitHub ----
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn write_report(dir: &Path, report: &Report) -> PathBuf {
     let path = dir.join("report.json");
     std::fs::write(&path, json::render(report)).unwrap();
@@ -209,7 +206,7 @@ fn write_report(dir: &Path, report: &Report) -> PathBuf {
 
 /// Runs `irgate comment ARGS` with a GitHub Actions-like environment pointing at `api_url`.
 async fn irgate_comment(api_url: &str, summary: &Path, token: Option<&str>, args: &[&str]) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_irgate"));
+    let mut command = support::irgate(Path::new("."));
     command.arg("comment").args(args);
     for (key, _) in std::env::vars() {
         if key.starts_with("GITHUB_") || key.starts_with("RUNNER_") {
@@ -224,18 +221,10 @@ async fn irgate_comment(api_url: &str, summary: &Path, token: Option<&str>, args
     if let Some(token) = token {
         command.env("GITHUB_TOKEN", token);
     }
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = tokio::task::spawn_blocking(move || command.output().unwrap())
+    tokio::task::spawn_blocking(move || command.output().unwrap())
         .await
-        .unwrap();
-    Run {
-        code: status.code().unwrap(),
-        stdout: String::from_utf8(stdout).unwrap(),
-        stderr: String::from_utf8(stderr).unwrap(),
-    }
+        .unwrap()
+        .into()
 }
 
 fn assert_no_token(run: &Run, summary: &Path) {

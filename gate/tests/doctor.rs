@@ -3,30 +3,17 @@
 //! check` and reported field by field by `irgate doctor`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod support;
+
+use support::Run;
 
 use serde_json::{Value, json};
 
 const SUMMARIES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/summaries/base");
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn irgate(dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_irgate"))
-        .current_dir(dir)
-        .args(args)
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    support::irgate(dir).args(args).output().unwrap().into()
 }
 
 /// A scratch repository whose baselines were taken on this machine: `irgate run --from` records

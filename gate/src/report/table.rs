@@ -49,10 +49,8 @@ pub fn render(report: &Report, full: bool) -> String {
         }));
         out.push('\n');
     }
-    if !full {
-        if let Some(movers) = movers(report) {
-            out.push_str(&movers);
-        }
+    if !full && let Some(movers) = movers(report) {
+        out.push_str(&movers);
     }
     out.push_str(&verdict(report));
     out.push('\n');
