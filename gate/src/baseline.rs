@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::IR;
 use crate::error::{Error, Result};
 use crate::files;
 use crate::fingerprint;
@@ -56,11 +57,7 @@ pub struct Baselines {
     pub groups: BTreeMap<String, Group>,
 }
 
-/// The group of a benchmark id: what comes before the first `::` (`frame` for
-/// `frame::encode/512`).
-pub fn group_of(id: &str) -> &str {
-    id.split("::").next().unwrap_or(id)
-}
+pub use crate::id::group_of;
 
 impl Baselines {
     /// Reads every `<group>.json` in `dir`. The directory must exist; it may be empty.
@@ -87,6 +84,12 @@ impl Baselines {
             else {
                 continue;
             };
+            if let Err(message) = crate::id::check(group) {
+                return Err(Error::invalid(
+                    path.display(),
+                    format!("not a baseline file name: {message}"),
+                ));
+            }
             let file: BaselineFile = files::read_versioned(&path, "baseline", SCHEMA_VERSION)?;
             if let Some(stray) = file.benchmarks.keys().find(|id| group_of(id) != group) {
                 return Err(Error::invalid(
@@ -94,6 +97,19 @@ impl Baselines {
                     format!(
                         "benchmark `{stray}` belongs in {}.json: each file holds one group",
                         group_of(stray)
+                    ),
+                ));
+            }
+            if let Some(id) = file
+                .benchmarks
+                .iter()
+                .find(|(_, c)| !c.contains_key(IR))
+                .map(|(id, _)| id)
+            {
+                return Err(Error::invalid(
+                    path.display(),
+                    format!(
+                        "benchmark `{id}` has no `Ir` count: a baseline is malformed without it"
                     ),
                 ));
             }

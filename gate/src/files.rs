@@ -100,6 +100,9 @@ where
     D: Deserializer<'de>,
 {
     let map = UniqueMap::<UniqueMap<Count, MetricKey>, BenchmarkKey>::deserialize(deserializer)?;
+    if let Some(message) = map.0.keys().find_map(|id| crate::id::check(id).err()) {
+        return Err(de::Error::custom(message));
+    }
     Ok(map
         .0
         .into_iter()

@@ -20,6 +20,7 @@ pub mod error;
 pub mod files;
 pub mod filter;
 pub mod fingerprint;
+pub mod id;
 pub mod init;
 pub mod library;
 pub mod model;

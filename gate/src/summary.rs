@@ -111,6 +111,7 @@ fn measurement(
     origin: &str,
 ) -> Result<Measurement> {
     let id = benchmark_id(module_path, bench_id);
+    crate::id::check(&id).map_err(|message| Error::invalid(origin, message))?;
     let mut counts = Counts::new();
     for (name, value) in metrics {
         match value {

@@ -715,3 +715,60 @@ fn help_explains_each_command() {
         check.stdout
     );
 }
+
+#[test]
+fn ids_that_are_paths_or_hold_control_characters_are_refused_where_they_enter() {
+    for bad in [
+        "../../escape::f",
+        "a/b::f",
+        "::f",
+        "g::f\n::error title=forged::x",
+        "g::f\u{1b}[2J",
+    ] {
+        let sandbox = Sandbox::new();
+        // A results file (as a fork's CI could upload) holding the id.
+        sandbox.results("base", "bad.json", |r| {
+            r["benchmarks"][bad] = json!({"Ir": 1});
+        });
+        let refresh = sandbox.irgate(&["refresh", "--results", "bad.json"]);
+        assert_error(&refresh, &["bad.json", "invalid benchmark id"]);
+        assert!(!refresh.stderr.contains('\u{1b}'), "{}", refresh.stderr);
+        assert!(
+            !refresh.stderr.lines().any(|l| l.starts_with("::error")),
+            "{}",
+            refresh.stderr
+        );
+        assert!(
+            !sandbox.path("baselines").exists(),
+            "{bad}: baselines written"
+        );
+        assert!(
+            !sandbox
+                .dir
+                .path()
+                .parent()
+                .unwrap()
+                .join("escape.json")
+                .exists()
+        );
+        let run = sandbox.irgate(&["run", "--from", "bad.json", "--results", "merged.json"]);
+        assert_error(&run, &["invalid benchmark id"]);
+    }
+}
+
+#[test]
+fn a_baseline_without_ir_is_malformed_not_new() {
+    let sandbox = Sandbox::new();
+    sandbox.baselines();
+    let path = sandbox.path("baselines/varint.json");
+    let mut baseline: Value = serde_json::from_str(&sandbox.read("baselines/varint.json")).unwrap();
+    baseline["benchmarks"]["varint::encode/v0"] = json!({"EstimatedCycles": 5});
+    std::fs::write(&path, baseline.to_string()).unwrap();
+    for extra in [&[][..], &["--allow-new"][..]] {
+        let run = sandbox.check("base.json", extra);
+        assert_error(
+            &run,
+            &["varint.json", "`varint::encode/v0` has no `Ir` count"],
+        );
+    }
+}

@@ -1,0 +1,76 @@
+//! Benchmark ids, `group::function` or `group::function/id`, as every reader checks them where
+//! they enter (summaries, results, baselines): segments of ASCII letters, digits and `_`
+//! separated by `::`, then an optional `/` and one more such segment. The group (the first
+//! segment) names the baseline file, so an id can never make a path leave the baseline directory,
+//! and no id carries a control character into a terminal or a workflow log.
+
+/// Why `id` is not a benchmark id, or `Ok`.
+pub fn check(id: &str) -> Result<(), String> {
+    let (path, bench_id) = match id.split_once('/') {
+        Some((path, bench_id)) => (path, Some(bench_id)),
+        None => (id, None),
+    };
+    let word = |part: &str| {
+        !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    if path.split("::").all(word) && bench_id.is_none_or(word) {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid benchmark id {}: an id is `group::function` or `group::function/id`, each \
+             part of ASCII letters, digits and `_`",
+            escaped(id)
+        ))
+    }
+}
+
+/// The group of a benchmark id: what comes before the first `::` (`frame` for
+/// `frame::encode/512`).
+pub fn group_of(id: &str) -> &str {
+    id.split("::").next().unwrap_or(id)
+}
+
+/// `text` quoted, with control and non-ASCII characters escaped, safe to print anywhere.
+pub fn escaped(text: &str) -> String {
+    format!("{:?}", text.chars().take(200).collect::<String>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_the_ids_suites_produce() {
+        for id in [
+            "frame::encode_compressed/b512",
+            "filter::alloc",
+            "g::f/0",
+            "alone",
+        ] {
+            assert_eq!(check(id), Ok(()), "{id}");
+        }
+    }
+
+    #[test]
+    fn refuses_paths_control_characters_and_empty_parts() {
+        for id in [
+            "",
+            "../../escape::f",
+            "a/b/c",
+            "::f",
+            "g::",
+            "g::f/",
+            "a b::f",
+            "g::f\n::error title=x::y",
+            "g::f\u{1b}[31m",
+            "grüße::f",
+        ] {
+            let error = check(id).unwrap_err();
+            assert!(error.starts_with("invalid benchmark id \""), "{error}");
+            assert!(
+                !error.contains('\n') && !error.contains('\u{1b}'),
+                "{error}"
+            );
+        }
+    }
+}
