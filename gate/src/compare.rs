@@ -376,7 +376,7 @@ mod tests {
             .get_mut("a::x")
             .unwrap()
             .remove("EstimatedCycles");
-        let gated = config("[budgets]\nIr = {}\nEstimatedCycles = {}");
+        let gated = config("[budgets]\nIr = { absolute = 0 }\nEstimatedCycles = { absolute = 0 }");
         let report = compare(&run, &base, &gated, Policy::default());
         assert!(
             matches!(report.outcome, Outcome::Undecided { .. }),

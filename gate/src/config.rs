@@ -110,8 +110,7 @@ struct RawOverride {
 #[serde(deny_unknown_fields)]
 struct RawBudget {
     relative_pct: Option<Spanned<f64>>,
-    #[serde(default)]
-    absolute: u64,
+    absolute: Option<u64>,
 }
 
 impl Default for Config {
@@ -180,6 +179,16 @@ impl Config {
             |raw: BTreeMap<Spanned<String>, RawBudget>| -> Result<BTreeMap<Metric, Limit>> {
                 let mut out = BTreeMap::new();
                 for (name, budget) in raw {
+                    if budget.relative_pct.is_none() && budget.absolute.is_none() {
+                        return Err(at(
+                            name.span(),
+                            format!(
+                                "the budget of `{}` is empty: give `relative_pct`, `absolute` or \
+                                 both (`{{ absolute = 0 }}` is a zero budget)",
+                                name.get_ref()
+                            ),
+                        ));
+                    }
                     let relative_pct = match budget.relative_pct {
                         Some(pct) if !pct.get_ref().is_finite() || *pct.get_ref() < 0.0 => {
                             return Err(at(
@@ -197,7 +206,7 @@ impl Config {
                         metric(&name)?,
                         Limit {
                             relative_pct,
-                            absolute: budget.absolute,
+                            absolute: budget.absolute.unwrap_or(0),
                         },
                     );
                 }
@@ -211,6 +220,13 @@ impl Config {
         };
         let mut overrides = Vec::new();
         for raw in raw.overrides {
+            if raw.benchmarks.is_empty() {
+                return Err(Error::invalid(
+                    path.display(),
+                    "an [[overrides]] entry with `benchmarks = []` applies to nothing: name at \
+                     least one glob",
+                ));
+            }
             let mut patterns = Vec::new();
             for pattern in raw.benchmarks {
                 let matcher = Glob::new(pattern.get_ref())
@@ -252,6 +268,16 @@ impl Config {
             budgets: default_budgets,
             overrides,
         };
+        // An info metric may be gated for some benchmarks by an override, not for all.
+        if let Some(both) = config.info.iter().find(|m| config.budgets.contains_key(*m)) {
+            return Err(Error::invalid(
+                path.display(),
+                format!(
+                    "`{both}` is both in `info` (not gated) and in [budgets] (gated for every \
+                     benchmark): keep one, or gate it for some benchmarks in [[overrides]]"
+                ),
+            ));
+        }
         if config.gated_metrics().is_empty() {
             return Err(Error::invalid(
                 path.display(),
@@ -463,6 +489,33 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
             assert!(error.starts_with(origin), "{text:?}: {error}");
             assert!(error.contains(message), "{text:?}: {error}");
         }
+    }
+
+    #[test]
+    fn near_empty_budgets_are_refused_each_with_its_rule() {
+        for (text, message) in [
+            ("[budgets]\nIr = {}\n", "the budget of `Ir` is empty"),
+            (
+                "[[overrides]]\nbenchmarks = []\nbudgets.Ir = { absolute = 1 }\n",
+                "`benchmarks = []` applies to nothing",
+            ),
+            (
+                "info = [\"EstimatedCycles\"]\n[budgets]\nEstimatedCycles = { absolute = 1 }\n",
+                "`EstimatedCycles` is both in `info` (not gated) and in [budgets]",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.contains(message), "{text:?}: {error}");
+        }
+        assert_eq!(
+            parse("[budgets]\nIr = { absolute = 0 }\n")
+                .unwrap()
+                .budgets_for("a")[IR],
+            Limit {
+                relative_pct: 0.0,
+                absolute: 0
+            }
+        );
     }
 
     #[test]

@@ -175,9 +175,17 @@ impl<'de> Deserialize<'de> for Count {
                 })
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
-                Err(E::custom(format!(
-                    "non-integer count {v}: counts are non-negative integers"
-                )))
+                // serde_json hands over as a float any number it cannot hold as an integer.
+                let message = if v.fract() != 0.0 || !v.is_finite() {
+                    format!("non-integer count {v}: counts are non-negative integers")
+                } else if v < 0.0 {
+                    format!("negative count {v}: counts are non-negative integers")
+                } else if v >= u64::MAX as f64 {
+                    "count too large: at least 2^64, and counts are at most 2^64 - 1".to_owned()
+                } else {
+                    format!("count {v:?} written with a decimal point: write counts as integers")
+                };
+                Err(E::custom(message))
             }
         }
         deserializer.deserialize_any(CountVisitor)
@@ -229,6 +237,14 @@ mod tests {
                 "duplicate metric `Ir`",
             ),
             (r#"{"benchmarks": {"a": {"Ir": 1"#, "truncated JSON"),
+            (
+                r#"{"benchmarks": {"a": {"Ir": 18446744073709551616}}}"#,
+                "count too large: at least 2^64",
+            ),
+            (
+                r#"{"benchmarks": {"a": {"Ir": 99.0}}}"#,
+                "count 99.0 written with a decimal point",
+            ),
         ];
         for (text, expected) in cases {
             let error = parse(text).unwrap_err().to_string();
