@@ -122,7 +122,10 @@ fn undecided_report_says_why_and_shows_the_differing_fields() {
         md.contains("| `valgrind` | `valgrind-3.24.0` | `valgrind-3.19.0` |"),
         "{md}"
     );
-    assert!(md.contains("`make gate-container`"), "{md}");
+    assert!(
+        md.contains("`irgate doctor` shows the fields that differ"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -198,7 +201,9 @@ fn an_oversized_report_is_truncated_in_the_tables_and_keeps_the_verdict() {
         "every details block closed"
     );
     assert!(
-        md.contains("`make baseline-container`"),
+        md.contains(
+            "**Accepting a change:** if the new counts are intended, run `irgate run && irgate"
+        ),
         "the footer survives"
     );
     assert!(
