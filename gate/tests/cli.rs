@@ -772,3 +772,36 @@ fn a_baseline_without_ir_is_malformed_not_new() {
         );
     }
 }
+
+#[test]
+fn without_gate_toml_files_go_to_the_workspace_root_not_the_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("Cargo.toml", "[workspace]\nmembers = [\"member\"]\n");
+    write(
+        "member/Cargo.toml",
+        "[package]\nname = \"member\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    );
+    write("member/src/lib.rs", "");
+    let member = dir.path().join("member");
+    let run: Run = support::irgate(&member)
+        .args(["run", "--from", &fixture("base")])
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("target/irgate/results.json").is_file());
+    assert!(!member.join("target").exists() && !member.join("baselines").exists());
+    let refresh: Run = support::irgate(&member)
+        .arg("refresh")
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(refresh.code, 0, "{}", refresh.stderr);
+    assert!(dir.path().join("baselines/varint.json").is_file());
+    assert!(!member.join("baselines").exists());
+}

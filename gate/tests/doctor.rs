@@ -195,3 +195,20 @@ fn doctor_refuses_a_broken_baseline_file() {
         doctor.stderr
     );
 }
+
+#[test]
+fn a_reader_that_goes_away_is_not_a_crash() {
+    let dir = repository_with_baselines_from_here();
+    let mut child = support::irgate(dir.path())
+        .arg("doctor")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `irgate doctor | head -0`: the reader closes before irgate writes.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
