@@ -8,7 +8,7 @@
 
 use std::process::Command;
 
-use crate::fingerprint::UNKNOWN;
+use crate::model::UNKNOWN;
 
 /// A CPU's identity and the flags that change which code runs.
 #[derive(Debug, Clone, PartialEq, Eq)]

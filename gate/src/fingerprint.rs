@@ -10,7 +10,7 @@ use std::process::Command;
 
 use crate::cpu;
 use crate::library::Library;
-use crate::model::{FieldMismatch, Fingerprint};
+use crate::model::{FieldMismatch, Fingerprint, UNKNOWN};
 
 /// The fields that must be equal between a baseline and a run.
 pub const MUST_MATCH: &[&str] = &[
@@ -25,9 +25,6 @@ pub const MUST_MATCH: &[&str] = &[
     "cpu_flags",
     "aslr",
 ];
-
-/// The value recorded when a tool or file could not be read.
-pub const UNKNOWN: &str = "unknown";
 
 /// Collects the fingerprint of this machine, for suites written with `libraries` run with
 /// `glibc_tunables` from `workspace_root`.

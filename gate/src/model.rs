@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 /// Metric name as gungraun spells it (`"Ir"`, `"EstimatedCycles"`) or `dhat.<name>` for DHAT.
 pub type Metric = String;
 
+/// The value a fingerprint field records when a tool or file could not be read.
+pub const UNKNOWN: &str = "unknown";
+
 /// One benchmark's counts, by metric.
 pub type Counts = BTreeMap<Metric, u64>;
 
