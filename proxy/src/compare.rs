@@ -357,3 +357,103 @@ impl Comparison {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::sample;
+
+    fn runs(label: &str, p50s: &[f64]) -> Vec<Report> {
+        p50s.iter().map(|&p50| sample(label, p50)).collect()
+    }
+
+    #[test]
+    fn exact_p_values_match_the_textbook() {
+        // All four of one side above all four of the other: 2 / C(8, 4).
+        assert!(
+            (mann_whitney_p(&[5.0, 6.0, 7.0, 8.0], &[1.0, 2.0, 3.0, 4.0]) - 2.0 / 70.0).abs()
+                < 1e-12
+        );
+        // U = 3 with 5 against 5: P(U <= 3) = 7 / 252, two-sided 0.0556 (R: wilcox.test, exact).
+        let p = mann_whitney_p(&[1.1, 2.2, 3.3, 4.4, 5.5], &[3.0, 6.0, 7.0, 8.0, 9.0]);
+        assert!((p - 14.0 / 252.0).abs() < 1e-12, "{p}");
+        // Interleaved samples are no evidence at all.
+        assert_eq!(mann_whitney_p(&[1.0, 3.0, 5.0], &[2.0, 4.0, 6.0]), 0.7);
+        // Identical samples: every pair tied.
+        assert_eq!(mann_whitney_p(&[2.0, 2.0], &[2.0, 2.0]), 1.0);
+        // The distribution of U counts every ordering once.
+        assert_eq!(u_counts(4, 3).iter().sum::<f64>(), 35.0);
+        assert_eq!(min_p(3, 3), 0.1);
+        assert!((min_p(4, 4) - 2.0 / 70.0).abs() < 1e-12);
+        assert_eq!(min_p(1, 1), 1.0);
+    }
+
+    #[test]
+    fn verdicts_follow_the_runs() {
+        let direct = runs("direct", &[50.0, 51.0, 49.0, 50.5]);
+        // Proxied clearly slower in every run.
+        let slower = runs("proxied", &[70.0, 71.0, 69.0, 72.0]);
+        let c = compare(&direct, &slower, 0.05).unwrap();
+        let p50 = &c.rows[1];
+        assert_eq!(p50.statistic, "p50");
+        assert_eq!((p50.base_us, p50.new_us), (50.3, 70.5));
+        assert_eq!(p50.delta_us, 20.2);
+        assert_eq!(p50.verdict, Verdict::Distinguishable);
+        // Overlapping runs: within noise.
+        let same = runs("proxied", &[50.2, 49.5, 51.5, 50.0]);
+        let c = compare(&direct, &same, 0.05).unwrap();
+        assert!(c.rows.iter().all(|r| r.verdict == Verdict::WithinNoise));
+        // Three runs a side can never reach p < 0.05, however far apart.
+        let c = compare(&direct[..3], &slower[..3], 0.05).unwrap();
+        assert!(c.rows.iter().all(|r| r.verdict == Verdict::TooFewRuns));
+        assert_eq!(c.rows[1].p_value, 0.1);
+        // One run a side: deltas, no judgement.
+        let c = compare(&direct[..1], &slower[..1], 0.05).unwrap();
+        assert_eq!(c.rows[1].verdict, Verdict::TooFewRuns);
+    }
+
+    #[test]
+    fn different_profiles_are_refused() {
+        let direct = runs("direct", &[50.0]);
+        let mut other = runs("proxied", &[60.0]);
+        other[0].profile.payload_bytes = 4096;
+        other[0].profile.wire.encrypt = false;
+        let error = compare(&direct, &other, 0.05).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "runs of different profiles are never compared: direct and proxied differ in payload, encryption"
+        );
+        // Within one side too.
+        let mut base = runs("direct", &[50.0, 51.0]);
+        base[1].profile.machine.cpu = "Intel Xeon".to_owned();
+        let error = compare(&base, &direct, 0.05).unwrap_err().to_string();
+        assert!(error.ends_with("differ in machine"), "{error}");
+        assert!(matches!(
+            compare(&[], &direct, 0.05),
+            Err(CompareError::Empty("base"))
+        ));
+    }
+
+    #[test]
+    fn markdown_has_its_own_heading_and_a_row_per_statistic() {
+        let c = compare(&runs("direct", &[50.0]), &runs("proxied", &[60.0]), 0.05).unwrap();
+        let md = c.to_markdown();
+        assert!(
+            md.starts_with("### Load test (informational, never gated)\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| p99.9 | 550.0 | 560.0 | +10.0 | +1.8% | 1.000 | too few runs |"),
+            "{md}"
+        );
+        assert_eq!(
+            md.lines().filter(|l| l.starts_with("| ")).count(),
+            1 + STATISTICS.len()
+        );
+        let text = c.to_text();
+        assert!(
+            text.contains("direct (1 runs) -> proxied (1 runs)"),
+            "{text}"
+        );
+    }
+}

@@ -255,3 +255,149 @@ impl Report {
         s
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A report with every field set, for tests.
+    pub(crate) fn sample(label: &str, p50: f64) -> Report {
+        Report {
+            schema: SCHEMA.to_owned(),
+            label: label.to_owned(),
+            target: "127.0.0.1:25566".to_owned(),
+            profile: Profile {
+                payload_bytes: 256,
+                connections: 2,
+                rate_per_connection: 1000,
+                wire: Wire {
+                    threshold: Some(256),
+                    encrypt: true,
+                },
+                warmup_secs: 2,
+                duration_secs: 20,
+                stress: false,
+                tool_version: "0.1.0".to_owned(),
+                machine: Machine {
+                    cpu: "AMD EPYC".to_owned(),
+                    cpus: 2,
+                    os: "linux-x86_64".to_owned(),
+                },
+            },
+            sent: 40000,
+            received: 40000,
+            lost: 0,
+            errors: vec![],
+            packets_per_sec: 2000.0,
+            mib_per_sec: 0.488,
+            latency_us: Latency {
+                samples: 40000,
+                mean: p50 + 10.0,
+                p50,
+                p90: p50 + 20.0,
+                p99: p50 + 100.0,
+                p99_9: p50 + 500.0,
+                max: p50 + 1000.0,
+            },
+            service_us: Latency::default(),
+            stress: None,
+        }
+    }
+
+    /// The JSON layout is frozen: a change here is a change of [`SCHEMA`].
+    #[test]
+    fn json_layout_is_frozen() {
+        let json = serde_json::to_value(sample("proxied", 50.0)).unwrap();
+        let expected = serde_json::json!({
+            "schema": "irload-report/1",
+            "label": "proxied",
+            "target": "127.0.0.1:25566",
+            "profile": {
+                "payload_bytes": 256,
+                "connections": 2,
+                "rate_per_connection": 1000,
+                "wire": {"threshold": 256, "encrypt": true},
+                "warmup_secs": 2,
+                "duration_secs": 20,
+                "stress": false,
+                "tool_version": "0.1.0",
+                "machine": {"cpu": "AMD EPYC", "cpus": 2, "os": "linux-x86_64"}
+            },
+            "sent": 40000,
+            "received": 40000,
+            "lost": 0,
+            "errors": [],
+            "packets_per_sec": 2000.0,
+            "mib_per_sec": 0.488,
+            "latency_us": {"samples": 40000, "mean": 60.0, "p50": 50.0, "p90": 70.0,
+                           "p99": 150.0, "p99_9": 550.0, "max": 1050.0},
+            "service_us": {"samples": 0, "mean": 0.0, "p50": 0.0, "p90": 0.0,
+                           "p99": 0.0, "p99_9": 0.0, "max": 0.0},
+            "stress": null
+        });
+        assert_eq!(json, expected);
+        let back: Report = serde_json::from_value(json).unwrap();
+        assert_eq!(back, sample("proxied", 50.0));
+    }
+
+    #[test]
+    fn stress_section_layout_is_frozen() {
+        let stress = Stress {
+            attacks: vec![AttackOutcome {
+                attack: "half-frame".to_owned(),
+                attempts: 3,
+                closed: 3,
+                max_close_ms: 2001,
+                skipped: None,
+            }],
+            target_up_after: true,
+        };
+        assert_eq!(
+            serde_json::to_value(&stress).unwrap(),
+            serde_json::json!({
+                "attacks": [{"attack": "half-frame", "attempts": 3, "closed": 3,
+                             "max_close_ms": 2001, "skipped": null}],
+                "target_up_after": true
+            })
+        );
+    }
+
+    #[test]
+    fn a_run_passes_only_when_clean() {
+        let clean = sample("a", 50.0);
+        assert!(clean.passed());
+        let lost = Report {
+            lost: 1,
+            ..clean.clone()
+        };
+        assert!(!lost.passed());
+        let mut attacked = clean.clone();
+        attacked.stress = Some(Stress {
+            attacks: vec![AttackOutcome {
+                attack: "garbage".to_owned(),
+                attempts: 4,
+                closed: 3,
+                max_close_ms: 10,
+                skipped: None,
+            }],
+            target_up_after: true,
+        });
+        assert!(!attacked.passed(), "an attack connection was left open");
+    }
+
+    #[test]
+    fn latency_comes_from_the_histogram_in_microseconds() {
+        let mut histogram = Histogram::<u64>::new_with_bounds(1, 600_000_000_000, 3).unwrap();
+        for us in 1..=1000u64 {
+            histogram.record(us * 1000).unwrap();
+        }
+        let latency = Latency::from_nanos(&histogram);
+        assert_eq!(latency.samples, 1000);
+        // HdrHistogram keeps 3 significant digits: within 0.1%.
+        let near = |got: f64, want: f64| (got - want).abs() <= want / 1000.0;
+        assert!(near(latency.p50, 500.0), "{}", latency.p50);
+        assert!(near(latency.p99, 990.0), "{}", latency.p99);
+        assert!(near(latency.max, 1000.0), "{}", latency.max);
+        assert!((latency.mean - 500.5).abs() < 1.0, "{}", latency.mean);
+    }
+}
