@@ -159,7 +159,16 @@ pub fn run(config: &LoadConfig) -> Result<Report, ConfigError> {
     for outcome in results {
         total.merge(outcome, &mut errors);
     }
-    let seconds = config.duration.as_secs_f64();
+    // Over the measured window, stretched to the last echo when echoes came back late: a target
+    // that falls behind shows a lower rate, not the rate it was offered.
+    let window_start = start + config.warmup;
+    let seconds = total
+        .last_arrival
+        .map_or(config.duration, |last| {
+            last.saturating_duration_since(window_start)
+                .max(config.duration)
+        })
+        .as_secs_f64();
     let packets_per_sec = total.received_measured as f64 / seconds;
     Ok(Report {
         schema: SCHEMA.to_owned(),
@@ -188,6 +197,8 @@ struct Outcome {
     received_measured: u64,
     intended: Histogram<u64>,
     actual: Histogram<u64>,
+    /// When the last echo of the measured window arrived.
+    last_arrival: Option<Instant>,
     errors: Vec<String>,
 }
 
@@ -202,6 +213,7 @@ impl Outcome {
             received_measured: 0,
             intended: histogram(),
             actual: histogram(),
+            last_arrival: None,
             errors: Vec::new(),
         }
     }
@@ -217,6 +229,7 @@ impl Outcome {
         self.actual
             .add(&other.actual)
             .expect("histograms with the same bounds add");
+        self.last_arrival = self.last_arrival.max(other.last_arrival);
         errors.extend(other.errors);
     }
 }
@@ -371,6 +384,7 @@ fn receive(
                         outcome.received += 1;
                         if seq >= schedule.warmup {
                             outcome.received_measured += 1;
+                            outcome.last_arrival = Some(now);
                             let intended = now.saturating_duration_since(schedule.due(seq));
                             let actual = now.saturating_duration_since(
                                 schedule.start + Duration::from_nanos(sent_at),

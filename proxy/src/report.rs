@@ -30,9 +30,10 @@ pub struct Report {
     pub lost: u64,
     /// What went wrong on the load's connections, one line each; empty on a clean run.
     pub errors: Vec<String>,
-    /// Packets per second that came back, over the measured window.
+    /// Echoes of the measured window per second, over that window or, when echoes came back
+    /// late, from its start to the last echo: an overloaded target shows its real rate.
     pub packets_per_sec: f64,
-    /// Payload MiB per second that came back, over the measured window (one direction).
+    /// Payload MiB per second of those echoes (one direction).
     pub mib_per_sec: f64,
     /// Latency from each packet's intended send time to its echo's arrival.
     pub latency_us: Latency,
