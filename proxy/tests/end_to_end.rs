@@ -179,6 +179,47 @@ fn each_malformed_input_closes_only_its_connection() {
 }
 
 #[test]
+fn connections_beyond_the_cap_are_closed_and_the_slot_comes_back() {
+    let wire = Wire::default();
+    let limits = proxy::server::Limits {
+        idle: TIMEOUT,
+        max_connections: 1,
+    };
+    let servers = Servers::start_with(wire, wire, limits);
+    let probe = vec![(7, b"hello".to_vec())];
+    let mut first = Client::connect(servers.proxy, wire);
+    assert_eq!(first.round_trip(&probe), probe);
+    // The second is accepted and closed at once; the first is unaffected.
+    let mut second = net::connect_blocking(servers.proxy, TIMEOUT).unwrap();
+    second.set_read_timeout(Some(TIMEOUT)).unwrap();
+    assert_eq!(
+        second.read(&mut [0u8; 16]).unwrap_or(0),
+        0,
+        "over the cap yet open"
+    );
+    assert_eq!(first.round_trip(&probe), probe);
+    // Once the first is gone its slot is free again (the proxy notices the close shortly).
+    drop(first);
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    loop {
+        let mut stream = net::connect_blocking(servers.proxy, TIMEOUT).unwrap();
+        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+        let mut bytes = Vec::new();
+        Sender::new(wire).send(7, b"hello", &mut bytes).unwrap();
+        stream.write_all(&bytes).unwrap();
+        let mut buf = [0u8; 64];
+        if matches!(stream.read(&mut buf), Ok(n) if n > 0) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the slot never came back"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
 fn a_stress_run_keeps_the_load_whole_and_the_proxy_up() {
     let wire = Wire {
         threshold: Some(256),

@@ -22,6 +22,15 @@ impl Servers {
     /// Starts both: clients of the proxy frame as `client`, the proxy and the backend talk as
     /// `backend`; the proxy closes clients idle for `idle`.
     pub fn start(client: Wire, backend: Wire, idle: Duration) -> Servers {
+        let limits = Limits {
+            idle,
+            max_connections: 64,
+        };
+        Servers::start_with(client, backend, limits)
+    }
+
+    /// Starts both, the proxy with `limits` (the echo backend too).
+    pub fn start_with(client: Wire, backend: Wire, limits: Limits) -> Servers {
         let (addrs_tx, addrs_rx) = std::sync::mpsc::channel();
         let (stop, stopped) = oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -37,10 +46,6 @@ impl Servers {
                 addrs_tx
                     .send((echo_addr, front.local_addr().unwrap()))
                     .unwrap();
-                let limits = Limits {
-                    idle,
-                    max_connections: 64,
-                };
                 let config = ProxyConfig {
                     backend: echo_addr,
                     client_wire: client,
