@@ -79,9 +79,11 @@ check_report "$work/proxied.json"
 echo "proxy-smoke: compare"
 "$bin/irload" compare --base "$work/direct.json" --new "$work/proxied.json"
 "$bin/irload" compare --base "$work/direct.json" --new "$work/proxied.json" --format markdown \
-  | grep -q '^### Load test (informational, never gated)' || die "no markdown section"
+  >"$work/compare.md"
+grep -q '^### Load test (informational, never gated)' "$work/compare.md" || die "no markdown section"
 "$bin/irload" compare --base "$work/direct.json" --new "$work/proxied.json" --format json \
-  | jq -e '.rows | length == 6' >/dev/null || die "compare JSON lacks its six rows"
+  >"$work/compare.json"
+jq -e '.rows | length == 6' "$work/compare.json" >/dev/null || die "compare JSON lacks its six rows"
 jq '.profile.payload_bytes = 4096' "$work/direct.json" >"$work/other.json"
 if "$bin/irload" compare --base "$work/other.json" --new "$work/proxied.json" 2>"$work/refused"; then
   die "compare accepted runs of different profiles"
@@ -105,5 +107,5 @@ echo "proxy-smoke: proxy resident memory after the stress run: $((rss_kib / 1024
 [ "$rss_kib" -lt $((256 * 1024)) ] || die "the proxy holds ${rss_kib} KiB"
 closed=$(grep -c 'connection closed' "$work/proxy.err" || true)
 echo "proxy-smoke: the proxy logged $closed closed connections with a reason, e.g.:"
-grep 'malformed input' "$work/proxy.err" | head -3 | sed 's/^/  /'
+grep -m 3 'malformed input' "$work/proxy.err" | sed 's/^/  /'
 echo "proxy-smoke: OK"
