@@ -1,6 +1,5 @@
 //! The proxy's filters, chosen by name on the command line, and the chain built from them.
 
-use std::fmt;
 use std::str::FromStr;
 
 use codec::filter::{Action, Chain, Filter, Packet};
@@ -27,12 +26,6 @@ impl FilterKind {
             FilterKind::Scan => "scan",
             FilterKind::Count => "count",
         }
-    }
-}
-
-impl fmt::Display for FilterKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

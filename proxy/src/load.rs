@@ -112,8 +112,8 @@ impl LoadConfig {
         Ok(())
     }
 
-    /// The profile of runs with this configuration on this machine.
-    pub fn profile(&self, stress: bool) -> Profile {
+    /// The profile of plain runs (no attacks) with this configuration on this machine.
+    pub fn profile(&self) -> Profile {
         Profile {
             payload_bytes: self.payload,
             connections: self.connections,
@@ -121,7 +121,7 @@ impl LoadConfig {
             wire: self.wire,
             warmup_secs: self.warmup.as_secs(),
             duration_secs: self.duration.as_secs(),
-            stress,
+            stress: false,
             tool_version: env!("CARGO_PKG_VERSION").to_owned(),
             machine: Machine::this(),
         }
@@ -174,7 +174,7 @@ pub fn run(config: &LoadConfig) -> Result<Report, ConfigError> {
         schema: SCHEMA.to_owned(),
         label: config.label.clone(),
         target: config.target.to_string(),
-        profile: config.profile(false),
+        profile: config.profile(),
         sent: total.sent_measured,
         received: total.received_measured,
         lost: total.sent - total.received,

@@ -124,11 +124,6 @@ impl Receiver {
         self.pending.drain(..used);
         result
     }
-
-    /// Whether a partial frame is waiting for its last bytes.
-    pub fn has_partial_frame(&self) -> bool {
-        !self.pending.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -160,7 +155,6 @@ mod tests {
                     vec![(1, b"small".to_vec()), (2, big.clone())],
                     "{wire:?}"
                 );
-                assert!(!receiver.has_partial_frame());
             }
         }
     }
