@@ -18,7 +18,12 @@ use crate::{report, results};
 /// them still says why the gate could not decide.
 pub fn execute(args: &CheckArgs) -> Result<ExitCode> {
     let report = match compare_inputs(args) {
-        Ok(report) => report,
+        Ok(mut report) => {
+            let paths = args.paths.resolve();
+            let dir = crate::explain::flamegraph_dir(&paths.results);
+            crate::explain::attach(&mut report, &paths.results, &paths.baselines, &dir);
+            report
+        }
         Err(error) if args.format != Format::Table => {
             eprintln!("irgate: error: {error}");
             Report {
@@ -28,6 +33,7 @@ pub fn execute(args: &CheckArgs) -> Result<ExitCode> {
                 rows: Vec::new(),
                 fingerprint: Fingerprint::default(),
                 env_mismatches: Vec::new(),
+                attribution: Default::default(),
             }
         }
         Err(error) => return Err(error),

@@ -70,6 +70,9 @@ pub enum Command {
     /// known slowdown.
     #[command(long_about = crate::noise::ABOUT)]
     Noise(crate::noise::NoiseArgs),
+    /// Show where a benchmark's instructions went, function by function, against its baseline.
+    #[command(long_about = EXPLAIN_ABOUT)]
+    Explain(ExplainArgs),
     /// Show this environment's fingerprint and whether it matches the baselines', field by field.
     #[command(long_about = crate::doctor::ABOUT)]
     Doctor(crate::doctor::DoctorArgs),
@@ -108,6 +111,29 @@ Only the benchmarks in the results (and matching FILTER, if given) are written; 
 benchmarks that did not run are kept (unless --prune). Files are replaced atomically, so an
 interrupted refresh loses nothing. Review the diff and commit it: that is how a new baseline is
 accepted on purpose.";
+
+const EXPLAIN_ABOUT: &str = "\
+Show where a benchmark's instructions went between its baseline and the latest run, function by
+function: the functions whose self Ir changed most (baseline, new, change, and the inclusive
+change), the rest summed as one line, renames and inlining changes shown as what they are, and a
+differential flame graph (SVG) beside the results (target/irgate/flamegraphs/).
+
+Reads the per-function profiles `irgate run` writes beside the results and the ones `irgate
+refresh` stores in baselines/profiles/. `irgate check` does the same for every benchmark over
+budget.";
+
+/// Arguments of `irgate explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The benchmark id, e.g. 'filter::passthrough/n8'
+    #[arg(value_name = "BENCH")]
+    pub benchmark: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(flatten)]
+    pub paths: Paths,
+}
 
 /// Where the gate's files are; each defaults to a path below the directory holding gate.toml.
 #[derive(Debug, Clone, Args)]

@@ -12,6 +12,9 @@ fn main() -> ExitCode {
         Command::Comment(args) => Ok(ExitCode::from(irgate::comment::run(args))),
         Command::Noise(args) => irgate::noise::execute(args),
         Command::Doctor(args) => irgate::doctor::execute(args),
+        Command::Explain(args) => {
+            irgate::explain::execute(&args.benchmark, &args.paths.resolve(), args.format)
+        }
     };
     outcome.unwrap_or_else(|error| {
         eprintln!("irgate: error: {error}");

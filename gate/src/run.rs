@@ -41,7 +41,84 @@ pub fn execute(args: &RunArgs) -> Result<ExitCode> {
         paths.results.display(),
         results.benchmarks.len()
     );
+    let sources = if args.from.is_empty() {
+        vec![gungraun_output(args, &paths.root)]
+    } else {
+        args.from.clone()
+    };
+    write_profiles(&sources, &paths, &results);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where gungraun writes the suite's files: `$GUNGRAUN_HOME` or `<target>/gungraun`, then
+/// `<package>/<bench>`.
+fn gungraun_output(args: &RunArgs, root: &Path) -> PathBuf {
+    let home = args
+        .gungraun_home
+        .clone()
+        .or_else(|| std::env::var_os("GUNGRAUN_HOME").map(PathBuf::from))
+        .unwrap_or_else(|| {
+            let target =
+                std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| "target".into(), PathBuf::from);
+            root.join(target).join("gungraun")
+        });
+    home.join(&args.package).join(&args.bench)
+}
+
+/// Writes the per-function profiles of `results` beside them, read from the callgrind files in
+/// `sources` (gungraun output directories) or from the profiles beside results files there. A
+/// failure is a warning: profiles explain a verdict, they never decide one.
+fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
+    let path = crate::profiles::run_path(&paths.results);
+    let mut all = crate::profiles::Profiles::default();
+    for source in sources {
+        let found = if source.is_dir() && !source.join(results::FILE_NAME).is_file() {
+            crate::profiles::collect(source, &paths.root, results)
+        } else {
+            let file = if source.is_dir() {
+                source.join(results::FILE_NAME)
+            } else {
+                source.clone()
+            };
+            crate::profiles::read_run(&crate::profiles::run_path(&file))
+                .map(Option::unwrap_or_default)
+        };
+        match found {
+            Ok(found) => {
+                all.benchmarks.extend(found.benchmarks);
+                all.stacks.extend(found.stacks);
+            }
+            Err(error) => eprintln!("irgate: warning: no per-function profiles: {error}"),
+        }
+    }
+    all.benchmarks
+        .retain(|id, _| results.benchmarks.contains_key(id));
+    all.stacks.retain(|id, _| all.benchmarks.contains_key(id));
+    let written = if all.benchmarks.is_empty() {
+        std::fs::remove_file(&path)
+            .or_else(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|source| Error::Write {
+                path: path.clone(),
+                source,
+            })
+    } else {
+        crate::profiles::write_run(&path, &all)
+    };
+    match written {
+        Ok(()) if !all.benchmarks.is_empty() => eprintln!(
+            "irgate: wrote {} (per-function profiles of {} benchmarks)",
+            path.display(),
+            all.benchmarks.len()
+        ),
+        Ok(()) => {}
+        Err(error) => eprintln!("irgate: warning: {error}"),
+    }
 }
 
 /// The `GLIBC_TUNABLES` the benchmarks run with: the environment's, else the default.
