@@ -131,6 +131,11 @@ pub fn explanation(explained: &Explained) -> String {
                 code(from)
             );
         }
+        if let Kind::Added { called_from } = &m.kind {
+            for caller in called_from.iter().take(3) {
+                let _ = write!(file, ", called from {}", code(caller));
+            }
+        }
         let _ = writeln!(
             out,
             "| {name} | {} | {} | {} | {} | {file} |",
