@@ -197,6 +197,28 @@ fn=c
     }
 
     #[test]
+    fn one_name_in_two_objects_is_two_frames_not_a_cycle() {
+        // glibc's `(below main)` calls `__libc_start_main`, which calls the program's own
+        // `(below main)`: as callgrind writes it for every Rust program.
+        let text = "events: Ir\nsummary: 7\nob=libc\nfn=(below main)\ncfn=__libc_start_main\ncalls=1 1\n1 7\n\
+                    fn=__libc_start_main\ncob=prog\ncfn=(below main)\ncalls=1 1\n1 7\n\
+                    ob=prog\nfn=(below main)\ncfn=main\ncalls=1 1\n1 7\nfn=main\n1 7\n";
+        let graph = parse(text.as_bytes()).unwrap();
+        assert_eq!(graph.nodes.len(), 4);
+        let stacks = stacks(&graph, "Ir");
+        let expected: BTreeMap<String, u64> = [(
+            "(below main);__libc_start_main;(below main);main".to_owned(),
+            7,
+        )]
+        .into_iter()
+        .collect();
+        assert_eq!(stacks, expected);
+        let profile = Profile::from_graph(&graph, "Ir", str::to_owned).unwrap();
+        assert_eq!(profile.functions["(below main)"].inclusive, 7);
+        assert_eq!(profile.functions["main"].self_cost, 7);
+    }
+
+    #[test]
     fn survives_recursion_and_names_with_separators() {
         let text = "events: Ir\nfn=f;g\n1 5\ncfn=f;g\ncalls=3 1\n1 50\ncfn=h\ncalls=1 1\n1 5\nfn=h\n1 5\ncfn=f;g\ncalls=1 1\n1 1\n";
         let graph = parse(text.as_bytes()).unwrap();

@@ -40,6 +40,9 @@ pub struct Node {
     pub name: String,
     /// The source file of the function (its `fl=`), as written in the file.
     pub file: String,
+    /// The object (executable or shared library) it is in; functions of the same name in two
+    /// objects are two nodes.
+    pub object: String,
     /// Self cost, one entry per event of [`CallGraph::events`].
     pub self_cost: Vec<u64>,
     /// The part of the self cost that comes from code inlined from other files (`fi=`), by file.
@@ -74,7 +77,7 @@ impl CallGraph {
         self.events.iter().position(|e| e == name)
     }
 
-    /// The index of the function named `name` (demangled).
+    /// The index of the (first) function named `name` (demangled).
     pub fn node(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
     }
@@ -134,7 +137,10 @@ struct Parser {
     files: HashMap<u64, String>,
     objects: HashMap<u64, String>,
     functions: HashMap<u64, String>,
-    by_name: HashMap<String, usize>,
+    by_name: HashMap<(String, String), usize>,
+    /// The current object (`ob=`) and the callee's (`cob=`, for the next call only).
+    ob: String,
+    cob: Option<String>,
     /// The current function's file (`fl=`) and the file of the next cost lines (`fi=`/`fe=`).
     fl: String,
     fi: String,
@@ -245,23 +251,24 @@ impl Parser {
             "fi" | "fe" => self.fi = self.name(Space::File, value)?,
             "fn" => {
                 let name = self.name(Space::Function, value)?;
-                let index = self.node(&name);
+                let index = self.node(self.ob.clone(), &name);
                 if self.graph.nodes[index].file.is_empty() {
                     self.graph.nodes[index].file = self.fl.clone();
                 }
                 self.current = Some(index);
                 self.callee = None;
+                self.cob = None;
                 self.fi = self.fl.clone();
             }
-            "ob" | "cob" => {
-                self.name(Space::Object, value)?;
-            }
+            "ob" => self.ob = self.name(Space::Object, value)?,
+            "cob" => self.cob = Some(self.name(Space::Object, value)?),
             "cfi" | "cfl" => {
                 self.name(Space::File, value)?;
             }
             "cfn" => {
                 let name = self.name(Space::Function, value)?;
-                self.callee = Some(self.node(&name));
+                let object = self.cob.take().unwrap_or_else(|| self.ob.clone());
+                self.callee = Some(self.node(object, &name));
             }
             "calls" => {
                 if self.current.is_none() {
@@ -327,17 +334,19 @@ impl Parser {
         }
     }
 
-    fn node(&mut self, name: &str) -> usize {
-        if let Some(&index) = self.by_name.get(name) {
+    fn node(&mut self, object: String, name: &str) -> usize {
+        let key = (object, name.to_owned());
+        if let Some(&index) = self.by_name.get(&key) {
             return index;
         }
         let index = self.graph.nodes.len();
         self.graph.nodes.push(Node {
             name: name.to_owned(),
+            object: key.0.clone(),
             self_cost: vec![0; self.graph.events.len()],
             ..Node::default()
         });
-        self.by_name.insert(name.to_owned(), index);
+        self.by_name.insert(key, index);
         index
     }
 

@@ -73,16 +73,23 @@ impl Profile {
                     *map.entry(file).or_insert(0) += cost;
                     map
                 });
-            functions.insert(
-                node.name.clone(),
-                Function {
+            // Functions of one name in several objects are one function here.
+            let entry = functions
+                .entry(node.name.clone())
+                .or_insert_with(|| Function {
                     file: normalize(&node.file),
-                    self_cost,
-                    inclusive: self_cost.saturating_add(called),
+                    self_cost: 0,
+                    inclusive: 0,
                     callers: Vec::new(),
-                    inlined,
-                },
-            );
+                    inlined: BTreeMap::new(),
+                });
+            entry.self_cost = entry.self_cost.saturating_add(self_cost);
+            entry.inclusive = entry
+                .inclusive
+                .saturating_add(self_cost.saturating_add(called));
+            for (file, cost) in inlined {
+                *entry.inlined.entry(file).or_insert(0) += cost;
+            }
         }
         for caller in &graph.nodes {
             for callee in caller.calls.keys() {
