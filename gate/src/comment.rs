@@ -55,7 +55,10 @@ a failure to post is reported and does not change it.";
 pub fn run(args: &CommentArgs) -> u8 {
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     let report = match read_report(&args.report) {
-        Ok(report) => report,
+        Ok(mut report) => {
+            report.attribution.artifacts_url = crate::explain::artifacts_url_from_env();
+            report
+        }
         Err(error) => {
             eprintln!("irgate comment: {error}");
             if in_actions {

@@ -30,6 +30,21 @@ pub struct Attribution {
     /// Why benchmarks over budget are not explained, when they are not (one line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation_note: Option<String>,
+    /// Where the flame graphs can be downloaded (the measuring workflow run's page): set by
+    /// `irgate comment` from `IRGATE_ARTIFACTS_URL`, never read from a report.
+    #[serde(skip)]
+    pub artifacts_url: Option<String>,
+}
+
+/// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
+pub fn artifacts_url_from_env() -> Option<String> {
+    let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
+    let plain = url.starts_with("https://")
+        && url.len() < 500
+        && url
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c));
+    plain.then_some(url)
 }
 
 /// One benchmark's explanation.
@@ -215,7 +230,7 @@ pub fn execute(benchmark: &str, paths: &Resolved, format: Format) -> Result<Exit
     let explained = explain_one(benchmark, &run, &base, Some(&dir)).expect("both sides checked");
     let text = match format {
         Format::Table => text(&explained, ""),
-        Format::Markdown => crate::report::markdown::explanation(&explained),
+        Format::Markdown => crate::report::markdown::explanation(&explained, None),
         Format::Json => {
             let mut json = serde_json::to_string_pretty(&explained).expect("serializes");
             json.push('\n');

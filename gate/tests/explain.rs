@@ -317,3 +317,33 @@ fn explanations_stay_within_githubs_comment_limit() {
         "every section is closed"
     );
 }
+
+#[test]
+fn the_comment_links_the_flame_graph_to_the_measuring_run() {
+    let sandbox = Sandbox::new();
+    let json = sandbox.irgate(&["check", "--results", "slow.json", "--format", "json"]);
+    std::fs::write(sandbox.path("report.json"), &json.stdout).unwrap();
+    let summary = |url: &str| {
+        let path = sandbox.path("summary.md");
+        let _ = std::fs::remove_file(&path);
+        let status = Command::new(env!("CARGO_BIN_EXE_irgate"))
+            .current_dir(sandbox.path(""))
+            .args(["comment", "--report", "report.json", "--no-post"])
+            .env("GITHUB_STEP_SUMMARY", &path)
+            .env("IRGATE_ARTIFACTS_URL", url)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap()
+            .status;
+        assert_eq!(status.code(), Some(1), "the gate's verdict");
+        std::fs::read_to_string(path).unwrap()
+    };
+    let run = "https://github.com/o/r/actions/runs/42";
+    assert!(summary(run).contains(
+        "Differential flame graph: `filter.passthrough.n8.svg` in the workflow run's \
+         [`irgate-flamegraphs` artifact](https://github.com/o/r/actions/runs/42)."
+    ));
+    let hostile = summary("javascript:alert(1)");
+    assert!(hostile.contains("in the workflow run's `irgate-flamegraphs` artifact."));
+    assert!(!hostile.contains("javascript"));
+}

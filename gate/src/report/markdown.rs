@@ -68,7 +68,12 @@ fn explanations(report: &Report, room: usize) -> String {
         .as_ref()
         .map(|note| format!("*Where the instructions went:* {}\n\n", prose(note)))
         .unwrap_or_default();
-    let sections: Vec<String> = attribution.explanations.iter().map(explanation).collect();
+    let url = attribution.artifacts_url.as_deref();
+    let sections: Vec<String> = attribution
+        .explanations
+        .iter()
+        .map(|e| explanation(e, url))
+        .collect();
     let omitted = |n: usize| {
         format!(
             "*{} of where the instructions went not shown, to stay within GitHub's size limit; \
@@ -95,7 +100,7 @@ fn explanations(report: &Report, room: usize) -> String {
 }
 
 /// One benchmark's explanation as a collapsed section: "Where the +3,890 Ir went".
-pub fn explanation(explained: &Explained) -> String {
+pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String {
     let e = &explained.explanation;
     let mut out = String::new();
     let _ = write!(
@@ -169,9 +174,13 @@ pub fn explanation(explained: &Explained) -> String {
         );
     }
     if let Some(name) = &explained.flamegraph {
+        let artifact = match artifacts_url {
+            Some(url) => format!("[`irgate-flamegraphs` artifact]({url})"),
+            None => "`irgate-flamegraphs` artifact".to_owned(),
+        };
         let _ = writeln!(
             out,
-            "Differential flame graph: {} in the workflow run's `irgate-flamegraphs` artifact.\n",
+            "Differential flame graph: {} in the workflow run's {artifact}.\n",
             code(name)
         );
     }
