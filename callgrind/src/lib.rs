@@ -11,6 +11,7 @@
 
 pub mod diff;
 pub mod flame;
+pub mod inline;
 pub mod parse;
 pub mod profile;
 

@@ -45,8 +45,11 @@ pub struct Node {
     pub object: String,
     /// Self cost, one entry per event of [`CallGraph::events`].
     pub self_cost: Vec<u64>,
-    /// The part of the self cost that comes from code inlined from other files (`fi=`), by file.
+    /// The part of the self cost that comes from code inlined from other files (`fi=`), by file
+    /// ([`crate::inline::resolve`] turns it into by inlined function).
     pub inlined: BTreeMap<String, Vec<u64>>,
+    /// Self cost by instruction address, when the file has `instr` positions.
+    pub by_address: BTreeMap<u64, Vec<u64>>,
     /// Calls made, by callee index into [`CallGraph::nodes`].
     pub calls: BTreeMap<usize, Call>,
 }
@@ -423,8 +426,20 @@ impl Parser {
         let costs = self.costs(line)?;
         let index = self.current.ok_or("a cost line before any `fn=`")?;
         let inlined = self.fi != self.fl;
+        let address = self
+            .positions
+            .iter()
+            .position(|p| p == "instr")
+            .map(|slot| self.last[slot]);
         let node = &mut self.graph.nodes[index];
         add(&mut node.self_cost, &costs)?;
+        if let Some(address) = address {
+            let entry = node
+                .by_address
+                .entry(address)
+                .or_insert_with(|| vec![0; costs.len()]);
+            add(entry, &costs)?;
+        }
         if inlined {
             let entry = node
                 .inlined

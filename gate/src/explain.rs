@@ -337,7 +337,8 @@ pub fn text(explained: &Explained, indent: &str) -> String {
             line.remove(4);
         }
     }
-    for line in crate::report::align(&lines, |i| (1..=4).contains(&i)).lines() {
+    let last_number = if show_inclusive { 4 } else { 3 };
+    for line in crate::report::align(&lines, |i| (1..=last_number).contains(&i)).lines() {
         let _ = writeln!(out, "{indent}  {line}");
     }
     for i in &e.inclusive {

@@ -2,7 +2,9 @@
 //!
 //! `irgate run` reads the callgrind output files gungraun writes next to each summary
 //! (`callgrind.<function>.<id>.out`), reduces each benchmark to self and inclusive Ir per
-//! function ([`irgate_callgrind::Profile`], functions under 0.05% of the total left out) and
+//! function ([`irgate_callgrind::Profile`], functions under 0.05% of the total left out; the
+//! cost of code inlined into a function split by the project's own inlined function, read from
+//! the benchmark binary's line tables at the instruction addresses callgrind records) and
 //! writes them beside the results, with the call stacks the flame graphs are drawn from:
 //! `target/irgate/results.profiles.json` for `target/irgate/results.json`. `irgate refresh` keeps
 //! the profiles next to the accepted counts, one file per group, without the stacks:
@@ -98,8 +100,11 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
                 path: file.clone(),
                 source,
             })?;
-            let graph = irgate_callgrind::parse(BufReader::new(reader))
+            let mut graph = irgate_callgrind::parse(BufReader::new(reader))
                 .map_err(|e| Error::invalid(&origin, e.to_string()))?;
+            // Inlined code charged to the project's own inlined function, not its host.
+            let own = format!("{}/", root_text.trim_end_matches('/'));
+            irgate_callgrind::inline::resolve(&mut graph, |file| file.starts_with(&own));
             let profile = Profile::from_graph(&graph, EVENT, |f| normalize_file(f, &root_text))
                 .ok_or_else(|| Error::invalid(&origin, format!("records no {EVENT}")))?;
             for (stack, cost) in flame::stacks(&graph, EVENT) {

@@ -165,7 +165,8 @@ pub fn run_suite(
         .arg("--output-format=json")
         .arg("--allow-aslr=no")
         .arg("--envs=GLIBC_TUNABLES")
-        .arg(format!("--callgrind-args={CACHE_MODEL}"))
+        // Instruction addresses let `profiles` charge inlined code to its own function.
+        .arg(format!("--callgrind-args={CACHE_MODEL} --dump-instr=yes"))
         .args(config.needs_dhat().then_some("--tools=dhat"))
         .args(&pattern)
         .env("GLIBC_TUNABLES", &tunables);
