@@ -32,7 +32,12 @@ pub struct Options {
 /// them still says why the gate could not decide.
 pub fn execute(options: &Options) -> Result<ExitCode> {
     let report = match compare_inputs(options) {
-        Ok(report) => report,
+        Ok(mut report) => {
+            let paths = options.paths.resolve()?;
+            let dir = crate::explain::flamegraph_dir(&paths.results);
+            crate::explain::attach(&mut report, &paths.results, &paths.baselines, &dir);
+            report
+        }
         Err(error) if options.format != Format::Table => {
             eprintln!("irgate: error: {error}");
             Report {
@@ -42,6 +47,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
                 rows: Vec::new(),
                 fingerprint: Fingerprint::default(),
                 env_mismatches: Vec::new(),
+                attribution: Default::default(),
             }
         }
         Err(error) => return Err(error),

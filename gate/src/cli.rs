@@ -24,6 +24,7 @@ The workflow:
   irgate check      compare them with the committed baselines and budgets
   irgate refresh    accept the counts as the new baselines, on purpose
   irgate doctor     show this environment against the baselines', field by field
+  irgate explain    show where a benchmark's instructions went, function by function
 
 Exit codes (every command): 0 every budget holds (or the command did its work), 1 a budget is
 exceeded, 2 the gate cannot decide (bad or missing input, a different environment, a tool
@@ -72,6 +73,9 @@ pub enum Command {
     /// Write the latest results as the new baselines (all benchmarks, or a filter).
     #[command(long_about = REFRESH_ABOUT)]
     Refresh(RefreshArgs),
+    /// Show where a benchmark's instructions went, function by function, against its baseline.
+    #[command(long_about = EXPLAIN_ABOUT)]
+    Explain(ExplainArgs),
     /// Show this environment's fingerprint and whether it matches the baselines', field by field.
     #[command(long_about = DOCTOR_ABOUT)]
     Doctor(DoctorArgs),
@@ -167,6 +171,29 @@ retried with backoff.
 The exit code is the gate's own, read from the report (0 passed, 1 over budget, 2 undecided):
 a failure to post is reported and does not change it.";
 
+const EXPLAIN_ABOUT: &str = "\
+Show where a benchmark's instructions went between its baseline and the latest run, function by
+function: the functions whose self Ir changed most (baseline, new, change, and the inclusive
+change), the rest summed as one line, renames and inlining changes shown as what they are, and a
+differential flame graph (SVG) beside the results (target/irgate/flamegraphs/).
+
+Reads the per-function profiles `irgate run` writes beside the results and the ones `irgate
+refresh` stores in baselines/profiles/. `irgate check` does the same for every benchmark over
+budget.";
+
+/// Arguments of `irgate explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The benchmark id, e.g. 'filter::passthrough/n8'
+    #[arg(value_name = "BENCH")]
+    pub benchmark: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+    #[command(flatten)]
+    pub paths: PathArgs,
+}
+
 /// Where the gate's files are; each defaults to a path below the repository root.
 #[derive(Debug, Clone, Args)]
 pub struct PathArgs {
@@ -244,6 +271,16 @@ pub enum FormatArg {
     Markdown,
     /// JSON with a documented, versioned schema
     Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(arg: FormatArg) -> Format {
+        match arg {
+            FormatArg::Table => Format::Table,
+            FormatArg::Markdown => Format::Markdown,
+            FormatArg::Json => Format::Json,
+        }
+    }
 }
 
 /// Arguments of `irgate check`.
@@ -334,11 +371,7 @@ impl Command {
                 paths: (&args.paths).into(),
             }),
             Command::Check(args) => crate::check::execute(&crate::check::Options {
-                format: match args.format {
-                    FormatArg::Table => Format::Table,
-                    FormatArg::Markdown => Format::Markdown,
-                    FormatArg::Json => Format::Json,
-                },
+                format: args.format.into(),
                 full: args.full,
                 policy: Policy {
                     strict: args.strict,
@@ -357,6 +390,11 @@ impl Command {
                 paths: (&args.paths).into(),
             }),
             Command::Doctor(args) => crate::doctor::execute(&(&args.paths).into()),
+            Command::Explain(args) => crate::explain::execute(
+                &args.benchmark,
+                &Paths::from(&args.paths).resolve()?,
+                args.format.into(),
+            ),
             #[cfg(feature = "github")]
             Command::Comment(args) => Ok(std::process::ExitCode::from(crate::comment::run(
                 &crate::comment::Options {

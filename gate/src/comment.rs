@@ -35,7 +35,10 @@ pub struct Options {
 pub fn run(args: &Options) -> u8 {
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     let report = match read_report(&args.report) {
-        Ok(report) => report,
+        Ok(mut report) => {
+            report.attribution.artifacts_url = crate::explain::artifacts_url_from_env();
+            report
+        }
         Err(error) => {
             eprintln!("irgate comment: {error}");
             if in_actions {

@@ -169,6 +169,7 @@ pub fn compare(
         rows,
         fingerprint: results.fingerprint.clone(),
         env_mismatches,
+        attribution: Default::default(),
     }
 }
 

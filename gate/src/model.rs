@@ -186,4 +186,7 @@ pub struct Report {
     pub fingerprint: Fingerprint,
     /// Fields where the baseline's environment differs from the run's.
     pub env_mismatches: Vec<FieldMismatch>,
+    /// Where the instructions of the benchmarks over budget went, function by function.
+    #[serde(default, flatten)]
+    pub attribution: crate::explain::Attribution,
 }

@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::paths::Paths;
 use crate::report::{print, thousands};
-use crate::results;
 use crate::suite::Suite;
+use crate::{profiles, results};
 
 /// What `irgate refresh` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -86,8 +86,43 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
         print("(dry run: nothing written)\n");
     } else {
         baseline::write_updates(&updates)?;
+        refresh_profiles(&paths.baselines, &paths.results, &in_scope)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Stores the run's per-function profiles of the refreshed benchmarks in baselines/profiles/,
+/// and drops stored ones that no longer match their benchmark's baseline Ir.
+fn refresh_profiles(
+    baselines: &std::path::Path,
+    results: &std::path::Path,
+    in_scope: &dyn Fn(&str) -> bool,
+) -> Result<()> {
+    let run = profiles::read_run(&profiles::run_path(results))?;
+    if run.is_none() {
+        println!(
+            "irgate: no per-function profiles beside the results: {}/ not updated",
+            baselines.join(profiles::BASELINE_DIR).display()
+        );
+    }
+    let run = run.unwrap_or_default();
+    let after = Baselines::load(baselines)?;
+    let ir = |id: &str| {
+        after
+            .get(id)
+            .and_then(|(counts, _)| counts.get("Ir").copied())
+    };
+    let keep = |id: &str| in_scope(id) && ir(id) == run.benchmarks.get(id).map(|p| p.total);
+    let valid = |id: &str, profile: &irgate_callgrind::Profile| ir(id) == Some(profile.total);
+    let touched = profiles::write_baseline(baselines, &run, &keep, &valid)?;
+    if !touched.is_empty() {
+        println!(
+            "irgate: per-function profiles: {} written or removed in {}/",
+            touched.len(),
+            baselines.join(profiles::BASELINE_DIR).display()
+        );
+    }
+    Ok(())
 }
 
 /// What the refresh does, file by file, then a summary line.

@@ -53,7 +53,87 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         results.benchmarks.len(),
         results.suites.join(", ")
     );
+    let sources = if options.from.is_empty() {
+        runner_output(&results, &paths.root)
+    } else {
+        options.from.clone()
+    };
+    write_profiles(&sources, &paths, &results);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the suites' runners wrote their files: `<home>/<package>/<bench>` for each suite that
+/// ran, with the library's home (`$GUNGRAUN_HOME` or `$IAI_CALLGRIND_HOME`, else `gungraun` or
+/// `iai` in the target directory).
+fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |t| root.join(t));
+    let homes: Vec<PathBuf> = [("GUNGRAUN_HOME", "gungraun"), ("IAI_CALLGRIND_HOME", "iai")]
+        .iter()
+        .map(|(var, dir)| std::env::var_os(var).map_or_else(|| target.join(dir), PathBuf::from))
+        .collect();
+    results
+        .suites
+        .iter()
+        .flat_map(|suite| homes.iter().map(move |home| home.join(suite)))
+        .filter(|dir| dir.is_dir())
+        .collect()
+}
+
+/// Writes the per-function profiles of `results` beside them, read from the callgrind files in
+/// `sources` (gungraun output directories) or from the profiles beside results files there. A
+/// failure is a warning: profiles explain a verdict, they never decide one.
+fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
+    let path = crate::profiles::run_path(&paths.results);
+    let mut all = crate::profiles::Profiles::default();
+    for source in sources {
+        let found = if source.is_dir() && !source.join(results::FILE_NAME).is_file() {
+            crate::profiles::collect(source, &paths.root, results)
+        } else {
+            let file = if source.is_dir() {
+                source.join(results::FILE_NAME)
+            } else {
+                source.clone()
+            };
+            crate::profiles::read_run(&crate::profiles::run_path(&file))
+                .map(Option::unwrap_or_default)
+        };
+        match found {
+            Ok(found) => {
+                all.benchmarks.extend(found.benchmarks);
+                all.stacks.extend(found.stacks);
+            }
+            Err(error) => eprintln!("irgate: warning: no per-function profiles: {error}"),
+        }
+    }
+    all.benchmarks
+        .retain(|id, _| results.benchmarks.contains_key(id));
+    all.stacks.retain(|id, _| all.benchmarks.contains_key(id));
+    let written = if all.benchmarks.is_empty() {
+        std::fs::remove_file(&path)
+            .or_else(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|source| Error::Write {
+                path: path.clone(),
+                source,
+            })
+    } else {
+        crate::profiles::write_run(&path, &all)
+    };
+    match written {
+        Ok(()) if !all.benchmarks.is_empty() => eprintln!(
+            "irgate: wrote {} (per-function profiles of {} benchmarks)",
+            path.display(),
+            all.benchmarks.len()
+        ),
+        Ok(()) => {}
+        Err(error) => eprintln!("irgate: warning: {error}"),
+    }
 }
 
 /// Which suites run, and how.

@@ -107,7 +107,8 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
         .arg("--save-summary=json")
         .arg("--output-format=json")
         .arg("--allow-aslr=no")
-        .arg(format!("--callgrind-args={CACHE_MODEL}"))
+        // Instruction addresses let `profiles` charge inlined code to its own function.
+        .arg(format!("--callgrind-args={CACHE_MODEL} --dump-instr=yes"))
         .args(settings.dhat.then_some("--tools=dhat"))
         .args(&suite.args)
         .args(&pattern)

@@ -52,6 +52,7 @@ fn failed_report() -> Report {
             ..Fingerprint::default()
         },
         env_mismatches: vec![],
+        attribution: Default::default(),
     }
 }
 

@@ -53,6 +53,7 @@ fn report(outcome: Outcome, rows: Vec<Row>) -> Report {
         rows,
         fingerprint: fingerprint(),
         env_mismatches: vec![],
+        attribution: Default::default(),
     }
 }
 

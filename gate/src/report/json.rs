@@ -23,6 +23,14 @@
 //! `vanished`, `ok` or `info`. `baseline`, `new`, `change_pct` (rounded to 3 decimals) and `limit`
 //! are `null` where they do not apply. Rows come worst first. Fields are only ever added within a
 //! schema version.
+//!
+//! Added in version 1: `explanations`, one per benchmark over budget whose profiles exist on both
+//! sides: `{benchmark, base_total, new_total, movers, rest, inclusive, flamegraph}`; a mover is
+//! `{function, file, kind, base_self, new_self, base_inclusive, new_inclusive, inlined_from}`
+//! with `kind` one of `changed`, `added`, `removed`, `renamed` (+ `from`), `inlined`
+//! (+ `inlined`: the functions now inlined), `outlined` (+ `outlined`); `rest` is
+//! `{base, new, functions}`. `explanation_note` says why benchmarks over budget are not
+//! explained. Both are absent when empty.
 
 use serde::Serialize;
 
@@ -39,6 +47,8 @@ struct JsonReport<'a> {
     fingerprint: &'a Fingerprint,
     env_mismatches: &'a [FieldMismatch],
     rows: Vec<JsonRow<'a>>,
+    #[serde(flatten)]
+    attribution: &'a crate::explain::Attribution,
 }
 
 #[derive(Serialize)]
@@ -75,6 +85,7 @@ pub fn render(report: &Report) -> String {
                 fails: row.fails,
             })
             .collect(),
+        attribution: &report.attribution,
     };
     let mut text = serde_json::to_string_pretty(&json).expect("a report serializes");
     text.push('\n');

@@ -1,7 +1,8 @@
 //! The report as GitHub markdown: the pull-request comment body and the step summary.
 //!
 //! Layout: the verdict first; the environment differences, if any; a table of the benchmarks that
-//! need attention (over budget, stale, new, vanished); every row in a collapsed `<details>`; the
+//! need attention (over budget, stale, new, vanished); where the instructions of each benchmark
+//! over budget went, collapsed ("Where the +3,890 Ir of ... went"); every row in a collapsed `<details>`; the
 //! environment fingerprint; how to accept a change. Under a length cap the tables lose rows (the
 //! full table first), never the verdict.
 //!
@@ -13,6 +14,9 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::thousands;
+use irgate_callgrind::Kind;
+
+use crate::explain::Explained;
 use crate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
 
 /// GitHub's limit on a job step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
@@ -32,7 +36,6 @@ pub fn render(report: &Report, max_len: usize) -> String {
     let tables = [
         mismatch_table(&report.env_mismatches),
         attention_table(&report.rows),
-        full_table(&report.rows),
     ];
 
     let mut out = head;
@@ -42,10 +45,173 @@ pub fn render(report: &Report, max_len: usize) -> String {
         room -= rendered.len();
         out.push_str(&rendered);
     }
+    let explained = explanations(report, room);
+    room -= explained.len();
+    out.push_str(&explained);
+    if let Some(table) = full_table(&report.rows) {
+        out.push_str(&table.render_within(room));
+    }
     if out.len() + tail.len() <= max_len {
         out.push_str(&tail);
     }
     truncate_at_char(&mut out, max_len);
+    out
+}
+
+/// A collapsed section per explained benchmark, as many as fit in `room` (then a line saying how
+/// many did not), and the note on benchmarks that could not be explained.
+fn explanations(report: &Report, room: usize) -> String {
+    let attribution = &report.attribution;
+    let mut out = String::new();
+    let note = attribution
+        .explanation_note
+        .as_ref()
+        .map(|note| format!("*Where the instructions went:* {}\n\n", prose(note)))
+        .unwrap_or_default();
+    let url = attribution.artifacts_url.as_deref();
+    let sections: Vec<String> = attribution
+        .explanations
+        .iter()
+        .map(|e| explanation(e, url))
+        .collect();
+    let omitted = |n: usize| {
+        format!(
+            "*{} of where the instructions went not shown, to stay within GitHub's size limit; \
+             `irgate explain BENCH` shows one.*\n\n",
+            plural(n, "more explanation")
+        )
+    };
+    let reserve = note.len() + omitted(sections.len()).len();
+    let mut shown = 0;
+    for section in &sections {
+        if out.len() + section.len() + reserve > room {
+            break;
+        }
+        out.push_str(section);
+        shown += 1;
+    }
+    if shown < sections.len() {
+        out.push_str(&omitted(sections.len() - shown));
+    }
+    if out.len() + note.len() <= room {
+        out.push_str(&note);
+    }
+    out
+}
+
+/// One benchmark's explanation as a collapsed section: "Where the +3,890 Ir went".
+pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String {
+    let e = &explained.explanation;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<details><summary>Where the {} Ir of {} went</summary>\n\n",
+        signed(e.delta().into()),
+        html_code(&explained.benchmark)
+    );
+    out.push_str(
+        "| Function | Baseline | New | Change | Inclusive change | File |\n\
+         |:--|--:|--:|--:|--:|:--|\n",
+    );
+    for m in &e.movers {
+        let note = crate::explain::kind_note(&m.kind);
+        let name = if note.is_empty() {
+            code(&m.function)
+        } else {
+            format!("{} ({})", code(&m.function), prose(&note))
+        };
+        let count = |n: u64, present: bool| {
+            if present {
+                thousands(n)
+            } else {
+                "–".to_owned()
+            }
+        };
+        let mut file = code(&m.file);
+        if let Some((from, delta)) = m.inlined_from.first() {
+            let _ = write!(
+                file,
+                ", {} of it inlined from {}",
+                change(*delta),
+                code(from)
+            );
+        }
+        if let Kind::Added { called_from } = &m.kind {
+            for caller in called_from.iter().take(3) {
+                let _ = write!(file, ", called from {}", code(caller));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} | {file} |",
+            count(m.base_self, !matches!(m.kind, Kind::Added { .. })),
+            count(m.new_self, !matches!(m.kind, Kind::Removed)),
+            change(m.delta()),
+            change(m.inclusive_delta()),
+        );
+    }
+    let rest = e.rest;
+    let _ = (rest.functions > 0 || rest.base > 0 || rest.new > 0).then(|| {
+        writeln!(
+            out,
+            "| everything else ({}) | {} | {} | {} | | |",
+            plural(e.rest.functions, "function"),
+            thousands(e.rest.base),
+            thousands(e.rest.new),
+            change(crate::explain::signed_delta(e.rest.new, e.rest.base)),
+        )
+    });
+    out.push('\n');
+    for i in &e.inclusive {
+        let _ = writeln!(
+            out,
+            "**Inclusive:** {} {} → {} ({}, of which its own code {})\n",
+            code(&i.function),
+            thousands(i.base),
+            thousands(i.new),
+            change(crate::explain::signed_delta(i.new, i.base)),
+            change(i.self_delta)
+        );
+    }
+    if let Some(name) = &explained.flamegraph {
+        let artifact = match artifacts_url {
+            Some(url) => format!("[`irgate-flamegraphs` artifact]({url})"),
+            None => "`irgate-flamegraphs` artifact".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "Differential flame graph: {} in the workflow run's {artifact}.\n",
+            code(name)
+        );
+    }
+    out.push_str("</details>\n\n");
+    out
+}
+
+/// A count change: `+61`, `-5`, `±0`.
+fn change(n: i64) -> String {
+    if n == 0 {
+        "±0".to_owned()
+    } else {
+        signed(n.into())
+    }
+}
+
+/// Run text as an HTML `<code>` element (for `<summary>`, where markdown does not apply).
+fn html_code(text: &str) -> String {
+    let mut out = String::from("<code>");
+    for c in sanitized(text, MAX_VALUE_CHARS).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '@' => out.push_str("@&#8203;"),
+            '#' => out.push_str("#&#8203;"),
+            c => out.push(c),
+        }
+    }
+    out.push_str("</code>");
     out
 }
 

@@ -44,9 +44,22 @@ pub fn render(report: &Report, full: bool) -> String {
         let mut lines = vec![header(with_metric)];
         lines.extend(shown.iter().map(|row| cells(row, with_metric)));
         let first_number = if with_metric { 2 } else { 1 };
-        out.push_str(&super::align(&lines, |i| {
-            (first_number..first_number + 3).contains(&i)
-        }));
+        let table = super::align(&lines, |i| (first_number..first_number + 3).contains(&i));
+        let mut table_lines = table.lines();
+        out.extend(table_lines.next().map(|header| format!("{header}\n")));
+        for (row, line) in shown.iter().zip(table_lines) {
+            out.push_str(line);
+            out.push('\n');
+            // Where the instructions went, under the row that failed.
+            let explained = report.attribution.explanations.iter().find(|e| {
+                row.status == Status::OverBudget
+                    && row.metric == "Ir"
+                    && e.benchmark == row.benchmark
+            });
+            if let Some(explained) = explained {
+                out.push_str(&crate::explain::text(explained, "    "));
+            }
+        }
         out.push('\n');
     }
     if !full && let Some(movers) = movers(report) {
@@ -54,6 +67,9 @@ pub fn render(report: &Report, full: bool) -> String {
     }
     out.push_str(&verdict(report));
     out.push('\n');
+    if let Some(note) = &report.attribution.explanation_note {
+        let _ = writeln!(out, "note: {note}");
+    }
     out
 }
 

@@ -1,0 +1,246 @@
+//! Flame graphs: a call graph unfolded into stacks ("folded" lines, `a;b;c 123`), and a
+//! differential flame graph (SVG, by `inferno`) of a run against a baseline profile.
+//!
+//! Callgrind records calls between pairs of functions, not whole stacks, so a stack's cost is
+//! estimated as flame graph tools for callgrind do: a function's cost on a path is its cost
+//! scaled by the share of its inclusive cost that the path's calls carry.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::parse::CallGraph;
+use crate::profile::Profile;
+
+/// The deepest stack unfolded.
+const MAX_DEPTH: usize = 64;
+
+/// The most stacks kept (the largest); a call graph with more is summarised.
+const MAX_STACKS: usize = 2_000;
+
+/// `event`'s cost per call stack, root first, frames joined by `;`.
+pub fn stacks(graph: &CallGraph, event: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let Some(e) = graph.event(event) else {
+        return out;
+    };
+    let inclusive: Vec<u64> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            node.calls
+                .iter()
+                .filter(|(callee, _)| **callee != i)
+                .map(|(_, call)| call.cost.get(e).copied().unwrap_or(0))
+                .fold(node.self_cost[e], u64::saturating_add)
+        })
+        .collect();
+    let called: BTreeSet<usize> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, node)| node.calls.keys().copied().filter(move |c| *c != i))
+        .collect();
+    let mut walk = Walk {
+        graph,
+        event: e,
+        inclusive: &inclusive,
+        out: &mut out,
+        path: Vec::new(),
+    };
+    let mut roots: Vec<usize> = (0..graph.nodes.len())
+        .filter(|i| !called.contains(i))
+        .collect();
+    // A graph that is one cycle has no uncalled function: start from the costliest.
+    if roots.is_empty()
+        && let Some(top) =
+            (0..graph.nodes.len()).max_by_key(|i| (inclusive[*i], std::cmp::Reverse(*i)))
+    {
+        roots.push(top);
+    }
+    for root in roots {
+        walk.visit(root, inclusive[root]);
+    }
+    if out.len() > MAX_STACKS {
+        let mut largest: Vec<(String, u64)> = std::mem::take(&mut out).into_iter().collect();
+        largest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let rest: u64 = largest[MAX_STACKS..].iter().map(|s| s.1).sum();
+        largest.truncate(MAX_STACKS);
+        out = largest.into_iter().collect();
+        out.insert("(smaller stacks)".to_owned(), rest);
+    }
+    out
+}
+
+struct Walk<'g> {
+    graph: &'g CallGraph,
+    event: usize,
+    inclusive: &'g [u64],
+    out: &'g mut BTreeMap<String, u64>,
+    path: Vec<usize>,
+}
+
+impl Walk<'_> {
+    /// Unfolds `node` reached with `cost` of its inclusive cost.
+    fn visit(&mut self, node: usize, cost: u64) {
+        let total = self.inclusive[node];
+        if cost == 0 || total == 0 || self.path.contains(&node) || self.path.len() >= MAX_DEPTH {
+            return;
+        }
+        let scale = |part: u64| (u128::from(part) * u128::from(cost) / u128::from(total)) as u64;
+        self.path.push(node);
+        let own = scale(self.graph.nodes[node].self_cost[self.event]);
+        if own > 0 {
+            let stack = self
+                .path
+                .iter()
+                .map(|i| frame(&self.graph.nodes[*i].name))
+                .collect::<Vec<_>>()
+                .join(";");
+            *self.out.entry(stack).or_insert(0) += own;
+        }
+        let calls: Vec<(usize, u64)> = self.graph.nodes[node]
+            .calls
+            .iter()
+            .filter(|(callee, _)| **callee != node)
+            .map(|(callee, call)| (*callee, call.cost.get(self.event).copied().unwrap_or(0)))
+            .collect();
+        for (callee, call_cost) in calls {
+            self.visit(callee, scale(call_cost));
+        }
+        self.path.pop();
+    }
+}
+
+/// A function name as a folded frame: no `;` (the frame separator) and no line breaks.
+fn frame(name: &str) -> String {
+    name.replace(';', ":").replace(['\n', '\r'], " ")
+}
+
+/// A differential flame graph (SVG) of `stacks` (the new run's) against `base`: widths are the
+/// new costs; a frame is red where its function's self cost grew and blue where it shrank.
+/// A stack's baseline cost is estimated from its leaf function's self cost in `base` relative to
+/// `new`: a function absent from `base` counts as all new.
+pub fn differential_svg(
+    stacks: &BTreeMap<String, u64>,
+    base: &Profile,
+    new: &Profile,
+    title: &str,
+) -> std::io::Result<String> {
+    let lines: Vec<String> = stacks
+        .iter()
+        .map(|(stack, &count)| {
+            let leaf = stack.rsplit(';').next().unwrap_or(stack);
+            let old = match (base.functions.get(leaf), new.functions.get(leaf)) {
+                (Some(b), Some(n)) if n.self_cost > 0 => {
+                    (u128::from(count) * u128::from(b.self_cost) / u128::from(n.self_cost)) as u64
+                }
+                (Some(_), _) => count,
+                (None, _) => 0,
+            };
+            format!("{stack} {old} {count}")
+        })
+        .collect();
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = title.to_owned();
+    options.count_name = "Ir".to_owned();
+    options.deterministic = true;
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg)?;
+    String::from_utf8(svg).map_err(std::io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    const TEXT: &str = "\
+events: Ir
+fn=main
+1 10
+cfn=a
+calls=1 1
+1 60
+cfn=b
+calls=1 1
+1 30
+fn=a
+1 20
+cfn=c
+calls=2 1
+1 40
+fn=b
+1 10
+cfn=c
+calls=1 1
+1 20
+fn=c
+1 60
+";
+
+    #[test]
+    fn unfolds_the_call_graph_into_stacks_that_add_up() {
+        let graph = parse(TEXT.as_bytes()).unwrap();
+        let stacks = stacks(&graph, "Ir");
+        let expected: BTreeMap<String, u64> = [
+            ("main", 10),
+            ("main;a", 20),
+            ("main;a;c", 40),
+            ("main;b", 10),
+            ("main;b;c", 20),
+        ]
+        .into_iter()
+        .map(|(s, n)| (s.to_owned(), n))
+        .collect();
+        assert_eq!(stacks, expected);
+        assert_eq!(stacks.values().sum::<u64>(), 100);
+    }
+
+    #[test]
+    fn one_name_in_two_objects_is_two_frames_not_a_cycle() {
+        // glibc's `(below main)` calls `__libc_start_main`, which calls the program's own
+        // `(below main)`: as callgrind writes it for every Rust program.
+        let text = "events: Ir\nsummary: 7\nob=libc\nfn=(below main)\ncfn=__libc_start_main\ncalls=1 1\n1 7\n\
+                    fn=__libc_start_main\ncob=prog\ncfn=(below main)\ncalls=1 1\n1 7\n\
+                    ob=prog\nfn=(below main)\ncfn=main\ncalls=1 1\n1 7\nfn=main\n1 7\n";
+        let graph = parse(text.as_bytes()).unwrap();
+        assert_eq!(graph.nodes.len(), 4);
+        let stacks = stacks(&graph, "Ir");
+        let expected: BTreeMap<String, u64> = [(
+            "(below main);__libc_start_main;(below main);main".to_owned(),
+            7,
+        )]
+        .into_iter()
+        .collect();
+        assert_eq!(stacks, expected);
+        let profile = Profile::from_graph(&graph, "Ir", str::to_owned).unwrap();
+        assert_eq!(profile.functions["(below main)"].inclusive, 7);
+        assert_eq!(profile.functions["main"].self_cost, 7);
+    }
+
+    #[test]
+    fn survives_recursion_and_names_with_separators() {
+        let text = "events: Ir\nfn=f;g\n1 5\ncfn=f;g\ncalls=3 1\n1 50\ncfn=h\ncalls=1 1\n1 5\nfn=h\n1 5\ncfn=f;g\ncalls=1 1\n1 1\n";
+        let graph = parse(text.as_bytes()).unwrap();
+        let stacks = stacks(&graph, "Ir");
+        let expected: BTreeMap<String, u64> = [("f:g".to_owned(), 5), ("f:g;h".to_owned(), 4)]
+            .into_iter()
+            .collect();
+        assert_eq!(stacks, expected);
+    }
+
+    #[test]
+    fn draws_a_differential_svg() {
+        let graph = parse(TEXT.as_bytes()).unwrap();
+        let new = Profile::from_graph(&graph, "Ir", str::to_owned).unwrap();
+        let mut base = new.clone();
+        base.functions.get_mut("c").unwrap().self_cost = 30;
+        let svg = differential_svg(&stacks(&graph, "Ir"), &base, &new, "where it went").unwrap();
+        assert!(svg.starts_with("<?xml"));
+        assert!(svg.contains("where it went"));
+        assert!(
+            svg.contains("main;a;c") || svg.contains(">c<") || svg.contains("c ("),
+            "frames are drawn"
+        );
+    }
+}

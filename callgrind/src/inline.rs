@@ -1,0 +1,90 @@
+//! Which inlined function each instruction belongs to, from the program's debug information.
+//!
+//! Callgrind charges inlined code to the function it was inlined into, and its `fi=` records
+//! name only the innermost source file (often the standard library's `hint.rs` or `iter`
+//! code), so "the VarInt decoder grew" reads as "the frame decoder grew". With instruction
+//! addresses in the file (`--dump-instr=yes`) and line tables in the binary, each address is
+//! looked up in the DWARF inline tree (`addr2line`), and the cost is charged to the innermost
+//! inlined function of the project's own code.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::parse::{CallGraph, demangle};
+
+/// Replaces each function's by-file split of inlined cost with a split by inlined function:
+/// for every address, the innermost frame whose source file `is_own` accepts, when that frame is
+/// an inlined one (not the function itself). Functions whose object cannot be read (gone, no
+/// debug information) keep their by-file split. Returns how many functions were resolved.
+pub fn resolve(graph: &mut CallGraph, is_own: impl Fn(&str) -> bool) -> usize {
+    let mut loaders: HashMap<String, Option<addr2line::Loader>> = HashMap::new();
+    let mut resolved = 0;
+    for node in &mut graph.nodes {
+        if node.by_address.is_empty() {
+            continue;
+        }
+        let loader = loaders
+            .entry(node.object.clone())
+            .or_insert_with(|| addr2line::Loader::new(&node.object).ok());
+        let Some(loader) = loader else {
+            continue;
+        };
+        let mut inlined: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        for (&address, cost) in &node.by_address {
+            let Some(name) = inlined_function(loader, address, &is_own) else {
+                continue;
+            };
+            let entry = inlined.entry(name).or_insert_with(|| vec![0; cost.len()]);
+            for (sum, c) in entry.iter_mut().zip(cost) {
+                *sum = sum.saturating_add(*c);
+            }
+        }
+        node.inlined = inlined;
+        resolved += 1;
+    }
+    resolved
+}
+
+/// The innermost own-code function inlined at `address`, if the instruction is inlined code.
+fn inlined_function(
+    loader: &addr2line::Loader,
+    address: u64,
+    is_own: &impl Fn(&str) -> bool,
+) -> Option<String> {
+    let mut frames = loader.find_frames(address).ok()?;
+    let mut chain = Vec::new();
+    while let Ok(Some(frame)) = frames.next() {
+        let file = frame
+            .location
+            .as_ref()
+            .and_then(|l| l.file)
+            .map(str::to_owned);
+        let name = frame
+            .function
+            .as_ref()
+            .and_then(|f| f.raw_name().ok())
+            .map(|n| demangle(&n));
+        chain.push((name, file));
+    }
+    // Innermost first; the last frame is the function the code was inlined into.
+    let outer = chain.len().checked_sub(1)?;
+    chain[..outer]
+        .iter()
+        .find(|(_, file)| file.as_deref().is_some_and(is_own))
+        .and_then(|(name, _)| name.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    #[test]
+    fn without_the_binary_the_split_by_file_stays() {
+        let text = "positions: instr line\nevents: Ir\nob=/nonexistent/binary\nfl=/ws/a.rs\nfn=f\n\
+                    0x10 1 5\nfi=/ws/b.rs\n0x14 2 3\n";
+        let mut graph = parse(text.as_bytes()).unwrap();
+        assert_eq!(graph.nodes[0].by_address.len(), 2);
+        assert_eq!(resolve(&mut graph, |f| f.starts_with("/ws/")), 0);
+        assert_eq!(graph.nodes[0].inlined["/ws/b.rs"], [3]);
+    }
+}

@@ -1,0 +1,747 @@
+//! The callgrind profile format (valgrind's "Callgrind Format Specification"), read into a
+//! [`CallGraph`]: every function's self cost per event and its calls with their inclusive cost.
+//!
+//! Handled: the header (`version:`, `creator:`, `positions:`, `events:`, `summary:`, `totals:`,
+//! other `key: value` lines ignored), name compression (`fn=(3) name` defines id 3, `fn=(3)` uses
+//! it; files share one id space across `fl= fi= fe= cfi= cfl=`, objects across `ob= cob=`,
+//! functions across `fn= cfn=`), position compression (`+N`, `-N`, `*`, hexadecimal `0x..`),
+//! inlined code (`fi=`/`fe=`), calls (`calls=` and the cost line after it, the call's inclusive
+//! cost), jumps (`jump=`/`jcnd=` and the position line after them), several parts in one file.
+//! Anything else is an error naming the line, never a panic: a file is untrusted input.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, Read};
+
+use thiserror::Error;
+
+/// Why a callgrind file cannot be read.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ParseError {
+    /// The file could not be read (I/O error or not UTF-8).
+    #[error("cannot read: {0}")]
+    Io(String),
+    /// A line breaks the format.
+    #[error("line {line}: {message}")]
+    Line {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file as a whole is inconsistent (empty, cut off, costs that do not add up).
+    #[error("{0}")]
+    File(String),
+}
+
+/// A function's costs and calls, as the file states them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Node {
+    /// Demangled name (a Rust symbol's hash suffix dropped).
+    pub name: String,
+    /// The source file of the function (its `fl=`), as written in the file.
+    pub file: String,
+    /// The object (executable or shared library) it is in; functions of the same name in two
+    /// objects are two nodes.
+    pub object: String,
+    /// Self cost, one entry per event of [`CallGraph::events`].
+    pub self_cost: Vec<u64>,
+    /// The part of the self cost that comes from code inlined from other files (`fi=`), by file
+    /// ([`crate::inline::resolve`] turns it into by inlined function).
+    pub inlined: BTreeMap<String, Vec<u64>>,
+    /// Self cost by instruction address, when the file has `instr` positions.
+    pub by_address: BTreeMap<u64, Vec<u64>>,
+    /// Calls made, by callee index into [`CallGraph::nodes`].
+    pub calls: BTreeMap<usize, Call>,
+}
+
+/// The calls from one function to another.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Call {
+    /// How many times.
+    pub count: u64,
+    /// The inclusive cost of those calls, per event.
+    pub cost: Vec<u64>,
+}
+
+/// A parsed callgrind file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CallGraph {
+    /// Event names, e.g. `["Ir", "Dr", ...]`.
+    pub events: Vec<String>,
+    /// The totals the file declares (`summary:` or `totals:`), per event, summed over parts.
+    pub totals: Option<Vec<u64>>,
+    /// Every function that has a cost or is called, in order of appearance.
+    pub nodes: Vec<Node>,
+}
+
+impl CallGraph {
+    /// The index of event `name`.
+    pub fn event(&self, name: &str) -> Option<usize> {
+        self.events.iter().position(|e| e == name)
+    }
+
+    /// The index of the (first) function named `name` (demangled).
+    pub fn node(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+}
+
+/// The demangled form of a symbol: Rust's legacy and v0 manglings are decoded without the hash
+/// suffix; anything else (already demangled by valgrind, C symbols) is kept as it is.
+pub fn demangle(symbol: &str) -> String {
+    match rustc_demangle::try_demangle(symbol) {
+        Ok(demangled) => format!("{demangled:#}"),
+        Err(_) => symbol.to_owned(),
+    }
+}
+
+/// The longest line read; callgrind writes lines of a few hundred bytes.
+const MAX_LINE: usize = 64 * 1024;
+
+/// Parses a callgrind file.
+pub fn parse(mut reader: impl BufRead) -> Result<CallGraph, ParseError> {
+    let mut parser = Parser::default();
+    let mut buffer = Vec::new();
+    for number in 1.. {
+        buffer.clear();
+        // Never more than one line's worth in memory, however long a hostile line is.
+        let read = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buffer)
+            .map_err(|e| ParseError::Io(format!("line {number}: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        if buffer.last() == Some(&b'\n') {
+            buffer.pop();
+        } else if buffer.len() > MAX_LINE {
+            return Err(ParseError::Line {
+                line: number,
+                message: format!("longer than the {MAX_LINE} bytes of a callgrind line"),
+            });
+        }
+        let line = std::str::from_utf8(&buffer)
+            .map_err(|e| ParseError::Io(format!("line {number}: not UTF-8: {e}")))?;
+        parser.line(line).map_err(|message| ParseError::Line {
+            line: number,
+            message,
+        })?;
+    }
+    parser.finish()
+}
+
+/// What the next line must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Expect {
+    #[default]
+    Any,
+    /// The cost line of a call: to this callee, this many times.
+    CallCost { callee: usize, count: u64 },
+    /// The source position of a jump.
+    JumpPosition,
+}
+
+#[derive(Default)]
+struct Parser {
+    graph: CallGraph,
+    seen_header: bool,
+    positions: Vec<String>,
+    /// The last value of each position, for relative positions.
+    last: Vec<u64>,
+    files: HashMap<u64, String>,
+    objects: HashMap<u64, String>,
+    functions: HashMap<u64, String>,
+    by_name: HashMap<(String, String), usize>,
+    /// The current object (`ob=`) and the callee's (`cob=`, for the next call only).
+    ob: String,
+    cob: Option<String>,
+    /// The current function's file (`fl=`) and the file of the next cost lines (`fi=`/`fe=`).
+    fl: String,
+    fi: String,
+    current: Option<usize>,
+    callee: Option<usize>,
+    expect: Expect,
+    part_totals: Option<Vec<u64>>,
+}
+
+impl Parser {
+    fn line(&mut self, line: &str) -> Result<(), String> {
+        let expect = std::mem::take(&mut self.expect);
+        let line = line.trim_end_matches('\r');
+        if let Expect::CallCost { callee, count } = expect {
+            return self.call_cost(line, callee, count);
+        }
+        if expect == Expect::JumpPosition {
+            return self.positions_of(line).map(|_| ());
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            return Ok(());
+        }
+        let first = trimmed.as_bytes()[0];
+        if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'*') {
+            return self.cost(trimmed);
+        }
+        if let Some((key, value)) = trimmed.split_once('=')
+            && key.chars().all(|c| c.is_ascii_lowercase())
+        {
+            return self.spec(key, value);
+        }
+        if let Some((key, value)) = trimmed.split_once(':') {
+            return self.header(key.trim(), value.trim());
+        }
+        Err(format!("not a callgrind line: `{}`", excerpt(trimmed)))
+    }
+
+    fn header(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "version" if value != "1" => {
+                return Err(format!(
+                    "format version {value} is not the 1 this reader knows"
+                ));
+            }
+            "positions" => {
+                if self.seen_header {
+                    return Err("`positions:` after the first cost line".into());
+                }
+                let kinds: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+                if kinds.is_empty()
+                    || kinds
+                        .iter()
+                        .any(|k| !matches!(k.as_str(), "line" | "instr"))
+                {
+                    return Err(format!(
+                        "unknown positions `{value}` (expected `line` and/or `instr`)"
+                    ));
+                }
+                self.positions = kinds;
+            }
+            "events" => {
+                if self.seen_header
+                    && value
+                        .split_whitespace()
+                        .ne(self.graph.events.iter().map(String::as_str))
+                {
+                    return Err("`events:` changes the events after costs were given".into());
+                }
+                let events: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+                if events.is_empty() {
+                    return Err("`events:` names no event".into());
+                }
+                self.graph.events = events;
+            }
+            "summary" | "totals" => {
+                let totals = self.numbers(value)?;
+                // A part states its totals once (`summary:` in the header, or `totals:` at its end).
+                self.part_totals.get_or_insert(totals);
+            }
+            "part" => self.end_part()?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn end_part(&mut self) -> Result<(), String> {
+        if let Some(part) = self.part_totals.take() {
+            let totals = self
+                .graph
+                .totals
+                .get_or_insert_with(|| vec![0; self.graph.events.len()]);
+            for (sum, value) in totals.iter_mut().zip(part) {
+                *sum = sum.checked_add(value).ok_or("totals overflow 64 bits")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn spec(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "fl" => {
+                self.fl = self.name(Space::File, value)?;
+                self.fi = self.fl.clone();
+            }
+            "fi" | "fe" => self.fi = self.name(Space::File, value)?,
+            "fn" => {
+                let name = self.name(Space::Function, value)?;
+                let index = self.node(self.ob.clone(), &name);
+                if self.graph.nodes[index].file.is_empty() {
+                    self.graph.nodes[index].file = self.fl.clone();
+                }
+                self.current = Some(index);
+                self.callee = None;
+                self.cob = None;
+                self.fi = self.fl.clone();
+            }
+            "ob" => self.ob = self.name(Space::Object, value)?,
+            "cob" => self.cob = Some(self.name(Space::Object, value)?),
+            "cfi" | "cfl" => {
+                self.name(Space::File, value)?;
+            }
+            "cfn" => {
+                let name = self.name(Space::Function, value)?;
+                let object = self.cob.take().unwrap_or_else(|| self.ob.clone());
+                self.callee = Some(self.node(object, &name));
+            }
+            "calls" => {
+                if self.current.is_none() {
+                    return Err("`calls=` before any `fn=`".into());
+                }
+                let callee = self
+                    .callee
+                    .ok_or("`calls=` without a `cfn=` naming the callee")?;
+                let count = value
+                    .split_whitespace()
+                    .next()
+                    .ok_or("`calls=` without a count")?;
+                let count = number(count)?;
+                self.expect = Expect::CallCost { callee, count };
+            }
+            "jump" | "jcnd" => self.expect = Expect::JumpPosition,
+            _ => return Err(format!("unknown specification `{key}=`")),
+        }
+        Ok(())
+    }
+
+    /// Resolves a possibly compressed name: `(id) name` defines, `(id)` refers, `name` is plain.
+    fn name(&mut self, space: Space, value: &str) -> Result<String, String> {
+        let value = value.trim();
+        // `(12)` and `(12) name` are compressed; a name like `(below main)` is not.
+        let compressed = value
+            .strip_prefix('(')
+            .and_then(|rest| rest.split_once(')'));
+        let Some((id, name)) = compressed.filter(|(id, name)| {
+            !id.is_empty()
+                && id.bytes().all(|b| b.is_ascii_digit())
+                && (name.is_empty() || name.starts_with(' '))
+        }) else {
+            return Ok(self.plain(space, value));
+        };
+        let id: u64 = id
+            .parse()
+            .map_err(|_| format!("bad compressed name id `({})`", excerpt(id)))?;
+        let name = name.trim();
+        let table = match space {
+            Space::File => &mut self.files,
+            Space::Object => &mut self.objects,
+            Space::Function => &mut self.functions,
+        };
+        if name.is_empty() {
+            return table
+                .get(&id)
+                .cloned()
+                .ok_or_else(|| format!("{} ({id}) is used before it is defined", space.what()));
+        }
+        let name = match space {
+            Space::Function => demangle(name),
+            _ => name.to_owned(),
+        };
+        table.insert(id, name.clone());
+        Ok(name)
+    }
+
+    fn plain(&self, space: Space, value: &str) -> String {
+        match space {
+            Space::Function => demangle(value),
+            _ => value.to_owned(),
+        }
+    }
+
+    fn node(&mut self, object: String, name: &str) -> usize {
+        let key = (object, name.to_owned());
+        if let Some(&index) = self.by_name.get(&key) {
+            return index;
+        }
+        let index = self.graph.nodes.len();
+        self.graph.nodes.push(Node {
+            name: name.to_owned(),
+            object: key.0.clone(),
+            self_cost: vec![0; self.graph.events.len()],
+            ..Node::default()
+        });
+        self.by_name.insert(key, index);
+        index
+    }
+
+    fn begin_costs(&mut self) -> Result<(), String> {
+        if self.graph.events.is_empty() {
+            return Err("a cost line before `events:`".into());
+        }
+        if !self.seen_header {
+            self.seen_header = true;
+            if self.positions.is_empty() {
+                self.positions = vec!["line".into()];
+            }
+            self.last = vec![0; self.positions.len()];
+            let events = self.graph.events.len();
+            for node in &mut self.graph.nodes {
+                node.self_cost.resize(events, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the positions at the start of a cost line; returns the rest.
+    fn positions_of<'l>(&mut self, line: &'l str) -> Result<Vec<&'l str>, String> {
+        self.begin_costs()?;
+        let mut fields = line.split_whitespace();
+        for slot in 0..self.positions.len() {
+            let field = fields.next().ok_or_else(|| {
+                format!("a cost line without its {} position", self.positions[slot])
+            })?;
+            let previous = self.last[slot];
+            self.last[slot] = if field == "*" {
+                previous
+            } else if let Some(delta) = field.strip_prefix('+') {
+                previous
+                    .checked_add(number(delta)?)
+                    .ok_or("a relative position overflows")?
+            } else if let Some(delta) = field.strip_prefix('-') {
+                previous
+                    .checked_sub(number(delta)?)
+                    .ok_or("a relative position goes below zero")?
+            } else {
+                number(field)?
+            };
+        }
+        Ok(fields.collect())
+    }
+
+    fn costs(&mut self, line: &str) -> Result<Vec<u64>, String> {
+        let fields = self.positions_of(line)?;
+        let events = self.graph.events.len();
+        if fields.len() > events {
+            return Err(format!(
+                "{} costs on a line, but {events} events are declared",
+                fields.len()
+            ));
+        }
+        let mut costs = vec![0; events];
+        for (slot, field) in costs.iter_mut().zip(fields) {
+            *slot = number(field)?;
+        }
+        Ok(costs)
+    }
+
+    fn cost(&mut self, line: &str) -> Result<(), String> {
+        let costs = self.costs(line)?;
+        let index = self.current.ok_or("a cost line before any `fn=`")?;
+        let inlined = self.fi != self.fl;
+        let address = self
+            .positions
+            .iter()
+            .position(|p| p == "instr")
+            .map(|slot| self.last[slot]);
+        let node = &mut self.graph.nodes[index];
+        add(&mut node.self_cost, &costs)?;
+        if let Some(address) = address {
+            let entry = node
+                .by_address
+                .entry(address)
+                .or_insert_with(|| vec![0; costs.len()]);
+            add(entry, &costs)?;
+        }
+        if inlined {
+            let entry = node
+                .inlined
+                .entry(self.fi.clone())
+                .or_insert_with(|| vec![0; costs.len()]);
+            add(entry, &costs)?;
+        }
+        Ok(())
+    }
+
+    fn call_cost(&mut self, line: &str, callee: usize, count: u64) -> Result<(), String> {
+        let trimmed = line.trim();
+        if trimmed.is_empty()
+            || !trimmed.starts_with(|c: char| c.is_ascii_digit() || "+-*".contains(c))
+        {
+            return Err("`calls=` is not followed by the call's cost line".into());
+        }
+        let costs = self.costs(trimmed)?;
+        let caller = self.current.ok_or("`calls=` before any `fn=`")?;
+        let call = self.graph.nodes[caller].calls.entry(callee).or_default();
+        call.count = call
+            .count
+            .checked_add(count)
+            .ok_or("a call count overflows 64 bits")?;
+        call.cost.resize(costs.len(), 0);
+        add(&mut call.cost, &costs)
+    }
+
+    fn finish(mut self) -> Result<CallGraph, ParseError> {
+        match self.expect {
+            Expect::Any => {}
+            Expect::CallCost { .. } => {
+                return Err(ParseError::File(
+                    "cut off: the file ends after `calls=`, before the call's cost".into(),
+                ));
+            }
+            Expect::JumpPosition => {
+                return Err(ParseError::File(
+                    "cut off: the file ends after a jump".into(),
+                ));
+            }
+        }
+        self.end_part().map_err(ParseError::File)?;
+        if self.graph.events.is_empty() {
+            return Err(ParseError::File(
+                "not a callgrind file: no `events:` line".into(),
+            ));
+        }
+        let events = self.graph.events.len();
+        for node in &mut self.graph.nodes {
+            node.self_cost.resize(events, 0);
+        }
+        if let Some(totals) = &self.graph.totals {
+            // Self costs add up to the totals in a complete file: anything else is a cut-off
+            // or corrupt file, whose per-function figures would mislead.
+            for (event, name) in self.graph.events.iter().enumerate() {
+                let sum = self
+                    .graph
+                    .nodes
+                    .iter()
+                    .try_fold(0u64, |sum, node| sum.checked_add(node.self_cost[event]));
+                let declared = totals.get(event).copied().unwrap_or(0);
+                if sum != Some(declared) {
+                    return Err(ParseError::File(format!(
+                        "cut off or corrupt: the functions' {name} add up to {}, the file declares {declared}",
+                        sum.map_or("more than 64 bits hold".to_owned(), |s| s.to_string())
+                    )));
+                }
+            }
+        }
+        Ok(self.graph)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Space {
+    File,
+    Object,
+    Function,
+}
+
+impl Space {
+    fn what(self) -> &'static str {
+        match self {
+            Space::File => "file",
+            Space::Object => "object",
+            Space::Function => "function",
+        }
+    }
+}
+
+impl Parser {
+    fn numbers(&self, value: &str) -> Result<Vec<u64>, String> {
+        let mut values: Vec<u64> = value
+            .split_whitespace()
+            .map(number)
+            .collect::<Result<_, _>>()?;
+        if values.len() > self.graph.events.len() {
+            return Err(format!(
+                "{} totals, but {} events are declared",
+                values.len(),
+                self.graph.events.len()
+            ));
+        }
+        values.resize(self.graph.events.len(), 0);
+        Ok(values)
+    }
+}
+
+fn add(sum: &mut [u64], costs: &[u64]) -> Result<(), String> {
+    for (s, c) in sum.iter_mut().zip(costs) {
+        *s = s.checked_add(*c).ok_or("a cost overflows 64 bits")?;
+    }
+    Ok(())
+}
+
+/// A decimal or `0x` hexadecimal number.
+fn number(text: &str) -> Result<u64, String> {
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.map_err(|_| format!("`{}` is not a number", excerpt(text)))
+}
+
+/// At most 60 characters of `text`, for messages.
+fn excerpt(text: &str) -> String {
+    let mut out: String = text.chars().take(60).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(text: &str) -> CallGraph {
+        parse(text.as_bytes()).unwrap()
+    }
+
+    fn error(text: &str) -> String {
+        parse(text.as_bytes()).unwrap_err().to_string()
+    }
+
+    const COMPRESSED: &str = "\
+# callgrind format
+version: 1
+positions: instr line
+events: Ir Dr
+
+summary: 21 4
+ob=(1) /bin/prog
+fl=(1) src/main.rs
+fn=(1) main
+0x10 3 5 1
++4 +1 2
+cfl=(2) src/lib.rs
+cfn=(2) _ZN4demo6helper17h0123456789abcdefE
+calls=2 0x40 10
+* * 14 3
+fl=(2)
+fn=(2)
+0x40 10 10 2
+fi=(3) src/inlined.rs
++2 +3 4 1
+fe=(2)
+-2 -3 0
+";
+
+    #[test]
+    fn reads_compressed_names_positions_and_calls() {
+        let graph = graph(COMPRESSED);
+        assert_eq!(graph.events, ["Ir", "Dr"]);
+        assert_eq!(graph.totals, Some(vec![21, 4]));
+        let main = &graph.nodes[graph.node("main").unwrap()];
+        assert_eq!(main.self_cost, [7, 1]);
+        assert_eq!(main.file, "src/main.rs");
+        let helper = graph.node("demo::helper").expect("demangled without hash");
+        assert_eq!(
+            main.calls[&helper],
+            Call {
+                count: 2,
+                cost: vec![14, 3]
+            }
+        );
+        let helper = &graph.nodes[helper];
+        assert_eq!(helper.file, "src/lib.rs");
+        assert_eq!(helper.self_cost, [14, 3]);
+        assert_eq!(helper.inlined["src/inlined.rs"], [4, 1]);
+    }
+
+    #[test]
+    fn a_name_in_parentheses_is_not_a_compressed_one() {
+        let graph = graph("events: Ir\nfn=(below main)\n1 1\nfn=(12)x\n1 1\nfn=(3 f\n1 1\n");
+        let names: Vec<&str> = graph.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["(below main)", "(12)x", "(3 f"]);
+    }
+
+    #[test]
+    fn reads_jumps_and_several_parts() {
+        let text = "\
+events: Ir
+part: 1
+summary: 5
+fn=f
+1 5
+jump=1 +3
+2
+totals: 5
+part: 2
+fn=f
+3 2
+totals: 2
+";
+        let graph = graph(text);
+        assert_eq!(graph.totals, Some(vec![7]));
+        assert_eq!(graph.nodes[0].self_cost, [7]);
+    }
+
+    #[test]
+    fn refuses_broken_files_with_the_line() {
+        let cases = [
+            ("", "not a callgrind file: no `events:` line"),
+            ("fn=f\n1 2\n", "line 2: a cost line before `events:`"),
+            ("events: Ir\n1 2\n", "line 2: a cost line before any `fn=`"),
+            (
+                "events: Ir\nfn=(3)\n",
+                "line 2: function (3) is used before it is defined",
+            ),
+            (
+                "events: Ir\nfn=(99999999999999999999) f\n",
+                "line 2: bad compressed name id `(99999999999999999999)`",
+            ),
+            (
+                "events: Ir\nfn=f\n1 2 3\n",
+                "line 3: 2 costs on a line, but 1 events are declared",
+            ),
+            ("events: Ir\nfn=f\n1 x\n", "line 3: `x` is not a number"),
+            (
+                "events: Ir\nfn=f\n-1 1\n",
+                "line 3: a relative position goes below zero",
+            ),
+            (
+                "events: Ir\nfn=f\ncalls=1 2\n3 4\n",
+                "line 3: `calls=` without a `cfn=` naming the callee",
+            ),
+            (
+                "events: Ir\nfn=f\ncfn=g\ncalls=1 2\nfn=g\n",
+                "line 5: `calls=` is not followed by the call's cost line",
+            ),
+            (
+                "events: Ir\nfn=f\ncfn=g\ncalls=1 2\n",
+                "cut off: the file ends after `calls=`, before the call's cost",
+            ),
+            (
+                "events: Ir\nsummary: 10\nfn=f\n1 4\n",
+                "cut off or corrupt: the functions' Ir add up to 4, the file declares 10",
+            ),
+            (
+                "events: Ir\nfn=f\n1 18446744073709551615\n1 1\n",
+                "line 4: a cost overflows 64 bits",
+            ),
+            (
+                "version: 2\n",
+                "line 1: format version 2 is not the 1 this reader knows",
+            ),
+            (
+                "events: Ir\nxyz=1\n",
+                "line 2: unknown specification `xyz=`",
+            ),
+            ("events: Ir\n!!\n", "line 2: not a callgrind line: `!!`"),
+            (
+                "positions: column\n",
+                "line 1: unknown positions `column` (expected `line` and/or `instr`)",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(error(text), expected, "for {text:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_binary_and_overlong_lines() {
+        let bytes: &[u8] = b"events: Ir\n\xff\xfe\n";
+        assert!(matches!(parse(bytes), Err(ParseError::Io(_))));
+        let long = format!("events: Ir\nfn={}\n", "a".repeat(MAX_LINE + 1));
+        assert_eq!(
+            error(&long),
+            "line 2: longer than the 65536 bytes of a callgrind line"
+        );
+    }
+
+    #[test]
+    fn demangles_rust_symbols_and_keeps_others() {
+        assert_eq!(
+            demangle("_ZN4core3fmt5write17h0123456789abcdefE"),
+            "core::fmt::write"
+        );
+        assert_eq!(demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo");
+        assert_eq!(demangle("memcpy@@GLIBC_2.14"), "memcpy@@GLIBC_2.14");
+        assert_eq!(demangle("<T as core::Trait>::f"), "<T as core::Trait>::f");
+    }
+}

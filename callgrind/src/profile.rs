@@ -1,0 +1,289 @@
+//! A benchmark reduced to one event (Ir) per function: self and inclusive cost, source file,
+//! callers, and the code inlined into it from other files. Compact enough to commit next to a
+//! baseline, sorted so its diff reads well.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::parse::CallGraph;
+
+/// One function's share of a benchmark.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Function {
+    /// The source file (normalised by [`normalize_file`]).
+    pub file: String,
+    /// Instructions executed in the function itself (including code inlined into it).
+    #[serde(rename = "self")]
+    pub self_cost: u64,
+    /// Instructions executed in it and everything it called.
+    pub inclusive: u64,
+    /// The functions that call it (sorted; only those kept in the profile).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callers: Vec<String>,
+    /// The part of the self cost inlined from other source files, by file (shares below the
+    /// profile's floor left out).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inlined: BTreeMap<String, u64>,
+}
+
+/// One benchmark's per-function profile of one event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// The benchmark's total (equal to the sum of every function's self cost).
+    pub total: u64,
+    /// Functions whose self and inclusive cost are both below this were left out; their cost
+    /// is in `total` only.
+    pub floor: u64,
+    /// Functions by demangled name.
+    pub functions: BTreeMap<String, Function>,
+}
+
+/// The share of a benchmark's total below which a function is left out of a compact profile:
+/// one part in 2,000 (0.05%), at least one instruction.
+pub const FLOOR_PARTS: u64 = 2_000;
+
+impl Profile {
+    /// Reduces `graph` to `event` per function, every function kept; files go through
+    /// `normalize` (e.g. [`normalize_file`] with the workspace root).
+    pub fn from_graph(
+        graph: &CallGraph,
+        event: &str,
+        normalize: impl Fn(&str) -> String,
+    ) -> Option<Profile> {
+        let e = graph.event(event)?;
+        let mut functions: BTreeMap<String, Function> = BTreeMap::new();
+        for node in &graph.nodes {
+            let self_cost = node.self_cost[e];
+            // A recursive call's cost is already in the function's own: count it once.
+            let called: u64 = node
+                .calls
+                .iter()
+                .filter(|(callee, _)| graph.nodes[**callee].name != node.name)
+                .map(|(_, call)| call.cost.get(e).copied().unwrap_or(0))
+                .fold(0u64, u64::saturating_add);
+            let inlined = node
+                .inlined
+                .iter()
+                .map(|(file, cost)| (normalize(file), cost[e]))
+                .filter(|(_, cost)| *cost > 0)
+                .fold(BTreeMap::new(), |mut map, (file, cost)| {
+                    *map.entry(file).or_insert(0) += cost;
+                    map
+                });
+            // Functions of one name in several objects are one function here.
+            let entry = functions
+                .entry(node.name.clone())
+                .or_insert_with(|| Function {
+                    file: normalize(&node.file),
+                    self_cost: 0,
+                    inclusive: 0,
+                    callers: Vec::new(),
+                    inlined: BTreeMap::new(),
+                });
+            entry.self_cost = entry.self_cost.saturating_add(self_cost);
+            entry.inclusive = entry
+                .inclusive
+                .saturating_add(self_cost.saturating_add(called));
+            for (file, cost) in inlined {
+                *entry.inlined.entry(file).or_insert(0) += cost;
+            }
+        }
+        for caller in &graph.nodes {
+            for callee in caller.calls.keys() {
+                let callee = &graph.nodes[*callee].name;
+                if *callee != caller.name
+                    && let Some(f) = functions.get_mut(callee)
+                {
+                    f.callers.push(caller.name.clone());
+                }
+            }
+        }
+        let total = match &graph.totals {
+            Some(totals) => totals[e],
+            None => functions.values().map(|f| f.self_cost).sum(),
+        };
+        for f in functions.values_mut() {
+            f.callers.sort();
+            f.callers.dedup();
+            f.inclusive = f.inclusive.min(total);
+        }
+        // Functions that only appear as call targets with no cost (never reached) are noise.
+        functions.retain(|_, f| f.inclusive > 0);
+        Some(Profile {
+            total,
+            floor: 0,
+            functions,
+        })
+    }
+
+    /// The profile without the functions below `total / parts` (at least 1) in both self and
+    /// inclusive cost, without the callers of the measured code (no cost of their own, the
+    /// whole total inclusive: `main`, the harness), and without inlined shares and callers below
+    /// the floor or left out.
+    pub fn compact(&self, parts: u64) -> Profile {
+        let floor = (self.total / parts.max(1)).max(1);
+        let mut functions: BTreeMap<String, Function> = self
+            .functions
+            .iter()
+            .filter(|(_, f)| {
+                f.inclusive >= floor && !(f.self_cost == 0 && f.inclusive >= self.total)
+            })
+            .map(|(name, f)| (name.clone(), f.clone()))
+            .collect();
+        let kept: Vec<String> = functions.keys().cloned().collect();
+        for f in functions.values_mut() {
+            f.callers.retain(|c| kept.binary_search(c).is_ok());
+            f.inlined.retain(|_, cost| *cost >= floor);
+        }
+        Profile {
+            total: self.total,
+            floor,
+            functions,
+        }
+    }
+
+    /// The sum of the self costs of the functions in the profile.
+    pub fn listed_self(&self) -> u64 {
+        self.functions.values().map(|f| f.self_cost).sum()
+    }
+
+    /// Merges another profile of the same benchmark (another part or thread) into this one.
+    pub fn merge(&mut self, other: Profile) {
+        self.total += other.total;
+        self.floor = self.floor.max(other.floor);
+        for (name, f) in other.functions {
+            match self.functions.get_mut(&name) {
+                None => {
+                    self.functions.insert(name, f);
+                }
+                Some(mine) => {
+                    mine.self_cost += f.self_cost;
+                    mine.inclusive = (mine.inclusive + f.inclusive).min(self.total);
+                    mine.callers.extend(f.callers);
+                    mine.callers.sort();
+                    mine.callers.dedup();
+                    for (file, cost) in f.inlined {
+                        *mine.inlined.entry(file).or_insert(0) += cost;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A source path as it reads in a report, the same on every machine: relative to `root` (the
+/// workspace), `library/...` for the Rust standard library (`/rustc/<commit>/library/...`),
+/// `<crate>-<version>/...` for a crates.io dependency.
+pub fn normalize_file(path: &str, root: &str) -> String {
+    let root = root.trim_end_matches('/');
+    if !root.is_empty()
+        && let Some(rest) = path.strip_prefix(root).and_then(|r| r.strip_prefix('/'))
+    {
+        return rest.to_owned();
+    }
+    if let Some(rest) = path.strip_prefix("/rustc/")
+        && let Some((_, rest)) = rest.split_once('/')
+    {
+        return rest.to_owned();
+    }
+    if let Some((_, rest)) = path.split_once("/registry/src/")
+        && let Some((_, rest)) = rest.split_once('/')
+    {
+        return rest.to_owned();
+    }
+    path.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    const TEXT: &str = "\
+events: Ir
+summary: 1100
+fl=/ws/src/main.rs
+fn=main
+1 2
+cfn=work
+calls=1 1
+1 1098
+fn=work
+fi=/rustc/abc123/library/core/src/iter.rs
+2 90
+fe=/ws/src/main.rs
+3 8
+cfn=work
+calls=5 3
+3 500
+cfn=leaf
+calls=1 4
+4 1000
+fn=leaf
+4 1000
+cfn=never
+calls=1 5
+5 0
+";
+
+    #[test]
+    fn reduces_to_self_and_inclusive_with_files_and_callers() {
+        let graph = parse(TEXT.as_bytes()).unwrap();
+        let profile = Profile::from_graph(&graph, "Ir", |f| normalize_file(f, "/ws")).unwrap();
+        assert_eq!(profile.total, 1100);
+        let work = &profile.functions["work"];
+        assert_eq!((work.self_cost, work.inclusive), (98, 1098));
+        assert_eq!(work.file, "src/main.rs");
+        assert_eq!(work.callers, ["main"]);
+        assert_eq!(work.inlined["library/core/src/iter.rs"], 90);
+        assert_eq!(profile.functions["leaf"].inclusive, 1000);
+        assert!(!profile.functions.contains_key("never"), "never executed");
+        assert_eq!(profile.listed_self(), 1100);
+        assert!(Profile::from_graph(&graph, "Dr", |f| f.to_owned()).is_none());
+    }
+
+    #[test]
+    fn compacting_keeps_what_matters() {
+        let graph = parse(TEXT.as_bytes()).unwrap();
+        let profile = Profile::from_graph(&graph, "Ir", |f| f.to_owned()).unwrap();
+        let compact = profile.compact(100);
+        assert_eq!(compact.floor, 11);
+        // main: self 2, but inclusive 1100: kept for the inclusive view.
+        assert!(compact.functions.contains_key("main"));
+        let compact = profile.compact(2);
+        assert_eq!(compact.floor, 550);
+        assert_eq!(
+            compact.functions.keys().collect::<Vec<_>>(),
+            ["leaf", "main", "work"]
+        );
+        assert!(
+            compact.functions["work"].inlined.is_empty(),
+            "90 is below the floor"
+        );
+        let compact = profile.compact(1);
+        assert_eq!(compact.functions.keys().collect::<Vec<_>>(), ["main"]);
+    }
+
+    #[test]
+    fn normalizes_paths_to_read_the_same_everywhere() {
+        assert_eq!(
+            normalize_file("/irgate/codec/src/varint.rs", "/irgate/"),
+            "codec/src/varint.rs"
+        );
+        assert_eq!(
+            normalize_file("/rustc/59807616e1fa/library/core/src/ptr/mod.rs", "/irgate"),
+            "library/core/src/ptr/mod.rs"
+        );
+        assert_eq!(
+            normalize_file(
+                "/root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/aes-0.9.0/src/soft.rs",
+                "/x"
+            ),
+            "aes-0.9.0/src/soft.rs"
+        );
+        assert_eq!(normalize_file("???", "/irgate"), "???");
+    }
+}

@@ -1,0 +1,391 @@
+//! Where the instructions went: the per-function explanation of a benchmark's change, attached
+//! to every benchmark over budget by `irgate check` and given for any benchmark by
+//! `irgate explain BENCH`, with a differential flame graph (SVG) per explained benchmark.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use irgate_callgrind::{Explanation, Kind, Profile, explain, flame};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::{Report, Status};
+use crate::paths::Resolved;
+use crate::profiles::{self, Profiles};
+use crate::report::{Format, thousands};
+
+/// The most functions listed per benchmark; the rest is summed as one line.
+pub const MOVERS: usize = 8;
+
+/// The directory, beside the results file, that `irgate check` writes flame graphs to.
+pub const FLAMEGRAPH_DIR: &str = "flamegraphs";
+
+/// The explanations a report carries.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attribution {
+    /// One per explained benchmark, in the report's row order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub explanations: Vec<Explained>,
+    /// Why benchmarks over budget are not explained, when they are not (one line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation_note: Option<String>,
+    /// Where the flame graphs can be downloaded (the measuring workflow run's page): set by
+    /// `irgate comment` from `IRGATE_ARTIFACTS_URL`, never read from a report.
+    #[serde(skip)]
+    pub artifacts_url: Option<String>,
+}
+
+/// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
+pub fn artifacts_url_from_env() -> Option<String> {
+    let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
+    let plain = url.starts_with("https://")
+        && url.len() < 500
+        && url
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c));
+    plain.then_some(url)
+}
+
+/// One benchmark's explanation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Explained {
+    /// The benchmark id.
+    pub benchmark: String,
+    /// Where its Ir went.
+    #[serde(flatten)]
+    pub explanation: Explanation,
+    /// The differential flame graph's file name, in the flame graph directory (the CI
+    /// artifact), when one was drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flamegraph: Option<String>,
+}
+
+/// The note given when the baselines carry no profiles.
+pub const NO_BASELINE_PROFILES: &str = "no per-function profile in the baselines, so no \
+    explanation of where the instructions went: `make baseline-container` (irgate run + irgate \
+    refresh) stores them in baselines/profiles/";
+
+/// Attaches an explanation to every benchmark over budget in `report`, from the run's profiles
+/// (beside `results`) and the baseline profiles (under `baselines`); draws their flame graphs
+/// into `flamegraph_dir`. Missing profiles leave a note, never an error: the verdict stands
+/// without them.
+pub fn attach(report: &mut Report, results: &Path, baselines: &Path, flamegraph_dir: &Path) {
+    let failing: Vec<(String, Option<u64>, Option<u64>)> = report
+        .rows
+        .iter()
+        .filter(|r| r.status == Status::OverBudget && r.metric == profiles::EVENT)
+        .map(|r| (r.benchmark.clone(), r.baseline, r.new))
+        .collect();
+    if failing.is_empty() {
+        return;
+    }
+    let (run, base) = match load(results, baselines) {
+        Ok(both) => both,
+        Err(note) => {
+            report.attribution.explanation_note = Some(note);
+            return;
+        }
+    };
+    let mut missing = Vec::new();
+    for (id, old, new) in failing {
+        // Profiles that are not of these very counts (taken by another run) would mislead.
+        let matches = base.get(&id).map(|p| p.total) == old
+            && run.benchmarks.get(&id).map(|p| p.total) == new;
+        let explained = matches
+            .then(|| explain_one(&id, &run, &base, Some(flamegraph_dir)))
+            .flatten();
+        match explained {
+            Some(explained) => report.attribution.explanations.push(explained),
+            None => missing.push(id),
+        }
+    }
+    if !missing.is_empty() {
+        report.attribution.explanation_note = Some(if report.attribution.explanations.is_empty() {
+            NO_BASELINE_PROFILES.to_owned()
+        } else {
+            format!(
+                "{} over budget without a profile on both sides: refresh the baselines to store \
+                 their profiles",
+                missing.len()
+            )
+        });
+    }
+}
+
+/// Both sides' profiles, or the note saying what is missing.
+fn load(
+    results: &Path,
+    baselines: &Path,
+) -> Result<(Profiles, std::collections::BTreeMap<String, Profile>), String> {
+    let run_path = profiles::run_path(results);
+    let run = match profiles::read_run(&run_path) {
+        Ok(Some(run)) => run,
+        Ok(None) => {
+            return Err(format!(
+                "no per-function profiles beside the results ({}): `irgate run` writes them",
+                run_path.display()
+            ));
+        }
+        Err(error) => return Err(format!("per-function profiles unreadable: {error}")),
+    };
+    let base = match profiles::load_baseline(baselines) {
+        Ok(base) if base.is_empty() => return Err(NO_BASELINE_PROFILES.to_owned()),
+        Ok(base) => base,
+        Err(error) => return Err(format!("baseline profiles unreadable: {error}")),
+    };
+    Ok((run, base))
+}
+
+/// Explains one benchmark; `None` when either side has no profile of it.
+fn explain_one(
+    id: &str,
+    run: &Profiles,
+    base: &std::collections::BTreeMap<String, Profile>,
+    flamegraph_dir: Option<&Path>,
+) -> Option<Explained> {
+    let (old, new) = (base.get(id)?, run.benchmarks.get(id)?);
+    let explanation = explain(old, new, MOVERS);
+    let flamegraph = flamegraph_dir.and_then(|dir| {
+        let stacks = run.stacks.get(id)?;
+        let title = format!("{id}: {} Ir", signed(explanation.delta()));
+        let svg = match flame::differential_svg(stacks, old, new, &title) {
+            Ok(svg) => svg,
+            Err(error) => {
+                eprintln!("irgate: warning: no flame graph of {id}: {error}");
+                return None;
+            }
+        };
+        let name = flamegraph_name(id);
+        let path = dir.join(&name);
+        match crate::files::write_atomic(&path, svg.as_bytes()) {
+            Ok(()) => Some(name),
+            Err(error) => {
+                eprintln!("irgate: warning: {error}");
+                None
+            }
+        }
+    });
+    Some(Explained {
+        benchmark: id.to_owned(),
+        explanation,
+        flamegraph,
+    })
+}
+
+/// A benchmark id as a file name: `filter::passthrough/n8` -> `filter.passthrough.n8.svg`.
+pub fn flamegraph_name(id: &str) -> String {
+    let safe: String = id
+        .replace("::", ".")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    format!("{safe}.svg")
+}
+
+/// The flame graph directory for a results file.
+pub fn flamegraph_dir(results: &Path) -> PathBuf {
+    results.with_file_name(FLAMEGRAPH_DIR)
+}
+
+/// `irgate explain BENCH`: prints where the benchmark's instructions went between the baseline
+/// profile and the latest run's, in `format`, and draws its flame graph. Exit 0, or an error
+/// (exit 2) when either side has no profile of it.
+pub fn execute(benchmark: &str, paths: &Resolved, format: Format) -> Result<ExitCode> {
+    let run_path = profiles::run_path(&paths.results);
+    let run = profiles::read_run(&run_path)?.ok_or_else(|| {
+        Error::invalid(
+            run_path.display(),
+            "no per-function profiles: run `irgate run` first",
+        )
+    })?;
+    let base = profiles::load_baseline(&paths.baselines)?;
+    let known = || {
+        run.benchmarks
+            .keys()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !run.benchmarks.contains_key(benchmark) {
+        return Err(Error::UnknownBenchmark {
+            filter: benchmark.to_owned(),
+            known: known(),
+        });
+    }
+    if !base.contains_key(benchmark) {
+        return Err(Error::invalid(
+            paths.baselines.join(profiles::BASELINE_DIR).display(),
+            format!("no baseline profile of `{benchmark}`: {NO_BASELINE_PROFILES}"),
+        ));
+    }
+    let dir = flamegraph_dir(&paths.results);
+    let explained = explain_one(benchmark, &run, &base, Some(&dir)).expect("both sides checked");
+    let text = match format {
+        Format::Table => text(&explained, ""),
+        Format::Markdown => crate::report::markdown::explanation(&explained, None),
+        Format::Json => {
+            let mut json = serde_json::to_string_pretty(&explained).expect("serializes");
+            json.push('\n');
+            json
+        }
+    };
+    print!("{text}");
+    if let (Format::Table, Some(name)) = (format, &explained.flamegraph) {
+        println!("differential flame graph: {}", dir.join(name).display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `+1,234` / `-5` / `±0`.
+pub fn signed(n: i64) -> String {
+    match n {
+        0 => "±0".to_owned(),
+        n if n < 0 => format!("-{}", thousands(n.unsigned_abs())),
+        n => format!("+{}", thousands(n.unsigned_abs())),
+    }
+}
+
+/// What a mover's kind adds to its name, e.g. `renamed from old` (empty for a plain change).
+pub fn kind_note(kind: &Kind) -> String {
+    match kind {
+        Kind::Changed => String::new(),
+        Kind::Added { .. } => "new".to_owned(),
+        Kind::Removed => "gone".to_owned(),
+        Kind::Renamed { from } => format!("renamed from {from}"),
+        Kind::Inlined { inlined } => format!("now inlines {}", inlined.join(", ")),
+        Kind::Outlined { outlined } => format!("no longer inlines {}", outlined.join(", ")),
+    }
+}
+
+/// The explanation as indented text, each line prefixed by `indent`.
+pub fn text(explained: &Explained, indent: &str) -> String {
+    let e = &explained.explanation;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{indent}where the {} Ir of {} went (self Ir by function):",
+        signed(e.delta()),
+        explained.benchmark
+    );
+    let show_inclusive = e.movers.iter().any(|m| m.inclusive_delta() != m.delta());
+    let mut lines = vec![
+        [
+            "function",
+            "baseline",
+            "new",
+            "change",
+            "incl. change",
+            "file",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    ];
+    for m in &e.movers {
+        let mut name = m.function.clone();
+        let note = kind_note(&m.kind);
+        if !note.is_empty() {
+            let _ = write!(name, " ({note})");
+        }
+        let mut file = m.file.clone();
+        if let Some((from, delta)) = m.inlined_from.first() {
+            let _ = write!(file, "; {} of it inlined from {from}", signed(*delta));
+        }
+        if let Kind::Added { called_from } = &m.kind
+            && !called_from.is_empty()
+        {
+            let _ = write!(file, "; called from {}", called_from.join(", "));
+        }
+        let count = |n: u64, present: bool| {
+            if present {
+                thousands(n)
+            } else {
+                "-".to_owned()
+            }
+        };
+        lines.push(vec![
+            name,
+            count(m.base_self, !matches!(m.kind, Kind::Added { .. })),
+            count(m.new_self, !matches!(m.kind, Kind::Removed)),
+            signed(m.delta()),
+            signed(m.inclusive_delta()),
+            file,
+        ]);
+    }
+    let rest = e.rest;
+    lines.extend(
+        (rest.functions > 0 || rest.base > 0 || rest.new > 0).then(|| {
+            vec![
+                format!("everything else ({})", plural(e.rest.functions)),
+                thousands(e.rest.base),
+                thousands(e.rest.new),
+                signed(signed_delta(e.rest.new, e.rest.base)),
+                String::new(),
+                String::new(),
+            ]
+        }),
+    );
+    if !show_inclusive {
+        for line in &mut lines {
+            line.remove(4);
+        }
+    }
+    let last_number = if show_inclusive { 4 } else { 3 };
+    for line in crate::report::align(&lines, |i| (1..=last_number).contains(&i)).lines() {
+        let _ = writeln!(out, "{indent}  {line}");
+    }
+    for i in &e.inclusive {
+        let _ = writeln!(
+            out,
+            "{indent}  inclusive: {} {} -> {} ({}, of which self {})",
+            i.function,
+            thousands(i.base),
+            thousands(i.new),
+            signed(signed_delta(i.new, i.base)),
+            signed(i.self_delta)
+        );
+    }
+    out
+}
+
+/// `1 function`, `3 functions`.
+fn plural(n: usize) -> String {
+    if n == 1 {
+        "1 function".to_owned()
+    } else {
+        format!("{n} functions")
+    }
+}
+
+/// `new - old` as a signed count.
+pub fn signed_delta(new: u64, old: u64) -> i64 {
+    (i128::from(new) - i128::from(old)).clamp(i64::MIN.into(), i64::MAX.into()) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flame_graph_names_are_safe_file_names() {
+        assert_eq!(
+            flamegraph_name("filter::passthrough/n8"),
+            "filter.passthrough.n8.svg"
+        );
+        assert_eq!(flamegraph_name("a::../../x"), "a.......x.svg");
+    }
+
+    #[test]
+    fn signs_counts() {
+        assert_eq!(signed(3_890), "+3,890");
+        assert_eq!(signed(-5), "-5");
+        assert_eq!(signed(0), "±0");
+    }
+}

@@ -1,0 +1,424 @@
+//! Per-function profiles: where each benchmark's instructions go, function by function.
+//!
+//! `irgate run` reads the callgrind output files gungraun writes next to each summary
+//! (`callgrind.<function>.<id>.out`), reduces each benchmark to self and inclusive Ir per
+//! function ([`irgate_callgrind::Profile`], functions under 0.05% of the total left out; the
+//! cost of code inlined into a function split by the project's own inlined function, read from
+//! the benchmark binary's line tables at the instruction addresses callgrind records) and
+//! writes them beside the results, with the call stacks the flame graphs are drawn from:
+//! `target/irgate/results.profiles.json` for `target/irgate/results.json`. `irgate refresh` keeps
+//! the profiles next to the accepted counts, one file per group, without the stacks:
+//!
+//! ```json
+//! {
+//!   "schema_version": 1,
+//!   "event": "Ir",
+//!   "benchmarks": {
+//!     "filter::passthrough/n8": {
+//!       "total": 122,
+//!       "floor": 1,
+//!       "functions": {
+//!         "codec::filter::Chain::apply": {
+//!           "file": "codec/src/filter.rs", "self": 40, "inclusive": 56,
+//!           "callers": ["callgrind::filter::passthrough"]
+//!         }
+//!       }
+//!     }
+//!   }
+//! }
+//! ```
+//!
+//! in `baselines/profiles/<group>.json` (the baseline loader reads only `baselines/*.json`).
+//! Keys are sorted, so a refresh's diff shows which functions moved.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use irgate_callgrind::{FLOOR_PARTS, Profile, flame, normalize_file};
+use serde::{Deserialize, Serialize};
+
+use crate::baseline::group_of;
+use crate::error::{Error, Result};
+use crate::model::Results;
+use crate::{files, summary};
+
+/// The schema version of profile files this irgate reads and writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The event profiles are taken of.
+pub const EVENT: &str = "Ir";
+
+/// The subdirectory of the baseline directory that holds the baseline profiles.
+pub const BASELINE_DIR: &str = "profiles";
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileFile {
+    schema_version: u32,
+    event: String,
+    benchmarks: BTreeMap<String, Profile>,
+    /// Per benchmark, Ir per call stack (`a;b;c`): only in a run's file.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    stacks: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+/// The profiles of a run (or of the baselines, then without stacks).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Profiles {
+    /// Compact profile by benchmark id.
+    pub benchmarks: BTreeMap<String, Profile>,
+    /// Ir per call stack by benchmark id (a run's only), for flame graphs.
+    pub stacks: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+/// Where a run's profiles are kept: beside its results file, `<stem>.profiles.json`.
+pub fn run_path(results: &Path) -> PathBuf {
+    let stem = results
+        .file_stem()
+        .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned());
+    results.with_file_name(format!("{stem}.profiles.json"))
+}
+
+/// Reads the profiles of every benchmark of `results` from the callgrind files under `dir` (a
+/// gungraun output directory), with source paths relative to `root`. A benchmark whose callgrind
+/// total is not its counted Ir (a file left from another run) is left out with a warning.
+pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
+    let root_text = root.to_string_lossy();
+    let mut profiles = Profiles::default();
+    for summary_path in summary::find(dir)? {
+        let id = summary::read(&summary_path)?.id;
+        let Some(ir) = results.benchmarks.get(&id).and_then(|c| c.get(EVENT)) else {
+            continue;
+        };
+        let bench_dir = summary_path.parent().unwrap_or(dir);
+        let mut merged: Option<Profile> = None;
+        let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
+        for file in callgrind_files(bench_dir)? {
+            let origin = file.display().to_string();
+            let reader = std::fs::File::open(&file).map_err(|source| Error::Read {
+                path: file.clone(),
+                source,
+            })?;
+            let mut graph = irgate_callgrind::parse(BufReader::new(reader))
+                .map_err(|e| Error::invalid(&origin, e.to_string()))?;
+            // Inlined code charged to the project's own inlined function, not its host.
+            let own = format!("{}/", root_text.trim_end_matches('/'));
+            irgate_callgrind::inline::resolve(&mut graph, |file| file.starts_with(&own));
+            let profile = Profile::from_graph(&graph, EVENT, |f| normalize_file(f, &root_text))
+                .ok_or_else(|| Error::invalid(&origin, format!("records no {EVENT}")))?;
+            for (stack, cost) in flame::stacks(&graph, EVENT) {
+                *stacks.entry(stack).or_insert(0) += cost;
+            }
+            match &mut merged {
+                None => merged = Some(profile),
+                Some(all) => all.merge(profile),
+            }
+        }
+        let Some(profile) = merged else {
+            continue;
+        };
+        if profile.total != *ir {
+            eprintln!(
+                "irgate: warning: {}: callgrind files total {} Ir, the benchmark counted {ir}: \
+                 left out of the per-function profiles (files from another run?)",
+                bench_dir.display(),
+                profile.total
+            );
+            continue;
+        }
+        profiles
+            .benchmarks
+            .insert(id.clone(), profile.compact(FLOOR_PARTS));
+        profiles.stacks.insert(id, stacks);
+    }
+    Ok(profiles)
+}
+
+/// The callgrind output files of one benchmark: `callgrind.*.out` (and the `.out.N` of further
+/// parts or threads), not the `.old` or baseline copies gungraun keeps.
+fn callgrind_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let read_error = |source| Error::Read {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(read_error)? {
+        let path = entry.map_err(read_error)?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(rest) = name.strip_prefix("callgrind.") else {
+            continue;
+        };
+        let current = rest.ends_with(".out")
+            || rest
+                .rsplit_once(".out.")
+                .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if current && path.is_file() {
+            found.push(path);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Reads a run's profiles; `None` when the run wrote none.
+pub fn read_run(path: &Path) -> Result<Option<Profiles>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let file: ProfileFile = files::read_versioned(path, "profiles", SCHEMA_VERSION)?;
+    check_event(path, &file)?;
+    Ok(Some(Profiles {
+        benchmarks: file.benchmarks,
+        stacks: file.stacks,
+    }))
+}
+
+/// Writes a run's profiles (with stacks) atomically.
+pub fn write_run(path: &Path, profiles: &Profiles) -> Result<()> {
+    files::write_json_atomic(
+        path,
+        &ProfileFile {
+            schema_version: SCHEMA_VERSION,
+            event: EVENT.to_owned(),
+            benchmarks: profiles.benchmarks.clone(),
+            stacks: profiles.stacks.clone(),
+        },
+    )
+}
+
+fn check_event(path: &Path, file: &ProfileFile) -> Result<()> {
+    if file.event != EVENT {
+        return Err(Error::invalid(
+            path.display(),
+            format!(
+                "profiles of `{}`, this irgate reads profiles of {EVENT}",
+                file.event
+            ),
+        ));
+    }
+    if let Some(id) = file
+        .stacks
+        .keys()
+        .find(|id| !file.benchmarks.contains_key(*id))
+    {
+        return Err(Error::invalid(
+            path.display(),
+            format!("stacks of `{id}`, which has no profile"),
+        ));
+    }
+    Ok(())
+}
+
+/// Every baseline profile in `<baselines>/profiles/`; empty when there is none.
+pub fn load_baseline(baselines: &Path) -> Result<BTreeMap<String, Profile>> {
+    let dir = baselines.join(BASELINE_DIR);
+    let mut all = BTreeMap::new();
+    if !dir.is_dir() {
+        return Ok(all);
+    }
+    let read_error = |source| Error::Read {
+        path: dir.clone(),
+        source,
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(read_error)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()
+        .map_err(read_error)?;
+    paths.sort();
+    for path in paths {
+        let Some(group) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.starts_with('.'))
+            .and_then(|n| n.strip_suffix(".json"))
+        else {
+            continue;
+        };
+        let file: ProfileFile = files::read_versioned(&path, "profiles", SCHEMA_VERSION)?;
+        check_event(&path, &file)?;
+        if let Some(stray) = file.benchmarks.keys().find(|id| group_of(id) != group) {
+            return Err(Error::invalid(
+                path.display(),
+                format!("profile of `{stray}` belongs in {}.json", group_of(stray)),
+            ));
+        }
+        all.extend(file.benchmarks);
+    }
+    Ok(all)
+}
+
+/// Stores the profiles of `run` that `keep` accepts as baseline profiles, group by group, then
+/// keeps only the stored profiles `valid` accepts (those that still match a baseline count).
+/// Returns the files written or removed.
+pub fn write_baseline(
+    baselines: &Path,
+    run: &Profiles,
+    keep: &dyn Fn(&str) -> bool,
+    valid: &dyn Fn(&str, &Profile) -> bool,
+) -> Result<Vec<PathBuf>> {
+    let dir = baselines.join(BASELINE_DIR);
+    let mut stored = load_baseline(baselines)?;
+    for (id, profile) in run.benchmarks.iter().filter(|(id, _)| keep(id)) {
+        stored.insert(id.clone(), profile.clone());
+    }
+    stored.retain(|id, profile| valid(id, profile));
+    let before: BTreeSet<String> = load_baseline(baselines)?
+        .keys()
+        .map(|id| group_of(id).to_owned())
+        .collect();
+    let mut groups: BTreeMap<String, BTreeMap<String, Profile>> = BTreeMap::new();
+    for (id, profile) in stored {
+        groups
+            .entry(group_of(&id).to_owned())
+            .or_default()
+            .insert(id, profile);
+    }
+    let mut touched = Vec::new();
+    for group in before.iter().filter(|g| !groups.contains_key(*g)) {
+        let path = dir.join(format!("{group}.json"));
+        std::fs::remove_file(&path).map_err(|source| Error::Write {
+            path: path.clone(),
+            source,
+        })?;
+        touched.push(path);
+    }
+    for (group, benchmarks) in groups {
+        let path = dir.join(format!("{group}.json"));
+        let file = ProfileFile {
+            schema_version: SCHEMA_VERSION,
+            event: EVENT.to_owned(),
+            benchmarks,
+            stacks: BTreeMap::new(),
+        };
+        let mut text = serde_json::to_string_pretty(&file).expect("profiles serialize");
+        text.push('\n');
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            files::write_atomic(&path, text.as_bytes())?;
+            touched.push(path);
+        }
+    }
+    Ok(touched)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use irgate_callgrind::Function;
+
+    fn profile(total: u64) -> Profile {
+        Profile {
+            total,
+            floor: 1,
+            functions: BTreeMap::from([(
+                "codec::filter::Chain::apply".to_owned(),
+                Function {
+                    file: "codec/src/filter.rs".into(),
+                    self_cost: total,
+                    inclusive: total,
+                    callers: vec!["main".into()],
+                    inlined: BTreeMap::from([("codec/src/varint.rs".into(), 3)]),
+                },
+            )]),
+        }
+    }
+
+    /// The file format is a contract with committed baselines: this freezes it.
+    #[test]
+    fn the_baseline_profile_schema_is_frozen() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = Profiles {
+            benchmarks: BTreeMap::from([("filter::passthrough/n8".to_owned(), profile(122))]),
+            stacks: BTreeMap::from([(
+                "filter::passthrough/n8".to_owned(),
+                BTreeMap::from([("main;apply".to_owned(), 122)]),
+            )]),
+        };
+        let written = write_baseline(dir.path(), &run, &|_| true, &|_, _| true).unwrap();
+        assert_eq!(written, [dir.path().join("profiles/filter.json")]);
+        let text = std::fs::read_to_string(&written[0]).unwrap();
+        assert_eq!(
+            text,
+            r#"{
+  "schema_version": 1,
+  "event": "Ir",
+  "benchmarks": {
+    "filter::passthrough/n8": {
+      "total": 122,
+      "floor": 1,
+      "functions": {
+        "codec::filter::Chain::apply": {
+          "file": "codec/src/filter.rs",
+          "self": 122,
+          "inclusive": 122,
+          "callers": [
+            "main"
+          ],
+          "inlined": {
+            "codec/src/varint.rs": 3
+          }
+        }
+      }
+    }
+  }
+}
+"#
+        );
+        let loaded = load_baseline(dir.path()).unwrap();
+        assert_eq!(loaded, run.benchmarks);
+        // Unchanged: not rewritten; a benchmark without counts any more: its profile goes.
+        assert!(
+            write_baseline(dir.path(), &run, &|_| true, &|_, _| true)
+                .unwrap()
+                .is_empty()
+        );
+        write_baseline(dir.path(), &Profiles::default(), &|_| true, &|_, p| {
+            p.total != 122
+        })
+        .unwrap();
+        assert!(!dir.path().join("profiles/filter.json").exists());
+    }
+
+    #[test]
+    fn run_profiles_round_trip_beside_the_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = run_path(&dir.path().join("results.json"));
+        assert_eq!(path, dir.path().join("results.profiles.json"));
+        assert_eq!(read_run(&path).unwrap(), None);
+        let run = Profiles {
+            benchmarks: BTreeMap::from([("varint::decode/v0".to_owned(), profile(24))]),
+            stacks: BTreeMap::new(),
+        };
+        write_run(&path, &run).unwrap();
+        assert_eq!(read_run(&path).unwrap(), Some(run));
+    }
+
+    #[test]
+    fn refuses_malformed_profile_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |text: &str| {
+            std::fs::create_dir_all(dir.path().join("profiles")).unwrap();
+            std::fs::write(dir.path().join("profiles/frame.json"), text).unwrap();
+        };
+        write(
+            r#"{"schema_version": 1, "event": "Ir", "benchmarks": {"varint::x": {"total": 1, "floor": 1, "functions": {}}}}"#,
+        );
+        let error = load_baseline(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.ends_with("profile of `varint::x` belongs in varint.json"),
+            "{error}"
+        );
+        write(r#"{"schema_version": 1, "event": "Dr", "benchmarks": {}}"#);
+        let error = load_baseline(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.ends_with("profiles of `Dr`, this irgate reads profiles of Ir"),
+            "{error}"
+        );
+        write(r#"{"schema_version": 1, "event": "Ir", "benchmarks": {"frame::x": {"total": -1}}}"#);
+        let error = load_baseline(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("frame.json:1:"), "{error}");
+    }
+}
