@@ -352,6 +352,10 @@ pub struct CommentArgs {
     /// pull_request workflow)
     #[arg(long)]
     pub no_post: bool,
+    /// A load-test comparison (`irload compare --format json`) to show under its own heading,
+    /// informational and never gated
+    #[arg(long, value_name = "FILE")]
+    pub load: Option<PathBuf>,
 }
 
 impl Command {
@@ -404,6 +408,7 @@ impl Command {
                     head_sha: args.head_sha.clone(),
                     author: args.author.clone(),
                     post: !args.no_post,
+                    load: args.load.clone(),
                 },
             ))),
         }

@@ -29,6 +29,8 @@ pub struct Options {
     pub author: Option<String>,
     /// Post the comment (else only the step summary and annotations).
     pub post: bool,
+    /// A load-test comparison to show under its own heading (`irload compare --format json`).
+    pub load: Option<PathBuf>,
 }
 
 /// Runs `irgate comment`; returns the exit code.
@@ -49,8 +51,23 @@ pub fn run(args: &Options) -> u8 {
         }
     };
 
+    // Informational, never gated: a bad file is reported and left out, the verdict stands.
+    let load = match args.load.as_deref().map(crate::load::read) {
+        None => String::new(),
+        Some(Ok(comparison)) => crate::load::markdown(&comparison),
+        Some(Err(error)) => {
+            eprintln!("irgate comment: the load comparison is left out: {error}");
+            if in_actions {
+                println!(
+                    "::warning title=irgate comment::{}",
+                    escape_data(&error.to_string())
+                );
+            }
+            String::new()
+        }
+    };
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
-        && let Err(error) = append_step_summary(Path::new(&path), &report)
+        && let Err(error) = append_step_summary(Path::new(&path), &report, &load)
     {
         eprintln!("irgate comment: {error}");
     }
@@ -61,7 +78,7 @@ pub fn run(args: &Options) -> u8 {
         }
     }
     if args.post {
-        match post(args, &report) {
+        match post(args, &report, &load) {
             Ok(Some(Posted::Created { url })) => {
                 println!("irgate: created the pull-request comment: {url}")
             }
@@ -83,7 +100,7 @@ pub fn run(args: &Options) -> u8 {
 }
 
 /// Posts the comment; `Ok(None)` when the pull request moved on and nothing was posted.
-fn post(args: &Options, report: &Report) -> Result<Option<Posted>, String> {
+fn post(args: &Options, report: &Report, load: &str) -> Result<Option<Posted>, String> {
     let repo: Repo = args
         .repo
         .as_deref()
@@ -92,7 +109,7 @@ fn post(args: &Options, report: &Report) -> Result<Option<Posted>, String> {
         .map_err(|e: irgate_github::Error| e.to_string())?;
     let number = args.pr.ok_or("no pull request: give --pr NUMBER")?;
     let pr = PullRequest { repo, number };
-    let body = markdown::render(report, MAX_BODY_CHARS);
+    let body = with_load(report, load, MAX_BODY_CHARS);
     println!("irgate: posting the report to {pr}");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -121,8 +138,17 @@ fn post(args: &Options, report: &Report) -> Result<Option<Posted>, String> {
     })
 }
 
-/// Appends the markdown report to the step summary file.
-pub fn append_step_summary(path: &Path, report: &Report) -> Result<(), Error> {
+/// The markdown report within `max` characters, then the load section (if any) under its own
+/// heading, apart from the gated counts.
+fn with_load(report: &Report, load: &str, max: usize) -> String {
+    if load.is_empty() || load.len() + 1 >= max {
+        return markdown::render(report, max);
+    }
+    format!("{}\n{load}", markdown::render(report, max - load.len() - 1))
+}
+
+/// Appends the markdown report (and the load section) to the step summary file.
+pub fn append_step_summary(path: &Path, report: &Report, load: &str) -> Result<(), Error> {
     let write_error = |source| Error::Write {
         path: path.to_owned(),
         source,
@@ -132,7 +158,7 @@ pub fn append_step_summary(path: &Path, report: &Report) -> Result<(), Error> {
         .append(true)
         .open(path)
         .map_err(write_error)?;
-    file.write_all(markdown::render(report, STEP_SUMMARY_MAX).as_bytes())
+    file.write_all(with_load(report, load, STEP_SUMMARY_MAX).as_bytes())
         .map_err(write_error)
 }
 

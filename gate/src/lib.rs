@@ -24,6 +24,7 @@ pub mod fingerprint;
 pub mod id;
 pub mod init;
 pub mod library;
+pub mod load;
 pub mod model;
 pub mod paths;
 pub mod profiles;

@@ -477,6 +477,74 @@ async fn no_post_writes_summary_and_annotations_without_any_request() {
 }
 
 #[tokio::test]
+async fn a_load_comparison_gets_its_own_section_and_never_changes_the_verdict() {
+    let github = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let report = write_report(dir.path(), &failed_report());
+    let summary = dir.path().join("summary.md");
+    let load = dir.path().join("load.json");
+    std::fs::write(
+        &load,
+        r#"{"profile": {"payload_bytes": 256}, "base_label": "direct", "new_label": "proxied",
+            "base_runs": 5, "new_runs": 5, "alpha": 0.05, "packets_per_sec": [1000.0, 998.0],
+            "rows": [{"statistic": "p99", "base_us": 120.0, "new_us": 190.0, "delta_us": 70.0,
+                      "delta_pct": 58.3, "p_value": 0.421, "verdict": "within_noise"}]}"#,
+    )
+    .unwrap();
+    let args = |load: &Path| {
+        [
+            "--report".to_owned(),
+            report.display().to_string(),
+            "--no-post".to_owned(),
+            "--load".to_owned(),
+            load.display().to_string(),
+        ]
+    };
+    let owned = args(&load);
+    let run = irgate_comment(
+        &github.api_url,
+        &summary,
+        None,
+        &owned.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await;
+    assert_eq!(run.code, 1, "the gate's verdict: {}", run.stderr);
+    let text = std::fs::read_to_string(&summary).unwrap();
+    let gated = text.find("## ❌ irgate").unwrap();
+    let section = text
+        .find("### Load test (informational, never gated)")
+        .unwrap();
+    assert!(gated < section, "{text}");
+    assert!(
+        text.contains("| `p99` | 120.0 | 190.0 | +70.0 | 0.421 | within noise |"),
+        "{text}"
+    );
+
+    // A malformed comparison is left out with a warning; the verdict stands.
+    std::fs::write(&load, "{\"rows\": 1}").unwrap();
+    std::fs::remove_file(&summary).unwrap();
+    let owned = args(&load);
+    let run = irgate_comment(
+        &github.api_url,
+        &summary,
+        None,
+        &owned.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await;
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("the load comparison is left out"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !std::fs::read_to_string(&summary)
+            .unwrap()
+            .contains("Load test")
+    );
+}
+
+#[tokio::test]
 async fn an_unreadable_report_fails_closed_with_exit_2() {
     let github = FakeGitHub::start().await;
     let dir = tempfile::tempdir().unwrap();

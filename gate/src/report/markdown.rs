@@ -540,7 +540,7 @@ fn sanitized(text: &str, max: usize) -> String {
 
 /// Run text as an inline code span inside a table cell: no markdown, HTML or mention inside it
 /// takes effect. `|` is escaped for the table, the fence is longer than any backtick run inside.
-fn code(text: &str) -> String {
+pub fn code(text: &str) -> String {
     let text = sanitized(text, MAX_VALUE_CHARS);
     if text.trim().is_empty() {
         return "*(none)*".to_owned();

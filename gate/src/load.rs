@@ -1,0 +1,206 @@
+//! Load-test comparisons (`irload compare --format json`, proxy/README.md): latency of two sets of
+//! runs of one profile, with a statistic saying whether each difference stands out from run-to-run
+//! noise. irgate never gates on them: it shows them in the pull-request comment under their own
+//! heading, apart from the gated counts. The file is untrusted data: every value is checked or
+//! rendered inert.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::report::markdown::code;
+
+/// One comparison, as `irload compare --format json` writes it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LoadComparison {
+    /// The profile every run shares (payload, connections, rate, wire, tool version, machine).
+    pub profile: serde_json::Map<String, serde_json::Value>,
+    /// The base side's label.
+    pub base_label: String,
+    /// The new side's label.
+    pub new_label: String,
+    /// Runs on the base side.
+    pub base_runs: usize,
+    /// Runs on the new side.
+    pub new_runs: usize,
+    /// The significance level of the test.
+    pub alpha: f64,
+    /// Median packets per second, base then new.
+    pub packets_per_sec: (f64, f64),
+    /// One row per latency statistic.
+    pub rows: Vec<LoadRow>,
+}
+
+/// One latency statistic, compared.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LoadRow {
+    /// `mean`, `p50`, ... `max`.
+    pub statistic: String,
+    /// Median over the base runs, in microseconds.
+    pub base_us: f64,
+    /// Median over the new runs, in microseconds.
+    pub new_us: f64,
+    /// The difference, in microseconds.
+    pub delta_us: f64,
+    /// The two-sided exact Mann-Whitney U p-value over the per-run values.
+    pub p_value: f64,
+    /// `distinguishable`, `within_noise` or `too_few_runs`.
+    pub verdict: String,
+}
+
+/// The verdicts a comparison may carry, and how the comment says them.
+const VERDICTS: [(&str, &str); 3] = [
+    ("distinguishable", "distinguishable"),
+    ("within_noise", "within noise"),
+    ("too_few_runs", "too few runs"),
+];
+
+/// Reads and checks a comparison file.
+pub fn read(path: &Path) -> Result<LoadComparison> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let invalid = |message: String| Error::invalid(path.display(), message);
+    let comparison: LoadComparison = serde_json::from_str(&text).map_err(|e| {
+        invalid(format!(
+            "not a load comparison of `irload compare --format json`: {e}"
+        ))
+    })?;
+    if comparison.rows.is_empty() {
+        return Err(invalid("a load comparison without rows".to_owned()));
+    }
+    if let Some(row) = comparison
+        .rows
+        .iter()
+        .find(|r| !VERDICTS.iter().any(|(v, _)| *v == r.verdict))
+    {
+        return Err(invalid(format!(
+            "unknown verdict {:?}: one of distinguishable, within_noise, too_few_runs",
+            row.verdict
+        )));
+    }
+    let numbers = comparison
+        .rows
+        .iter()
+        .flat_map(|r| [r.base_us, r.new_us, r.delta_us, r.p_value]);
+    if !numbers
+        .chain([
+            comparison.alpha,
+            comparison.packets_per_sec.0,
+            comparison.packets_per_sec.1,
+        ])
+        .all(f64::is_finite)
+    {
+        return Err(invalid("a number that is not finite".to_owned()));
+    }
+    Ok(comparison)
+}
+
+/// The comment section: its own heading, the profile, and one row per statistic.
+pub fn markdown(comparison: &LoadComparison) -> String {
+    let mut out = String::from("### Load test (informational, never gated)\n\n");
+    let profile: Vec<String> = comparison
+        .profile
+        .iter()
+        .map(|(key, value)| code(&format!("{key}={value}")))
+        .collect();
+    let _ = writeln!(out, "Profile: {}.\n", profile.join(", "));
+    let _ = writeln!(
+        out,
+        "{} ({} runs) against {} ({} runs): latency from each packet's intended send time, median \
+         over runs; *distinguishable* when a two-sided exact Mann-Whitney U test over the per-run \
+         values gives p < {}. Runs of another profile are never compared.\n",
+        code(&comparison.new_label),
+        comparison.new_runs,
+        code(&comparison.base_label),
+        comparison.base_runs,
+        comparison.alpha
+    );
+    out.push_str(
+        "| latency (µs) | base | new | delta | p | verdict |\n|:--|--:|--:|--:|--:|:--|\n",
+    );
+    for row in &comparison.rows {
+        let verdict = VERDICTS
+            .iter()
+            .find(|(v, _)| *v == row.verdict)
+            .map_or("?", |(_, text)| text);
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} | {:.1} | {:+.1} | {:.3} | {verdict} |",
+            code(&row.statistic),
+            row.base_us,
+            row.new_us,
+            row.delta_us,
+            row.p_value
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nThroughput: {:.0} packets/s (base) and {:.0} packets/s (new).",
+        comparison.packets_per_sec.0, comparison.packets_per_sec.1
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"{
+      "profile": {"payload_bytes": 256, "connections": 2, "stress": false},
+      "base_label": "direct", "new_label": "proxied", "base_runs": 5, "new_runs": 5,
+      "alpha": 0.05, "packets_per_sec": [1000.0, 999.0],
+      "rows": [{"statistic": "p50", "base_us": 80.0, "new_us": 150.5, "delta_us": 70.5,
+                "delta_pct": 88.1, "p_value": 0.008, "verdict": "distinguishable"}]
+    }"#;
+
+    fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("load.json");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn renders_its_own_section_with_the_statistic_named() {
+        let (_dir, path) = write(SAMPLE);
+        let md = markdown(&read(&path).unwrap());
+        assert!(
+            md.starts_with("### Load test (informational, never gated)\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `p50` | 80.0 | 150.5 | +70.5 | 0.008 | distinguishable |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Mann-Whitney U") && md.contains("`payload_bytes=256`"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn hostile_or_malformed_files_are_refused_or_inert() {
+        let hostile = SAMPLE.replace("\"proxied\"", "\"</details>@admin <img src=x>\"");
+        let (_dir, path) = write(&hostile);
+        let md = markdown(&read(&path).unwrap());
+        // Inside a code span HTML and mentions are text: the label appears only there.
+        assert!(md.contains("`</details>@admin <img src=x>`"), "{md}");
+        assert_eq!(md.matches("<img").count(), 1, "{md}");
+        for (text, message) in [
+            (
+                SAMPLE.replace("distinguishable", "gated"),
+                "unknown verdict",
+            ),
+            (SAMPLE.replace("0.008", "1e999"), "not a load comparison"),
+            ("{}".to_owned(), "not a load comparison"),
+        ] {
+            let (_dir, path) = write(&text);
+            let error = read(&path).unwrap_err().to_string();
+            assert!(error.contains(message), "{error}");
+        }
+    }
+}
