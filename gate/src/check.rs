@@ -10,7 +10,7 @@ use crate::model::{Fingerprint, Outcome, Report};
 use crate::paths::Paths;
 use crate::report::{self, Format};
 use crate::results;
-use crate::suite::Suite;
+use crate::suite;
 
 /// What `irgate check` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -61,12 +61,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
     let paths = options.paths.resolve()?;
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let results = results::read(&paths.results)?;
-    let skipped: Vec<String> = config
-        .suites
-        .iter()
-        .map(Suite::name)
-        .filter(|name| !results.suites.contains(name))
-        .collect();
+    let skipped = suite::missing(&config.suites, &results.suites);
     if !skipped.is_empty() {
         return Err(Error::invalid(
             paths.results.display(),

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::paths::Paths;
 use crate::report::{print, thousands};
-use crate::suite::Suite;
+use crate::suite;
 use crate::{profiles, results};
 
 /// What `irgate refresh` was asked to do.
@@ -31,12 +31,7 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
     let paths = args.paths.resolve()?;
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let results = results::read(&paths.results)?;
-    let skipped: Vec<String> = config
-        .suites
-        .iter()
-        .map(Suite::name)
-        .filter(|name| !results.suites.contains(name))
-        .collect();
+    let skipped = suite::missing(&config.suites, &results.suites);
     if args.prune && !skipped.is_empty() {
         return Err(Error::invalid(
             paths.results.display(),

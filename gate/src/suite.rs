@@ -83,6 +83,15 @@ pub fn resolve(declared: &[Suite], workspace: &Workspace) -> Result<Vec<Suite>> 
     Ok(found)
 }
 
+/// The names of the `declared` suites that did not run, by the `ran` names a results file lists.
+pub fn missing(declared: &[Suite], ran: &[String]) -> Vec<String> {
+    declared
+        .iter()
+        .map(Suite::name)
+        .filter(|name| !ran.contains(name))
+        .collect()
+}
+
 /// Keeps the suites named in `only` (by `package/bench` or by bench name); an error for a name
 /// that matches no suite.
 pub fn select(suites: Vec<Suite>, only: &[String]) -> Result<Vec<Suite>> {

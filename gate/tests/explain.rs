@@ -3,8 +3,11 @@
 //! as it is and built with codec's `inject-slowdown` wrote them: tests/fixtures/profiled), then
 //! `refresh`, `check` in every format and `irgate explain`.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use support::Run;
 
 use serde_json::Value;
 
@@ -12,12 +15,6 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/prof
 
 /// The checkout the fixtures were taken in; source paths in them are below it.
 const TAKEN_IN: &str = "/work/wt/explain";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
 
 struct Sandbox {
     dir: tempfile::TempDir,
@@ -53,22 +50,11 @@ impl Sandbox {
     }
 
     fn irgate(&self, args: &[&str]) -> Run {
-        let Output {
-            status,
-            stdout,
-            stderr,
-        } = Command::new(env!("CARGO_BIN_EXE_irgate"))
-            .current_dir(self.dir.path())
+        support::irgate(self.dir.path())
             .args(args)
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("GUNGRAUN_HOME")
             .output()
-            .unwrap();
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout: String::from_utf8(stdout).unwrap(),
-            stderr: String::from_utf8(stderr).unwrap(),
-        }
+            .unwrap()
+            .into()
     }
 
     fn ok(&self, args: &[&str]) -> Run {
@@ -326,8 +312,7 @@ fn the_comment_links_the_flame_graph_to_the_measuring_run() {
     let summary = |url: &str| {
         let path = sandbox.path("summary.md");
         let _ = std::fs::remove_file(&path);
-        let status = Command::new(env!("CARGO_BIN_EXE_irgate"))
-            .current_dir(sandbox.path(""))
+        let status = support::irgate(&sandbox.path(""))
             .args(["comment", "--report", "report.json", "--no-post"])
             .env("GITHUB_STEP_SUMMARY", &path)
             .env("IRGATE_ARTIFACTS_URL", url)

@@ -27,6 +27,8 @@ pub fn irgate(dir: &Path) -> Command {
     command
         .current_dir(dir)
         .env_remove("CARGO_TARGET_DIR")
+        .env_remove("GUNGRAUN_HOME")
+        .env_remove("IAI_CALLGRIND_HOME")
         .env_remove("IRGATE_ENVIRONMENT");
     command
 }
