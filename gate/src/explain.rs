@@ -63,8 +63,8 @@ pub struct Explained {
 
 /// The note given when the baselines carry no profiles.
 pub const NO_BASELINE_PROFILES: &str = "no per-function profile in the baselines, so no \
-    explanation of where the instructions went: `make baseline-container` (irgate run + irgate \
-    refresh) stores them in baselines/profiles/";
+    explanation of where the instructions went: `irgate run && irgate refresh`, where the \
+    baselines are taken, stores them in baselines/profiles/";
 
 /// Attaches an explanation to every benchmark over budget in `report`, from the run's profiles
 /// (beside `results`) and the baseline profiles (under `baselines`); draws their flame graphs
