@@ -685,6 +685,7 @@ fn help_explains_each_command() {
         "irgate check",
         "irgate refresh",
         "irgate doctor",
+        "irgate explain",
         "Exit codes",
         "0 every budget holds",
     ] {
@@ -697,6 +698,7 @@ fn help_explains_each_command() {
         ("check", "exit 0 when every budget holds"),
         ("refresh", "replaced atomically"),
         ("doctor", "field by field"),
+        ("explain", "function by function"),
         ("comment", "never appears in any output"),
     ] {
         let help = sandbox.irgate(&[command, "--help"]);
