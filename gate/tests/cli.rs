@@ -698,7 +698,7 @@ fn help_explains_each_command() {
         ("check", "exit 0 when every budget holds"),
         ("refresh", "replaced atomically"),
         ("doctor", "field by field"),
-        ("explain", "function by function"),
+        ("explain", "differential flame graph"),
         ("comment", "never appears in any output"),
     ] {
         let help = sandbox.irgate(&[command, "--help"]);
