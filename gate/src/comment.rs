@@ -8,7 +8,6 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
-use serde::Deserialize;
 
 use crate::error::Error;
 use crate::model::{Outcome, Report, Row, Status};
@@ -280,45 +279,5 @@ pub fn read_report(path: &Path) -> Result<Report, Error> {
         }
         std::fs::read_to_string(path).map_err(read_error)?
     };
-    parse_report(&text, &origin)
-}
-
-/// Parses the JSON of `irgate check --format json` (schema version 1).
-pub fn parse_report(text: &str, origin: &str) -> Result<Report, Error> {
-    let invalid = |message: String| Error::Invalid {
-        origin: origin.to_owned(),
-        message,
-    };
-    let stored: StoredReport = serde_json::from_str(text).map_err(|e| {
-        invalid(format!(
-            "not an irgate JSON report (line {}, column {}): {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    if stored.schema_version != crate::report::json::SCHEMA_VERSION {
-        return Err(invalid(format!(
-            "schema version {} of the JSON report is not the {} this irgate reads",
-            stored.schema_version,
-            crate::report::json::SCHEMA_VERSION
-        )));
-    }
-    let exit_code = stored.exit_code;
-    let report = stored.report;
-    let expected = report.outcome.exit_code();
-    if exit_code != expected {
-        return Err(invalid(format!(
-            "exit_code {exit_code} contradicts the outcome (exit {expected})"
-        )));
-    }
-    Ok(report)
-}
-
-/// The JSON report as `report::json` writes it: the report with its schema version and exit code.
-#[derive(Deserialize)]
-struct StoredReport {
-    schema_version: u32,
-    exit_code: u8,
-    #[serde(flatten)]
-    report: Report,
+    crate::report::json::parse(&text, &origin)
 }

@@ -11,7 +11,7 @@ mod support;
 use support::Run;
 
 use fake_github::{FakeGitHub, OWNER, PR, REPO, github_error};
-use irgate::comment::{annotations, escape_data, escape_property, parse_report};
+use irgate::comment::{annotations, escape_data, escape_property};
 use irgate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
 use irgate::report::json;
 
@@ -88,7 +88,7 @@ fn the_report_reads_back_exactly_what_check_writes() {
         },
     ] {
         report.outcome = outcome;
-        let parsed = parse_report(&json::render(&report), "report.json").unwrap();
+        let parsed = json::parse(&json::render(&report), "report.json").unwrap();
         assert_eq!(parsed, report);
     }
 }
@@ -120,7 +120,7 @@ fn a_malformed_report_is_refused_saying_what_and_where() {
         ("[]".to_owned(), "not an irgate JSON report"),
     ];
     for (text, expected) in cases {
-        let error = parse_report(&text, "artifact/report.json")
+        let error = json::parse(&text, "artifact/report.json")
             .unwrap_err()
             .to_string();
         assert!(error.starts_with("artifact/report.json: "), "{error}");

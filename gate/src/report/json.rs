@@ -32,8 +32,9 @@
 //! `{base, new, functions}`. `explanation_note` says why benchmarks over budget are not
 //! explained. Both are absent when empty.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
 use crate::model::{FieldMismatch, Fingerprint, Limit, Metric, Outcome, Report, Status};
 
 /// The schema version of the JSON report.
@@ -90,4 +91,43 @@ pub fn render(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(&json).expect("a report serializes");
     text.push('\n');
     text
+}
+/// Reads a report back (`irgate comment` does, from an artifact: untrusted): the schema version
+/// must be this one and the exit code must agree with the outcome.
+pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
+    let invalid = |message: String| Error::Invalid {
+        origin: origin.to_owned(),
+        message,
+    };
+    let stored: StoredReport = serde_json::from_str(text).map_err(|e| {
+        invalid(format!(
+            "not an irgate JSON report (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if stored.schema_version != SCHEMA_VERSION {
+        return Err(invalid(format!(
+            "schema version {} of the JSON report is not the {} this irgate reads",
+            stored.schema_version, SCHEMA_VERSION
+        )));
+    }
+    let exit_code = stored.exit_code;
+    let report = stored.report;
+    let expected = report.outcome.exit_code();
+    if exit_code != expected {
+        return Err(invalid(format!(
+            "exit_code {exit_code} contradicts the outcome (exit {expected})"
+        )));
+    }
+    Ok(report)
+}
+
+/// The JSON report as `report::json` writes it: the report with its schema version and exit code.
+#[derive(Deserialize)]
+struct StoredReport {
+    schema_version: u32,
+    exit_code: u8,
+    #[serde(flatten)]
+    report: Report,
 }
