@@ -2,10 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use globset::GlobMatcher;
-
 use crate::baseline::Baselines;
 use crate::config::{self, Config};
+use crate::filter::Filter;
 use crate::fingerprint;
 use crate::model::{FieldMismatch, Outcome, Report, Results, Row, Status};
 
@@ -37,12 +36,13 @@ pub fn compare(
     config: &Config,
     policy: Policy,
 ) -> Report {
-    let filters: Vec<GlobMatcher> = results
+    // `results::read` refused any filter that is not a valid glob.
+    let filters: Vec<Filter> = results
         .filters
         .iter()
-        .filter_map(|f| globset::Glob::new(f).ok().map(|g| g.compile_matcher()))
+        .filter_map(|f| Filter::new(f).ok())
         .collect();
-    let was_run = |id: &str| filters.is_empty() || filters.iter().any(|f| f.is_match(id));
+    let was_run = |id: &str| filters.is_empty() || filters.iter().any(|f| f.matches(id));
 
     let ids: BTreeSet<&str> = results
         .benchmarks

@@ -50,6 +50,13 @@ pub fn read(path: &Path) -> Result<Results> {
         });
     }
     let file: ResultsFile = files::read_versioned(path, "results", SCHEMA_VERSION)?;
+    if let Some(error) = file
+        .filters
+        .iter()
+        .find_map(|f| crate::filter::Filter::new(f).err())
+    {
+        return Err(Error::invalid(path.display(), error.to_string()));
+    }
     Ok(Results {
         fingerprint: file.fingerprint,
         suites: file.suites,

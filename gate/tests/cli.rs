@@ -807,3 +807,14 @@ fn without_gate_toml_files_go_to_the_workspace_root_not_the_member() {
     assert!(dir.path().join("baselines/varint.json").is_file());
     assert!(!member.join("baselines").exists());
 }
+
+#[test]
+fn a_results_file_with_an_invalid_filter_is_refused() {
+    let sandbox = Sandbox::new();
+    sandbox.baselines();
+    sandbox.results("base", "bad.json", |r| {
+        r["filters"] = json!(["frame::["]);
+    });
+    let run = sandbox.check("bad.json", &[]);
+    assert_error(&run, &["bad.json", "invalid filter `frame::[`"]);
+}
