@@ -33,6 +33,13 @@ pub enum Kind {
         /// The functions inlined.
         inlined: Vec<String>,
     },
+    /// Code inlined into `host` (the function named is the inlined one, `file: name`): its
+    /// share of the host's self cost, listed on its own so that a change in an inlined function
+    /// reads as that function's.
+    InlinedInto {
+        /// The function it is inlined into.
+        host: String,
+    },
     /// `outlined` were inlined into this function in the baseline and are separate functions
     /// now; the new figures include them.
     Outlined {
@@ -291,16 +298,14 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
             new_self: pick(b, |f| f.self_cost),
             base_inclusive: pick(a, |f| f.inclusive),
             new_inclusive: pick(b, |f| f.inclusive),
-            inlined_from: if a.is_some() && b.is_some() {
-                inlined_changes(a, b)
-            } else {
-                Vec::new()
-            },
+            inlined_from: Vec::new(),
         };
-        if mover.delta() == 0 {
-            rest_count += 1;
-        } else {
-            movers.push(mover);
+        for mover in split_inlined(mover, a, b) {
+            if mover.delta() == 0 {
+                rest_count += 1;
+            } else {
+                movers.push(mover);
+            }
         }
     }
     movers.sort_by(|x, y| {
@@ -344,6 +349,39 @@ fn rename_distance(a: &Function, b: &Function) -> Option<u64> {
 /// that is inlined loses its call and return, and may be optimised further.
 fn about(moved: u64, cost: u64) -> bool {
     moved > 0 && moved.abs_diff(cost) <= (cost / 4).max(4)
+}
+
+/// A function in both profiles, split into its inlined functions whose cost changed (one line
+/// each) and its own code (the rest of its self cost). Anything else is returned as it is.
+fn split_inlined(mut host: Mover, a: Option<&Function>, b: Option<&Function>) -> Vec<Mover> {
+    let (Some(a), Some(b)) = (a, b) else {
+        return vec![host];
+    };
+    let mut out = Vec::new();
+    for (label, delta) in inlined_changes(Some(a), Some(b)) {
+        let (old, new) = (
+            a.inlined.get(&label).copied().unwrap_or(0),
+            b.inlined.get(&label).copied().unwrap_or(0),
+        );
+        debug_assert_eq!(signed(new, old), delta);
+        host.base_self = host.base_self.saturating_sub(old);
+        host.new_self = host.new_self.saturating_sub(new);
+        out.push(Mover {
+            function: label,
+            // The label names the file: `codec/src/varint.rs: decode_varint`.
+            file: String::new(),
+            kind: Kind::InlinedInto {
+                host: host.function.clone(),
+            },
+            base_self: old,
+            new_self: new,
+            base_inclusive: old,
+            new_inclusive: new,
+            inlined_from: Vec::new(),
+        });
+    }
+    out.insert(0, host);
+    out
 }
 
 fn inlined_changes(a: Option<&Function>, b: Option<&Function>) -> Vec<(String, i64)> {
@@ -557,6 +595,27 @@ mod tests {
             &profile(vec![("decode", b)]),
             5,
         );
-        assert_eq!(e.movers[0].inlined_from, [("varint.rs".to_owned(), 30)]);
+        assert_eq!(
+            e.movers.len(),
+            1,
+            "the host's own code did not change: {e:#?}"
+        );
+        let m = &e.movers[0];
+        assert_eq!(m.function, "varint.rs");
+        assert_eq!(
+            m.kind,
+            Kind::InlinedInto {
+                host: "decode".into()
+            }
+        );
+        assert_eq!((m.base_self, m.new_self, m.delta()), (20, 50, 30));
+        assert_eq!(
+            e.rest,
+            Rest {
+                base: 80,
+                new: 80,
+                functions: 1
+            }
+        );
     }
 }

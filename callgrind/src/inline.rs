@@ -14,17 +14,26 @@ use crate::parse::{CallGraph, demangle};
 /// Replaces each function's by-file split of inlined cost with a split by inlined function:
 /// for every address, the innermost frame whose source file `is_own` accepts, when that frame is
 /// an inlined one (not the function itself). Functions whose object cannot be read (gone, no
-/// debug information) keep their by-file split. Returns how many functions were resolved.
-pub fn resolve(graph: &mut CallGraph, is_own: impl Fn(&str) -> bool) -> usize {
+/// debug information, or rebuilt after `measured`, so its addresses are not the measured ones)
+/// keep their by-file split. Returns how many functions were resolved.
+pub fn resolve(
+    graph: &mut CallGraph,
+    measured: std::time::SystemTime,
+    is_own: impl Fn(&str) -> bool,
+) -> usize {
     let mut loaders: HashMap<String, Option<addr2line::Loader>> = HashMap::new();
     let mut resolved = 0;
     for node in &mut graph.nodes {
         if node.by_address.is_empty() {
             continue;
         }
-        let loader = loaders
-            .entry(node.object.clone())
-            .or_insert_with(|| addr2line::Loader::new(&node.object).ok());
+        let loader = loaders.entry(node.object.clone()).or_insert_with(|| {
+            let modified = std::fs::metadata(&node.object).and_then(|m| m.modified());
+            let same_build = modified.is_ok_and(|built| built <= measured);
+            same_build
+                .then(|| addr2line::Loader::new(&node.object).ok())
+                .flatten()
+        });
         let Some(loader) = loader else {
             continue;
         };
@@ -67,10 +76,12 @@ fn inlined_function(
     }
     // Innermost first; the last frame is the function the code was inlined into.
     let outer = chain.len().checked_sub(1)?;
+    // Named with its file (`/ws/codec/src/varint.rs: decode_varint`): line tables name
+    // functions briefly (`decode`, `new`), the file tells them apart.
     chain[..outer]
         .iter()
         .find(|(_, file)| file.as_deref().is_some_and(is_own))
-        .and_then(|(name, _)| name.clone())
+        .and_then(|(name, file)| Some(format!("{}: {}", file.as_deref()?, name.as_deref()?)))
 }
 
 #[cfg(test)]
@@ -84,7 +95,8 @@ mod tests {
                     0x10 1 5\nfi=/ws/b.rs\n0x14 2 3\n";
         let mut graph = parse(text.as_bytes()).unwrap();
         assert_eq!(graph.nodes[0].by_address.len(), 2);
-        assert_eq!(resolve(&mut graph, |f| f.starts_with("/ws/")), 0);
+        let now = std::time::SystemTime::now();
+        assert_eq!(resolve(&mut graph, now, |f| f.starts_with("/ws/")), 0);
         assert_eq!(graph.nodes[0].inlined["/ws/b.rs"], [3]);
     }
 }

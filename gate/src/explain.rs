@@ -262,6 +262,7 @@ pub fn kind_note(kind: &Kind) -> String {
         Kind::Renamed { from } => format!("renamed from {from}"),
         Kind::Inlined { inlined } => format!("now inlines {}", inlined.join(", ")),
         Kind::Outlined { outlined } => format!("no longer inlines {}", outlined.join(", ")),
+        Kind::InlinedInto { host } => format!("inlined into {host}"),
     }
 }
 

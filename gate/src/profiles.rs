@@ -104,7 +104,10 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
                 .map_err(|e| Error::invalid(&origin, e.to_string()))?;
             // Inlined code charged to the project's own inlined function, not its host.
             let own = format!("{}/", root_text.trim_end_matches('/'));
-            irgate_callgrind::inline::resolve(&mut graph, |file| file.starts_with(&own));
+            let measured = std::fs::metadata(&file).and_then(|m| m.modified());
+            if let Ok(measured) = measured {
+                irgate_callgrind::inline::resolve(&mut graph, measured, |f| f.starts_with(&own));
+            }
             let profile = Profile::from_graph(&graph, EVENT, |f| normalize_file(f, &root_text))
                 .ok_or_else(|| Error::invalid(&origin, format!("records no {EVENT}")))?;
             for (stack, cost) in flame::stacks(&graph, EVENT) {
