@@ -127,7 +127,11 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
                 "–".to_owned()
             }
         };
-        let mut file = code(&m.file);
+        let mut file = if m.file.is_empty() {
+            String::new()
+        } else {
+            code(&m.file)
+        };
         if let Some((from, delta)) = m.inlined_from.first() {
             let _ = write!(
                 file,
