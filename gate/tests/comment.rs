@@ -491,23 +491,14 @@ async fn a_load_comparison_gets_its_own_section_and_never_changes_the_verdict() 
                       "delta_pct": 58.3, "p_value": 0.421, "verdict": "within_noise"}]}"#,
     )
     .unwrap();
-    let args = |load: &Path| {
-        [
-            "--report".to_owned(),
-            report.display().to_string(),
-            "--no-post".to_owned(),
-            "--load".to_owned(),
-            load.display().to_string(),
-        ]
-    };
-    let owned = args(&load);
-    let run = irgate_comment(
-        &github.api_url,
-        &summary,
-        None,
-        &owned.iter().map(String::as_str).collect::<Vec<_>>(),
-    )
-    .await;
+    let args = [
+        "--report",
+        report.to_str().unwrap(),
+        "--no-post",
+        "--load",
+        load.to_str().unwrap(),
+    ];
+    let run = irgate_comment(&github.api_url, &summary, None, &args).await;
     assert_eq!(run.code, 1, "the gate's verdict: {}", run.stderr);
     let text = std::fs::read_to_string(&summary).unwrap();
     let gated = text.find("## ❌ irgate").unwrap();
@@ -523,14 +514,7 @@ async fn a_load_comparison_gets_its_own_section_and_never_changes_the_verdict() 
     // A malformed comparison is left out with a warning; the verdict stands.
     std::fs::write(&load, "{\"rows\": 1}").unwrap();
     std::fs::remove_file(&summary).unwrap();
-    let owned = args(&load);
-    let run = irgate_comment(
-        &github.api_url,
-        &summary,
-        None,
-        &owned.iter().map(String::as_str).collect::<Vec<_>>(),
-    )
-    .await;
+    let run = irgate_comment(&github.api_url, &summary, None, &args).await;
     assert_eq!(run.code, 1);
     assert!(
         run.stderr.contains("the load comparison is left out"),

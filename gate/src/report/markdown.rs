@@ -205,14 +205,8 @@ fn change(n: i64) -> String {
 fn html_code(text: &str) -> String {
     let mut out = String::from("<code>");
     for c in sanitized(text, MAX_VALUE_CHARS).chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '@' => out.push_str("@&#8203;"),
-            '#' => out.push_str("#&#8203;"),
-            c => out.push(c),
+        if !push_entity(&mut out, c) {
+            out.push(c);
         }
     }
     out.push_str("</code>");
@@ -559,18 +553,30 @@ pub fn code(text: &str) -> String {
     format!("{fence}{pad}{}{pad}{fence}", text.replace('|', "\\|"))
 }
 
+/// Pushes `c` as an HTML entity (`<`, `>`, `&`, `"`), or followed by a zero-width space (`@`,
+/// `#`, so no mention or issue link forms); `false` for any other character.
+fn push_entity(out: &mut String, c: char) -> bool {
+    match c {
+        '&' => out.push_str("&amp;"),
+        '<' => out.push_str("&lt;"),
+        '>' => out.push_str("&gt;"),
+        '"' => out.push_str("&quot;"),
+        '@' => out.push_str("@&#8203;"),
+        '#' => out.push_str("#&#8203;"),
+        _ => return false,
+    }
+    true
+}
+
 /// Run text as prose: HTML entities for `<`, `>`, `&`, `"`; backslash escapes for markdown
 /// punctuation; a zero-width space after `@` and `#` so no mention or issue link forms.
 fn prose(text: &str) -> String {
     let mut out = String::new();
     for c in sanitized(text, MAX_PROSE_CHARS).chars() {
+        if push_entity(&mut out, c) {
+            continue;
+        }
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '@' => out.push_str("@&#8203;"),
-            '#' => out.push_str("#&#8203;"),
             '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '|' | '~' | '{' | '}' | '$'
             | '=' | '+' | '-' => {
                 out.push('\\');
