@@ -156,6 +156,16 @@ impl Config {
             let (line, column) = line_column(text, span.start);
             Error::invalid(format!("{}:{line}:{column}", path.display()), message)
         };
+        if text
+            .lines()
+            .all(|line| line.trim().is_empty() || line.trim_start().starts_with('#'))
+        {
+            return Err(Error::invalid(
+                path.display(),
+                "the file is empty: it declares no suite and no budget; write one with \
+                 `irgate init`, or remove it to gate Ir with the built-in default budget",
+            ));
+        }
         let raw: RawConfig = toml::from_str(text).map_err(|error| match error.span() {
             Some(span) => at(span, error.message().to_owned()),
             None => Error::invalid(path.display(), error.message().to_owned()),
@@ -503,6 +513,8 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
                 "info = [\"EstimatedCycles\"]\n[budgets]\nEstimatedCycles = { absolute = 1 }\n",
                 "`EstimatedCycles` is both in `info` (not gated) and in [budgets]",
             ),
+            ("", "the file is empty"),
+            ("\n  \n# only a comment\n", "the file is empty"),
         ] {
             let error = parse(text).unwrap_err().to_string();
             assert!(error.contains(message), "{text:?}: {error}");

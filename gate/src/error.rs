@@ -34,7 +34,10 @@ pub enum Error {
         message: String,
     },
     /// Two inputs hold the same benchmark id.
-    #[error("duplicate benchmark id `{id}`: in {first} and in {second}")]
+    #[error(
+        "duplicate benchmark id `{id}`: {}",
+        if first == second { format!("twice in {first}") } else { format!("in {first} and in {second}") }
+    )]
     DuplicateId {
         /// The benchmark id.
         id: String,

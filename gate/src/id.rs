@@ -4,6 +4,10 @@
 //! segment) names the baseline file, so an id can never make a path leave the baseline directory,
 //! and no id carries a control character into a terminal or a workflow log.
 
+use std::collections::BTreeMap;
+
+use crate::error::{Error, Result};
+
 /// Why `id` is not a benchmark id, or `Ok`.
 pub fn check(id: &str) -> Result<(), String> {
     let (path, bench_id) = match id.split_once('/') {
@@ -35,9 +39,46 @@ pub fn escaped(text: &str) -> String {
     format!("{:?}", text.chars().take(200).collect::<String>())
 }
 
+/// The benchmark ids seen so far, each with where it came from: the one check that an id comes
+/// from one input only (a suite, a summary file, a results shard).
+#[derive(Debug, Default)]
+pub struct Origins(BTreeMap<String, String>);
+
+impl Origins {
+    /// Records that `id` comes from `origin`, or names both places when it was seen before.
+    pub fn insert(&mut self, id: &str, origin: impl Into<String>) -> Result<()> {
+        let origin = origin.into();
+        match self.0.get(id) {
+            Some(first) => Err(Error::DuplicateId {
+                id: id.to_owned(),
+                first: first.clone(),
+                second: origin,
+            }),
+            None => {
+                self.0.insert(id.to_owned(), origin);
+                Ok(())
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_origin_of_an_id_is_refused_naming_both() {
+        let mut origins = Origins::default();
+        origins.insert("g::f", "one.json").unwrap();
+        origins.insert("g::h", "two.json").unwrap();
+        let error = origins.insert("g::f", "two.json").unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "duplicate benchmark id `g::f`: in one.json and in two.json"
+        );
+        let error = origins.insert("g::f", "one.json").unwrap_err().to_string();
+        assert_eq!(error, "duplicate benchmark id `g::f`: twice in one.json");
+    }
 
     #[test]
     fn accepts_the_ids_suites_produce() {

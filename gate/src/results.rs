@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::files;
 use crate::fingerprint;
+use crate::id::Origins;
 use crate::model::{Counts, Fingerprint, Results};
 
 /// The schema version of results files this irgate reads and writes.
@@ -89,11 +90,10 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
     let Some((first_origin, mut merged)) = parts.next() else {
         return Err(Error::Tool("nothing to merge: no results given".to_owned()));
     };
-    let mut origin_of: BTreeMap<String, String> = merged
-        .benchmarks
-        .keys()
-        .map(|id| (id.clone(), first_origin.clone()))
-        .collect();
+    let mut origins = Origins::default();
+    for id in merged.benchmarks.keys() {
+        origins.insert(id, first_origin.clone())?;
+    }
     for (origin, part) in parts {
         let mut differences = fingerprint::mismatches(&merged.fingerprint, &part.fingerprint);
         if merged.fingerprint.commit != part.fingerprint.commit {
@@ -125,14 +125,7 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
             merged.filters.extend(part.filters);
         }
         for (id, counts) in part.benchmarks {
-            if let Some(first) = origin_of.get(&id) {
-                return Err(Error::DuplicateId {
-                    id,
-                    first: first.clone(),
-                    second: origin,
-                });
-            }
-            origin_of.insert(id.clone(), origin.clone());
+            origins.insert(&id, origin.clone())?;
             merged.benchmarks.insert(id, counts);
         }
     }

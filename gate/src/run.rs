@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::fingerprint;
+use crate::id::Origins;
 use crate::library::Library;
 use crate::model::Results;
 use crate::paths::{Paths, Resolved};
@@ -227,24 +228,14 @@ pub fn run_suites(
         home,
     };
     let mut benchmarks = BTreeMap::new();
-    let mut origin: BTreeMap<String, String> = BTreeMap::new();
+    let mut origins = Origins::default();
     let mut listed = Vec::new();
     for (suite, library) in &prepared {
         eprintln!("irgate: suite {} ({library})", suite.name());
         let run = runner::run(suite, library, &settings)?;
         listed.extend(run.listed);
         for (id, counts) in run.benchmarks {
-            if let Some(first) = origin.get(&id) {
-                return Err(Error::DuplicateId {
-                    id,
-                    first: format!("suite `{first}`"),
-                    second: format!(
-                        "suite `{}` (benchmark groups must be unique across suites)",
-                        suite.name()
-                    ),
-                });
-            }
-            origin.insert(id.clone(), suite.name());
+            origins.insert(&id, format!("suite `{}`", suite.name()))?;
             benchmarks.insert(id, counts);
         }
     }
@@ -339,18 +330,12 @@ fn read_summaries(
         })
         .unwrap_or_default();
     let mut benchmarks = BTreeMap::new();
-    let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut origins = Origins::default();
     let mut suites: Vec<String> = Vec::new();
     let mut libraries: Vec<Library> = Vec::new();
     for path in summaries {
         let measurement = summary::read(&path)?;
-        if let Some(first) = origin.get(&measurement.id) {
-            return Err(Error::DuplicateId {
-                id: measurement.id,
-                first: first.display().to_string(),
-                second: path.display().to_string(),
-            });
-        }
+        origins.insert(&measurement.id, path.display().to_string())?;
         let components: Vec<String> = path
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -366,10 +351,9 @@ fn read_summaries(
             suites.push(suite.name());
             libraries.push(library.clone());
         }
-        origin.insert(measurement.id.clone(), path);
         benchmarks.insert(measurement.id, measurement.counts);
     }
-    let origins = sources
+    let origin = sources
         .iter()
         .map(|s| s.display().to_string())
         .collect::<Vec<_>>()
@@ -380,5 +364,5 @@ fn read_summaries(
         filters: Vec::new(),
         benchmarks,
     };
-    Ok((origins, results))
+    Ok((origin, results))
 }

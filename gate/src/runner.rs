@@ -16,6 +16,7 @@ use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
+use crate::id::Origins;
 use crate::library::Library;
 use crate::model::Counts;
 use crate::report::thousands;
@@ -134,6 +135,7 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
 
     let total = expected.as_ref().map(|(_, e)| e.len());
     let mut benchmarks: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut origins = Origins::default();
     let mut failure = None;
     for (number, line) in BufReader::new(stdout).lines().enumerate() {
         let line = line.map_err(|e| Error::Tool(format!("cannot read cargo bench output: {e}")))?;
@@ -152,12 +154,8 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
         if !filter::in_scope(settings.filter, &measurement.id) {
             continue;
         }
-        if benchmarks.contains_key(&measurement.id) {
-            failure.get_or_insert(Error::DuplicateId {
-                id: measurement.id.clone(),
-                first: format!("suite `{}`", suite.name()),
-                second: origin,
-            });
+        if let Err(duplicate) = origins.insert(&measurement.id, origin) {
+            failure.get_or_insert(duplicate);
             continue;
         }
         let position = match total {

@@ -94,10 +94,8 @@ pub enum Error {
 
     /// GitHub's rate limit did not clear within the retries, or asked for a longer wait than irgate makes.
     #[error(
-        "GitHub's rate limit stopped the request to {action} after {attempts} attempt(s): it asks to \
-         wait {}s (irgate waits at most {}s); try again later",
-        wait.as_secs(),
-        max_wait.as_secs()
+        "GitHub's rate limit stopped the request to {action}: {}; try again later",
+        rate_limit_stop(*wait, *max_wait, *attempts)
     )]
     RateLimited {
         /// What irgate was doing.
@@ -188,4 +186,22 @@ pub enum Error {
         /// The API's URL.
         api: String,
     },
+}
+
+/// What ended the retries of a rate-limited request: a wait longer than irgate makes, or the
+/// attempts spent while each wait was within the bound.
+fn rate_limit_stop(wait: Duration, max_wait: Duration, attempts: u32) -> String {
+    if wait > max_wait {
+        format!(
+            "it asks to wait {}s, longer than irgate waits (at most {}s)",
+            wait.as_secs(),
+            max_wait.as_secs()
+        )
+    } else {
+        format!(
+            "still limited after {attempts} attempt(s), the most irgate makes (each wait as long \
+             as GitHub asked, {}s the last time)",
+            wait.as_secs()
+        )
+    }
 }

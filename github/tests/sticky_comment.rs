@@ -354,10 +354,34 @@ async fn a_rate_limit_longer_than_the_bound_is_reported_not_waited() {
     assert!(
         error
             .to_string()
-            .contains("wait 3600s (irgate waits at most 120s)"),
+            .contains("wait 3600s, longer than irgate waits (at most 120s)"),
         "{error}"
     );
     assert!(sleeper.waits().is_empty());
+}
+
+#[tokio::test]
+async fn a_rate_limit_that_outlasts_the_attempts_names_the_attempt_cap_not_the_wait_cap() {
+    let github = FakeGitHub::start().await;
+    github.fail_next("GET", 4, rate_limited(429, 3)).await;
+    let (client, sleeper) = client(&github.api_url);
+
+    let error = client.upsert_comment(&pr(), "report").await.unwrap_err();
+
+    assert!(
+        matches!(error, Error::RateLimited { attempts: 4, .. }),
+        "{error:?}"
+    );
+    let text = error.to_string();
+    assert!(
+        text.contains("still limited after 4 attempt(s), the most irgate makes"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("120s"),
+        "the wait cap did not stop it: {text}"
+    );
+    assert_eq!(sleeper.waits(), [Duration::from_secs(3); 3]);
 }
 
 #[tokio::test]
