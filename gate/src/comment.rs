@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
 
 use crate::error::Error;
-use crate::model::{Outcome, Report, Row, Status};
+use crate::model::{Outcome, Report, Row};
 use crate::report::markdown::{self, STEP_SUMMARY_MAX};
 
 /// What `irgate comment` was asked to do.
@@ -190,7 +190,7 @@ pub fn annotations(report: &Report) -> Vec<String> {
         .iter()
         .take(MAX_ANNOTATIONS)
         .map(|row| {
-            let title = format!("{} {}", row.benchmark, status_words(row.status));
+            let title = format!("{} {}", row.benchmark, row.status.label());
             format!(
                 "::error title={}::{}",
                 escape_property(&title),
@@ -207,18 +207,7 @@ pub fn annotations(report: &Report) -> Vec<String> {
     lines
 }
 
-fn status_words(status: Status) -> &'static str {
-    match status {
-        Status::OverBudget => "over budget",
-        Status::New => "has no baseline",
-        Status::Stale => "has a stale baseline",
-        Status::Vanished => "vanished",
-        Status::Ok => "within budget",
-        Status::Info => "not gated",
-    }
-}
-
-/// One line about a row: `frame::encode/512 Ir: 194516 -> 198406 (+2.00%), budget +1% (at least +50)`.
+/// One line about a row: `frame::encode/512 Ir: 194516 -> 198406 (+2.00%), budget max(1%, 50)`.
 fn describe(row: &Row) -> String {
     let count = |n: Option<u64>| n.map_or_else(|| "none".to_owned(), |n| n.to_string());
     let mut text = format!(
@@ -232,10 +221,7 @@ fn describe(row: &Row) -> String {
         text.push_str(&format!(" ({pct:+.2}%)"));
     }
     if let Some(limit) = row.limit {
-        text.push_str(&format!(
-            ", budget +{}% (at least +{})",
-            limit.relative_pct, limit.absolute
-        ));
+        text.push_str(&format!(", budget {}", crate::report::budget(&limit)));
     }
     text
 }

@@ -143,9 +143,9 @@ impl Config {
             return Self::load(path);
         }
         eprintln!(
-            "irgate: no {}: gating Ir with the default budget (+1% and at least +1 Ir); \
-             `irgate init` writes one",
-            path.display()
+            "irgate: no {}: gating Ir with the default budget, {}; `irgate init` writes one",
+            path.display(),
+            crate::report::budget(&DEFAULT_LIMIT)
         );
         Ok(Config::default())
     }

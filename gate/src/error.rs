@@ -36,7 +36,7 @@ pub enum Error {
     /// Two inputs hold the same benchmark id.
     #[error(
         "duplicate benchmark id `{id}`: {}",
-        if first == second { format!("twice in {first}") } else { format!("in {first} and in {second}") }
+        if first == second { format!("{first} is read twice (two of the sources include it)") } else { format!("in {first} and in {second}") }
     )]
     DuplicateId {
         /// The benchmark id.

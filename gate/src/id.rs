@@ -77,7 +77,10 @@ mod tests {
             "duplicate benchmark id `g::f`: in one.json and in two.json"
         );
         let error = origins.insert("g::f", "one.json").unwrap_err().to_string();
-        assert_eq!(error, "duplicate benchmark id `g::f`: twice in one.json");
+        assert_eq!(
+            error,
+            "duplicate benchmark id `g::f`: one.json is read twice (two of the sources include it)"
+        );
     }
 
     #[test]

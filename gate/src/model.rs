@@ -99,6 +99,20 @@ pub enum Status {
     Info,
 }
 
+impl Status {
+    /// The one label of a status, as every report writes it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::OverBudget => "over budget",
+            Status::New => "new: no baseline",
+            Status::Stale => "stale: better than budget",
+            Status::Vanished => "vanished: did not run",
+            Status::Ok => "within budget",
+            Status::Info => "not gated",
+        }
+    }
+}
+
 /// The budget a row was judged against: the larger of a relative and an absolute allowance.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Limit {
@@ -162,6 +176,28 @@ pub enum Outcome {
         /// Why there is no verdict.
         reason: String,
     },
+}
+
+impl Report {
+    /// How many benchmarks the report holds (a benchmark has a row per metric).
+    pub fn benchmark_count(&self) -> usize {
+        self.benchmarks(|_| true).len()
+    }
+
+    /// How many benchmarks have a row with `status` (only rows that fail the gate when
+    /// `failing`): the one tally every report prints.
+    pub fn tally(&self, status: Status, failing: bool) -> usize {
+        self.benchmarks(|row| row.status == status && (!failing || row.fails))
+            .len()
+    }
+
+    fn benchmarks(&self, keep: impl Fn(&Row) -> bool) -> std::collections::BTreeSet<&str> {
+        self.rows
+            .iter()
+            .filter(|row| keep(row))
+            .map(|row| row.benchmark.as_str())
+            .collect()
+    }
 }
 
 impl Outcome {

@@ -140,7 +140,7 @@ fn annotations_are_one_line_each_and_escape_workflow_command_syntax() {
     assert_eq!(
         line,
         "::error title=evil%3A%3Aname%2C 100%25%0A%3A%3Aerror%3A%3Afake over budget::\
-         evil::name, 100%25%0A::error::fake Ir: 194516 -> 198406 (+2.00%25), budget +1%25 (at least +50)"
+         evil::name, 100%25%0A::error::fake Ir: 194516 -> 198406 (+2.00%25), budget max(1%25, 50)"
     );
     // The properties end at the first `::` after the command: the title's colons were all escaped.
     let after_command = &line["::error ".len()..];

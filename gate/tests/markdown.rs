@@ -147,7 +147,7 @@ fn failure_verdict_names_each_kind_of_failure() {
         "{md}"
     );
     assert!(
-        md.contains("| `b` | `Ir` | – | 5 | – | – | ❌ new, no baseline |"),
+        md.contains("| `b` | `Ir` | – | 5 | – | – | ❌ new: no baseline |"),
         "{md}"
     );
 }

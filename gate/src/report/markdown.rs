@@ -10,14 +10,13 @@
 //! cannot open HTML, markdown or mention anyone: names and values go into code spans, prose is
 //! entity- and backslash-escaped with a zero-width space after `@` and `#`.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::thousands;
+use super::{budget, thousands};
 use irgate_callgrind::Kind;
 
 use crate::explain::Explained;
-use crate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
+use crate::model::{FieldMismatch, Fingerprint, Outcome, Report, Row, Status};
 
 /// GitHub's limit on a job step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
 pub const STEP_SUMMARY_MAX: usize = 1024 * 1024;
@@ -215,21 +214,8 @@ fn html_code(text: &str) -> String {
 
 /// The heading and the sentence under it.
 fn verdict(report: &Report) -> String {
-    let benchmarks = report
-        .rows
-        .iter()
-        .map(|r| r.benchmark.as_str())
-        .collect::<BTreeSet<_>>()
-        .len();
-    let count = |status: Status, failing: bool| {
-        report
-            .rows
-            .iter()
-            .filter(|r| r.status == status && (!failing || r.fails))
-            .map(|r| r.benchmark.as_str())
-            .collect::<BTreeSet<_>>()
-            .len()
-    };
+    let benchmarks = report.benchmark_count();
+    let count = |status: Status, failing: bool| report.tally(status, failing);
     let mut out = String::new();
     match &report.outcome {
         Outcome::Passed => {
@@ -475,26 +461,16 @@ fn row_line(row: &Row) -> String {
     )
 }
 
-fn verdict_cell(row: &Row) -> &'static str {
-    match (row.status, row.fails) {
-        (Status::OverBudget, _) => "❌ over budget",
-        (Status::New, true) => "❌ new, no baseline",
-        (Status::New, false) => "🆕 new",
-        (Status::Stale, true) => "❌ stale baseline",
-        (Status::Stale, false) => "⬇️ stale baseline",
-        (Status::Vanished, true) => "❌ vanished",
-        (Status::Vanished, false) => "➖ vanished",
-        (Status::Ok, _) => "✅ within budget",
-        (Status::Info, _) => "ℹ️ not gated",
-    }
-}
-
-fn budget(limit: &Limit) -> String {
-    format!(
-        "+{}%, at least +{}",
-        limit.relative_pct,
-        thousands(limit.absolute)
-    )
+fn verdict_cell(row: &Row) -> String {
+    let icon = match (row.status, row.fails) {
+        (_, true) => "❌",
+        (Status::New, false) => "🆕",
+        (Status::Stale, false) => "⬇️",
+        (Status::Vanished, false) => "➖",
+        (Status::Ok | Status::OverBudget, false) => "✅",
+        (Status::Info, false) => "ℹ️",
+    };
+    format!("{icon} {}", row.status.label())
 }
 
 fn plural(n: usize, noun: &str) -> String {

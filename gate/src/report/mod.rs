@@ -5,6 +5,8 @@ pub mod json;
 pub mod markdown;
 pub mod table;
 
+use crate::model::Limit;
+
 /// The formats `irgate check` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
@@ -69,6 +71,16 @@ pub fn align(lines: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
     out
 }
 
+/// A budget as every report shows it, the larger of its two allowances applying:
+/// `max(0.5%, 1,000)`.
+pub fn budget(limit: &Limit) -> String {
+    format!(
+        "max({}%, {})",
+        limit.relative_pct,
+        thousands(limit.absolute)
+    )
+}
+
 /// `1234567` -> `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -93,6 +105,15 @@ mod tests {
             vec!["a".to_owned(), "1,234".to_owned()],
         ];
         assert_eq!(align(&lines, |i| i == 1), "name     Ir\na     1,234\n");
+    }
+
+    #[test]
+    fn shows_budgets_as_the_larger_of_two() {
+        let limit = Limit {
+            relative_pct: 0.5,
+            absolute: 1_000,
+        };
+        assert_eq!(budget(&limit), "max(0.5%, 1,000)");
     }
 
     #[test]

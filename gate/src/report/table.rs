@@ -10,11 +10,10 @@
 //! Rows within budget are left out (and informational rows that did not move), with the largest
 //! movers named in one line; `full` lists every row.
 
-use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::thousands;
-use crate::model::{Limit, Outcome, Report, Row, Status};
+use super::{budget, thousands};
+use crate::model::{Outcome, Report, Row, Status};
 
 /// How many movers within budget the summary names.
 const MOVERS: usize = 3;
@@ -138,14 +137,7 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
             .map_or("-".to_owned(), |pct| format!("{pct:+.2}%")),
     );
     cells.push(row.limit.as_ref().map_or("-".to_owned(), budget));
-    let status = match row.status {
-        Status::OverBudget => "over budget",
-        Status::New => "new: no baseline",
-        Status::Stale => "stale: better than budget, refresh to lock in the gain",
-        Status::Vanished => "vanished: did not run",
-        Status::Ok => "ok",
-        Status::Info => "info (not gated)",
-    };
+    let status = row.status.label();
     cells.push(if row.fails {
         format!("FAIL {status}")
     } else {
@@ -156,25 +148,12 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
 
 /// The closing sentence: the verdict and what to do about it.
 fn verdict(report: &Report) -> String {
-    let benchmarks = |status: Status| -> BTreeSet<&str> {
-        report
-            .rows
-            .iter()
-            .filter(|r| r.status == status)
-            .map(|r| r.benchmark.as_str())
-            .collect()
-    };
-    let total = report
-        .rows
-        .iter()
-        .map(|r| r.benchmark.as_str())
-        .collect::<BTreeSet<_>>()
-        .len();
+    let total = report.benchmark_count();
     let (over, new, stale, vanished) = (
-        benchmarks(Status::OverBudget).len(),
-        benchmarks(Status::New).len(),
-        benchmarks(Status::Stale).len(),
-        benchmarks(Status::Vanished).len(),
+        report.tally(Status::OverBudget, false),
+        report.tally(Status::New, false),
+        report.tally(Status::Stale, false),
+        report.tally(Status::Vanished, false),
     );
     let mut notes = Vec::new();
     for (count, what) in [
@@ -217,27 +196,4 @@ fn verdict(report: &Report) -> String {
     }
     text.pop();
     text
-}
-
-/// `1% / 50` style: the relative and the absolute allowance, the larger of which applies.
-fn budget(limit: &Limit) -> String {
-    format!(
-        "max({}%, {})",
-        limit.relative_pct,
-        thousands(limit.absolute)
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shows_budgets_as_the_larger_of_two() {
-        let limit = Limit {
-            relative_pct: 0.5,
-            absolute: 1_000,
-        };
-        assert_eq!(budget(&limit), "max(0.5%, 1,000)");
-    }
 }
