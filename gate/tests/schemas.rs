@@ -1,0 +1,102 @@
+//! The files irgate writes for other runs and other programs to read are contracts: the results of
+//! a run, the committed baselines and the JSON report. Each test writes one fixed value through
+//! the real writer and freezes the text; a change to a format shows here, on purpose, with its
+//! schema version.
+
+use std::collections::BTreeMap;
+
+use irgate::baseline::{Baselines, Group, GroupUpdate, write_updates};
+use irgate::model::{Counts, Fingerprint, Limit, Outcome, Report, Results, Row, Status};
+use irgate::report::json;
+use irgate::results;
+
+fn fingerprint() -> Fingerprint {
+    Fingerprint {
+        rustc: "1.95.0".into(),
+        rustc_commit: "59807616e1fa2540724bfbac14d7976d7e4a3860".into(),
+        target: "x86_64-unknown-linux-gnu".into(),
+        valgrind: "valgrind-3.24.0".into(),
+        library: "gungraun 0.20.0".into(),
+        glibc: "2.41".into(),
+        glibc_tunables: "glibc.cpu.x86_rep_movsb_threshold=4294967295".into(),
+        cpu: "GenuineIntel family 0x6 model 0x3c stepping 0x3, x86-64-v3".into(),
+        cpu_flags: vec!["aes".into(), "avx2".into()],
+        host_cpu: "AuthenticAMD AMD EPYC 9B14".into(),
+        aslr: "off".into(),
+        environment: "container:irgate-env".into(),
+        workspace_root: "/irgate".into(),
+        commit: "0123abcd".into(),
+        date: "2026-11-22T05:00:00Z".into(),
+    }
+}
+
+fn counts(ir: u64) -> Counts {
+    Counts::from([
+        ("Ir".to_owned(), ir),
+        ("EstimatedCycles".to_owned(), ir * 3),
+    ])
+}
+
+#[test]
+fn the_results_file_is_frozen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.json");
+    let run = Results {
+        fingerprint: fingerprint(),
+        suites: vec!["benches/callgrind".into()],
+        filters: vec!["frame::*".into()],
+        benchmarks: BTreeMap::from([("frame::decode/b32".to_owned(), counts(47))]),
+    };
+    results::write(&path, &run).unwrap();
+    insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
+    assert_eq!(results::read(&path).unwrap(), run);
+}
+
+#[test]
+fn the_baseline_file_is_frozen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("frame.json");
+    let group = Group {
+        fingerprint: fingerprint(),
+        benchmarks: BTreeMap::from([("frame::decode/b32".to_owned(), counts(47))]),
+    };
+    write_updates(&[GroupUpdate {
+        path: path.clone(),
+        group: Some(group.clone()),
+        changes: Vec::new(),
+        unchanged: 0,
+        write: true,
+    }])
+    .unwrap();
+    insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
+    let loaded = Baselines::load(dir.path()).unwrap();
+    assert_eq!(
+        loaded.get("frame::decode/b32"),
+        Some((&group.benchmarks["frame::decode/b32"], &group.fingerprint))
+    );
+}
+
+#[test]
+fn the_json_report_is_frozen() {
+    let report = Report {
+        outcome: Outcome::Failed { count: 1 },
+        rows: vec![Row {
+            benchmark: "frame::decode/b32".into(),
+            metric: "Ir".into(),
+            baseline: Some(47),
+            new: Some(57),
+            limit: Some(Limit {
+                relative_pct: 1.0,
+                absolute: 5,
+            }),
+            status: Status::OverBudget,
+            fails: true,
+        }],
+        fingerprint: fingerprint(),
+        env_mismatches: Vec::new(),
+        attribution: Default::default(),
+    };
+    let text = json::render(&report);
+    insta::assert_snapshot!(text);
+    assert_eq!(json::parse(&text, "report.json").unwrap(), report);
+}
