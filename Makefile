@@ -10,7 +10,7 @@
 # the gate or take the baselines in it, with this checkout mounted at /irgate
 # (docker/irgate-container). Where no image can be pulled, scripts/offline-base-image.sh builds
 # a local base image first, which is then used.
-IRGATE := cargo run --quiet --locked -p irgate --
+IRGATE := scripts/irgate
 IN_CONTAINER := docker/irgate-container
 
 .PHONY: help gate baseline test image gate-container baseline-container

@@ -22,7 +22,7 @@ command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-irgate() { cargo run --quiet --locked -p irgate -- "$@"; }
+irgate() { scripts/irgate "$@"; }
 
 echo "e2e-regression: the suite as it is"
 irgate run --results "$work/base.json"

@@ -23,18 +23,19 @@
 # Needs root (debootstrap), debootstrap, docker, and the rustup toolchain 1.95.0 on the host.
 set -euo pipefail
 
-RUST_VERSION=1.95.0
+REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUST_VERSION=$("$REPO_ROOT/scripts/pin" RUST_TOOLCHAIN)
 SUITE=trixie
 HOST_TRIPLE=x86_64-unknown-linux-gnu
 TAG=${IRGATE_BASE_IMAGE:-irgate-base:rust-${RUST_VERSION}-${SUITE}}
-REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
     cat <<EOF
-usage: $0 [--force]
+usage: $0 [--force | --tag]
 
 Builds the offline base image $TAG (a stand-in for rust:${RUST_VERSION}-${SUITE}) from debootstrap
-and this machine's Rust toolchain, unless it already exists. --force rebuilds it.
+and this machine's Rust toolchain, unless it already exists. --force rebuilds it; --tag prints
+the tag and exits.
 Environment: IRGATE_BASE_IMAGE (tag), IRGATE_DEBIAN_MIRROR (default: the host apt's Debian mirror).
 EOF
 }
@@ -43,6 +44,7 @@ force=false
 case "${1:-}" in
     "") ;;
     --force) force=true ;;
+    --tag) echo "$TAG"; exit 0 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
 esac
@@ -69,10 +71,8 @@ rustup_bin=$(command -v rustup) || die "rustup is missing"
 rustup_bin=$(readlink -f "$rustup_bin")
 
 # The runner pinned for this repository (.irgate/image.env, the image's build arguments).
-pin() { sed -n "s/^$1=//p" "$REPO_ROOT/.irgate/image.env"; }
-runner_crate=$(pin RUNNER_CRATE)
-runner_version=$(pin RUNNER_VERSION)
-[ -n "$runner_crate" ] && [ -n "$runner_version" ] || die "no runner pinned in $REPO_ROOT/.irgate/image.env"
+runner_crate=$("$REPO_ROOT/scripts/pin" RUNNER_CRATE)
+runner_version=$("$REPO_ROOT/scripts/pin" RUNNER_VERSION)
 
 # The Debian mirror that the host's apt already uses (deb822 "URIs:" or one-line "deb URL ...").
 mirror=${IRGATE_DEBIAN_MIRROR:-$(

@@ -54,17 +54,32 @@ pub fn compare(
     let mut rows = Vec::new();
     let mut missing_metrics = Vec::new();
     let mut env_mismatches: Vec<FieldMismatch> = Vec::new();
+    let mut gated_cache_metrics: BTreeSet<String> = BTreeSet::new();
     for id in ids {
         let new = results.benchmarks.get(id);
         let old = baselines.get(id);
+        let budgets = config.budgets_for(id);
         if let (Some(_), Some((_, baseline_fingerprint))) = (new, old) {
-            for mismatch in fingerprint::mismatches(baseline_fingerprint, &results.fingerprint) {
+            let mut mismatches =
+                fingerprint::mismatches(baseline_fingerprint, &results.fingerprint);
+            let cache: Vec<&String> = budgets
+                .keys()
+                .filter(|m| config::CACHE_METRICS.contains(&m.as_str()))
+                .collect();
+            if !cache.is_empty() {
+                let layout =
+                    fingerprint::cache_mismatches(baseline_fingerprint, &results.fingerprint);
+                if !layout.is_empty() {
+                    gated_cache_metrics.extend(cache.into_iter().cloned());
+                    mismatches.extend(layout);
+                }
+            }
+            for mismatch in mismatches {
                 if !env_mismatches.contains(&mismatch) {
                     env_mismatches.push(mismatch);
                 }
             }
         }
-        let budgets = config.budgets_for(id);
         for (metric, limit) in &budgets {
             let baseline = old.and_then(|(counts, _)| counts.get(metric).copied());
             let current = new.and_then(|counts| counts.get(metric).copied());
@@ -132,12 +147,24 @@ pub fn compare(
                 )
             })
             .collect();
-        let reason = format!(
+        let mut reason = format!(
             "the environment differs from the baselines': {}. Counts from different environments \
              do not compare; run the gate where the baselines were taken (`irgate doctor` shows \
              the fields), or take new baselines here on purpose (`irgate run && irgate refresh`)",
             fields.join("; ")
         );
+        if !gated_cache_metrics.is_empty() {
+            reason.push_str(&format!(
+                ". gate.toml gates {}, from callgrind's cache simulation, which moves with the \
+                 checkout path and the benchmark's environment: it is gated only between runs \
+                 at the same path in the same environment (the pinned container's `/irgate`)",
+                gated_cache_metrics
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         match policy.on_env_mismatch {
             EnvPolicy::Fail => Outcome::Undecided { reason },
             EnvPolicy::Warn => Outcome::NoVerdict { reason },
@@ -367,6 +394,43 @@ mod tests {
         assert!(matches!(report.outcome, Outcome::NoVerdict { .. }));
         assert_eq!(report.outcome.exit_code(), 0);
         assert_eq!(report.rows[0].status, Status::OverBudget);
+    }
+
+    #[test]
+    fn a_gated_cache_metric_needs_the_same_path_and_environment() {
+        let mut base = baselines(&[("a::x", 1_000)]);
+        base.groups.get_mut("a").unwrap().fingerprint.workspace_root = "/irgate".into();
+        let mut run = results(&[("a::x", 1_000)]);
+        run.fingerprint.workspace_root = "/home/me/src/project".into();
+        // Ir alone: the path is informational.
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
+        assert_eq!(report.outcome, Outcome::Passed);
+        // EstimatedCycles gated: the same counts at another path do not compare.
+        let gated =
+            config("[budgets]\nIr = { absolute = 50 }\nEstimatedCycles = { absolute = 50 }");
+        let report = compare(&run, &base, &gated, Policy::default());
+        let Outcome::Undecided { reason } = &report.outcome else {
+            panic!("{:?}", report.outcome)
+        };
+        assert!(
+            reason.contains("workspace_root (baseline `/irgate`, this run `/home/me/src/project`)"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("gate.toml gates `EstimatedCycles`"),
+            "{reason}"
+        );
+        // An override gating it elsewhere does not touch a benchmark it does not match.
+        let elsewhere = config(
+            "[budgets]\nIr = { absolute = 50 }\n[[overrides]]\nbenchmarks = [\"b::*\"]\n\
+             budgets.EstimatedCycles = { absolute = 5 }",
+        );
+        let report = compare(&run, &base, &elsewhere, Policy::default());
+        assert_eq!(report.outcome, Outcome::Passed);
+        // At the same path it is gated as any count.
+        run.fingerprint.workspace_root = "/irgate".into();
+        let report = compare(&run, &base, &gated, Policy::default());
+        assert_eq!(report.outcome, Outcome::Passed);
     }
 
     #[test]

@@ -373,6 +373,23 @@ pub fn is_count_metric(name: &str) -> bool {
     }
 }
 
+/// Callgrind's metrics that come from its cache simulation. They depend on where the measured
+/// program's stack and data lie, which moves with the checkout path and the environment the
+/// benchmark is started with (docs/container.md#cache-metrics), so they are gated only between
+/// runs at the same path in the same environment.
+pub const CACHE_METRICS: &[&str] = &[
+    "I1mr",
+    "D1mr",
+    "D1mw",
+    "ILmr",
+    "DLmr",
+    "DLmw",
+    "L1hits",
+    "LLhits",
+    "RamHits",
+    "EstimatedCycles",
+];
+
 /// 1-based line and column of byte `offset` in `text`.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];

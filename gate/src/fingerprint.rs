@@ -26,6 +26,10 @@ pub const MUST_MATCH: &[&str] = &[
     "aslr",
 ];
 
+/// The fields that must also be equal when a cache metric is gated: the measured program's
+/// memory layout follows the checkout path and the environment it runs in.
+pub const MUST_MATCH_FOR_CACHE_METRICS: &[&str] = &["environment", "workspace_root"];
+
 /// Collects the fingerprint of this machine, for suites written with `libraries` run with
 /// `glibc_tunables` from `workspace_root`.
 pub fn collect(glibc_tunables: &str, workspace_root: &Path, libraries: &[Library]) -> Fingerprint {
@@ -121,10 +125,25 @@ pub fn must_match(field: &str) -> bool {
 
 /// The must-match fields where `current` differs from `baseline`.
 pub fn mismatches(baseline: &Fingerprint, current: &Fingerprint) -> Vec<FieldMismatch> {
+    differences(baseline, current, must_match)
+}
+
+/// The fields a gated cache metric also needs equal, where `current` differs from `baseline`.
+pub fn cache_mismatches(baseline: &Fingerprint, current: &Fingerprint) -> Vec<FieldMismatch> {
+    differences(baseline, current, |field| {
+        MUST_MATCH_FOR_CACHE_METRICS.contains(&field)
+    })
+}
+
+fn differences(
+    baseline: &Fingerprint,
+    current: &Fingerprint,
+    compared: impl Fn(&str) -> bool,
+) -> Vec<FieldMismatch> {
     fields(baseline)
         .into_iter()
         .zip(fields(current))
-        .filter(|((field, old), (_, new))| must_match(field) && old != new)
+        .filter(|((field, old), (_, new))| compared(field) && old != new)
         .map(|((field, old), (_, new))| FieldMismatch {
             field: field.to_owned(),
             baseline: old,
