@@ -163,7 +163,11 @@ fn a_baseline_taken_with_another_toolchain_or_valgrind_is_refused_naming_the_fie
 #[test]
 fn doctor_without_baselines_prints_the_environment_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("gate.toml"), "").unwrap();
+    std::fs::write(
+        dir.path().join("gate.toml"),
+        "[budgets]\nIr = { absolute = 1 }\n",
+    )
+    .unwrap();
     let doctor = irgate(dir.path(), &["doctor"]);
     assert_eq!(doctor.code, 0, "{}", doctor.stderr);
     assert!(
