@@ -25,6 +25,7 @@ The workflow:
   irgate refresh    accept the counts as the new baselines, on purpose
   irgate doctor     show this environment against the baselines', field by field
   irgate explain    show where a benchmark's instructions went, function by function
+  irgate history    record runs of the default branch; draw the dashboard
 
 Exit codes (every command): 0 every budget holds (or the command did its work), 1 a budget is
 exceeded, 2 the gate cannot decide (bad or missing input, a different environment, a tool
@@ -79,6 +80,9 @@ pub enum Command {
     /// Show this environment's fingerprint and whether it matches the baselines', field by field.
     #[command(long_about = DOCTOR_ABOUT)]
     Doctor(DoctorArgs),
+    /// Record runs of the default branch over time, and draw the dashboard from them.
+    #[command(subcommand)]
+    History(HistoryCommand),
     /// Post the JSON report as the pull request's one irgate comment; write the step summary.
     #[cfg(feature = "github")]
     #[command(long_about = COMMENT_ABOUT)]
@@ -180,6 +184,71 @@ differential flame graph (SVG) beside the results (target/irgate/flamegraphs/).
 Reads the per-function profiles `irgate run` writes beside the results and the ones `irgate
 refresh` stores in baselines/profiles/. `irgate check` does the same for every benchmark over
 budget.";
+
+const HISTORY_ADD_ABOUT: &str = "\
+Record runs in the history: one file per run, runs/<date>-<commit>.json under --history (a
+checkout of the history branch, in CI). Each RESULTS file (default: the latest results) becomes one
+run; give several, oldest first, to import an existing series.
+
+The commit and date come from the results' fingerprint (--commit names another commit, for one
+file); results taken with uncommitted changes are refused. A run is added as a new file and never
+replaces one: the same run recorded twice is reported and kept, a different run under the same
+name is an error. So two pushes racing to the history branch write different files, and a
+`git pull --rebase` before the push merges them.";
+
+const HISTORY_RENDER_ABOUT: &str = "\
+Draw the history as a static, self-contained HTML site in --out (inline CSS and SVG, no script,
+nothing fetched at view time; fits a laptop and a phone): index.html, an overview of every
+benchmark with a trend line of its Ir and its change over the last --window runs;
+group-<group>.html, a chart of Ir and of every other recorded metric per benchmark, with the runs
+that refreshed the baselines or changed the environment marked; runs.html, every run with its
+commit (linked to --repo-url when given). Publish it with GitHub Pages, or as an artifact.";
+
+/// `irgate history` commands.
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// Add runs (results files) to the history, never replacing one.
+    #[command(long_about = HISTORY_ADD_ABOUT)]
+    Add(HistoryAddArgs),
+    /// Draw the history as a static HTML dashboard.
+    #[command(long_about = HISTORY_RENDER_ABOUT)]
+    Render(HistoryRenderArgs),
+}
+
+/// Arguments of `irgate history add`.
+#[derive(Debug, Args)]
+pub struct HistoryAddArgs {
+    /// Results files, one run each, oldest first [default: the latest results]
+    #[arg(value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// The history directory (holds runs/)
+    #[arg(long, value_name = "DIR")]
+    pub history: PathBuf,
+    /// The full commit hash the counts were taken at, when not the one in the results
+    #[arg(long, value_name = "SHA")]
+    pub commit: Option<String>,
+    /// Mark the run as one that accepted new baselines
+    #[arg(long)]
+    pub refreshed: bool,
+}
+
+/// Arguments of `irgate history render`.
+#[derive(Debug, Args)]
+pub struct HistoryRenderArgs {
+    /// The history directory (holds runs/)
+    #[arg(long, value_name = "DIR")]
+    pub history: PathBuf,
+    /// Where to write the site
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The overview's change column compares the latest run with the one this many runs before
+    #[arg(long, value_name = "RUNS", default_value_t = 10)]
+    pub window: usize,
+    /// The repository's https:// address, to link every run's commit to
+    /// (e.g. https://github.com/OWNER/NAME)
+    #[arg(long, value_name = "URL")]
+    pub repo_url: Option<String>,
+}
 
 /// Arguments of `irgate explain`.
 #[derive(Debug, Args)]
@@ -399,6 +468,25 @@ impl Command {
                 &Paths::from(&args.paths).resolve()?,
                 args.format.into(),
             ),
+            Command::History(HistoryCommand::Add(args)) => {
+                crate::history::add(&crate::history::AddOptions {
+                    history: args.history.clone(),
+                    results: args.results.clone(),
+                    commit: args.commit.clone(),
+                    refreshed: args.refreshed,
+                    paths: Paths::default(),
+                })
+            }
+            Command::History(HistoryCommand::Render(args)) => {
+                crate::history::render(&crate::history::RenderOptions {
+                    history: args.history.clone(),
+                    out: args.out.clone(),
+                    site: crate::history::render::Site {
+                        window: args.window,
+                        repo_url: args.repo_url.clone(),
+                    },
+                })
+            }
             #[cfg(feature = "github")]
             Command::Comment(args) => Ok(std::process::ExitCode::from(crate::comment::run(
                 &crate::comment::Options {

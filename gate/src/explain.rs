@@ -39,12 +39,7 @@ pub struct Attribution {
 /// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
 pub fn artifacts_url_from_env() -> Option<String> {
     let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
-    let plain = url.starts_with("https://")
-        && url.len() < 500
-        && url
-            .chars()
-            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c));
-    plain.then_some(url)
+    crate::report::is_plain_https(&url).then_some(url)
 }
 
 /// One benchmark's explanation.

@@ -21,6 +21,7 @@ pub mod explain;
 pub mod files;
 pub mod filter;
 pub mod fingerprint;
+pub mod history;
 pub mod id;
 pub mod init;
 pub mod library;

@@ -497,7 +497,8 @@ fn budget(limit: &Limit) -> String {
     )
 }
 
-fn plural(n: usize, noun: &str) -> String {
+/// `1 run`, `2 runs`.
+pub(crate) fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
