@@ -137,7 +137,12 @@ library, glibc, CPU vendor or flags, ASLR...), the gate refuses to judge (exit 2
 fields; --on-env-mismatch=warn shows the comparison without a verdict instead (exit 0).
 
 When every budget holds, the report is a short summary (the largest movers within budget);
---full prints every row.";
+--full prints every row.
+
+With a [drift] budget in gate.toml, a benchmark also fails when it grew by more than that budget
+since the anchor (a tag or commit recorded in the history, --history DIR), even if every single
+change stayed within its own budget; its row says since when. If the anchor has no run in the
+history, or its counts were taken in another environment, the gate cannot decide (exit 2).";
 
 const REFRESH_ABOUT: &str = "\
 Write the latest results into baselines/, one file per benchmark group, and show what changed.
@@ -370,8 +375,25 @@ pub struct CheckArgs {
     /// What a different environment does
     #[arg(long, value_enum, default_value_t = EnvPolicyArg::Fail, value_name = "POLICY")]
     pub on_env_mismatch: EnvPolicyArg,
+    /// The history (a checkout of the history branch), where gate.toml's [drift] anchor is
+    /// recorded; needed when gate.toml has a [drift] budget
+    #[arg(long, value_name = "DIR")]
+    pub history: Option<PathBuf>,
+    /// The published dashboard's https:// address: the markdown report links each failing
+    /// benchmark to its chart there
+    #[arg(long, value_name = "URL", value_parser = https_url)]
+    pub dashboard_url: Option<String>,
     #[command(flatten)]
     pub paths: PathArgs,
+}
+
+/// A plain `https://` address, for a link.
+fn https_url(url: &str) -> Result<String, String> {
+    if crate::report::is_plain_https(url) {
+        Ok(url.trim_end_matches('/').to_owned())
+    } else {
+        Err("give a plain https:// address (no quotes, brackets or spaces)".to_owned())
+    }
 }
 
 /// Arguments of `irgate refresh`.
@@ -425,6 +447,10 @@ pub struct CommentArgs {
     /// informational and never gated
     #[arg(long, value_name = "FILE")]
     pub load: Option<PathBuf>,
+    /// The published dashboard's https:// address: each failing benchmark links to its chart
+    /// there
+    #[arg(long, env = "IRGATE_DASHBOARD_URL", value_name = "URL", value_parser = https_url)]
+    pub dashboard_url: Option<String>,
 }
 
 impl Command {
@@ -455,6 +481,8 @@ impl Command {
                     },
                 },
                 paths: (&args.paths).into(),
+                history: args.history.clone(),
+                dashboard_url: args.dashboard_url.clone(),
             }),
             Command::Refresh(args) => crate::refresh::execute(&crate::refresh::Options {
                 filter: args.filter.clone(),
@@ -497,6 +525,7 @@ impl Command {
                     author: args.author.clone(),
                     post: !args.no_post,
                     load: args.load.clone(),
+                    dashboard_url: args.dashboard_url.clone(),
                 },
             ))),
         }

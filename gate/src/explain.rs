@@ -34,6 +34,10 @@ pub struct Attribution {
     /// `irgate comment` from `IRGATE_ARTIFACTS_URL`, never read from a report.
     #[serde(skip)]
     pub artifacts_url: Option<String>,
+    /// The published dashboard (`irgate history render`): failing benchmarks link to their
+    /// charts there. Set by `--dashboard-url`, never read from a report.
+    #[serde(skip)]
+    pub dashboard_url: Option<String>,
 }
 
 /// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
@@ -69,7 +73,9 @@ pub fn attach(report: &mut Report, results: &Path, baselines: &Path, flamegraph_
     let failing: Vec<(String, Option<u64>, Option<u64>)> = report
         .rows
         .iter()
-        .filter(|r| r.status == Status::OverBudget && r.metric == profiles::EVENT)
+        .filter(|r| {
+            r.status == Status::OverBudget && r.metric == profiles::EVENT && r.since.is_none()
+        })
         .map(|r| (r.benchmark.clone(), r.baseline, r.new))
         .collect();
     if failing.is_empty() {

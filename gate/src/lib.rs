@@ -16,6 +16,7 @@ pub mod compare;
 pub mod config;
 pub mod cpu;
 pub mod doctor;
+pub mod drift;
 pub mod error;
 pub mod explain;
 pub mod files;

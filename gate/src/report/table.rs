@@ -54,6 +54,7 @@ pub fn render(report: &Report, full: bool) -> String {
             let explained = report.attribution.explanations.iter().find(|e| {
                 row.status == Status::OverBudget
                     && row.metric == "Ir"
+                    && row.since.is_none()
                     && e.benchmark == row.benchmark
             });
             if let Some(explained) = explained {
@@ -146,10 +147,14 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
         Status::Ok => "ok",
         Status::Info => "info (not gated)",
     };
+    let status = match &row.since {
+        Some(since) => format!("{status} since {since}"),
+        None => status.to_owned(),
+    };
     cells.push(if row.fails {
         format!("FAIL {status}")
     } else {
-        status.to_owned()
+        status
     });
     cells
 }
