@@ -579,7 +579,8 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
 
     #[test]
     fn reads_the_drift_budget_with_the_budget_syntax() {
-        let config = parse("[drift]\nsince = \"v0.3.0\"\nbudgets.Ir = { relative_pct = 4.0 }\n").unwrap();
+        let config =
+            parse("[drift]\nsince = \"v0.3.0\"\nbudgets.Ir = { relative_pct = 4.0 }\n").unwrap();
         assert_eq!(
             config.drift,
             Some(Drift {
@@ -599,12 +600,18 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
                 "[drift]\nsince = \"--upload-pack=x\"\nbudgets.Ir = { absolute = 1 }",
                 "gate.toml:2:9: since = \"--upload-pack=x\": name a tag or commit",
             ),
-            ("[drift]\nsince = \"v1\"\nbudgets = {}", "[drift] has no budget"),
+            (
+                "[drift]\nsince = \"v1\"\nbudgets = {}",
+                "[drift] has no budget",
+            ),
             (
                 "[drift]\nsince = \"v1\"\nbudgets.Ir = { relative_pct = -1.0 }",
                 "relative_pct is -1",
             ),
-            ("[drift]\nbudgets.Ir = { absolute = 1 }", "missing field `since`"),
+            (
+                "[drift]\nbudgets.Ir = { absolute = 1 }",
+                "missing field `since`",
+            ),
         ] {
             let error = parse(text).unwrap_err().to_string();
             assert!(error.contains(message), "{text:?}: {error}");

@@ -86,8 +86,7 @@ fn resolve(since: &str, root: &Path) -> Option<String> {
 /// must come from the same environment as the results.
 pub fn judge(report: &mut Report, results: &Results, drift: &Drift, anchor: &Anchor) -> Result<()> {
     let anchored = &anchor.run.results;
-    let mismatches =
-        crate::fingerprint::mismatches(&anchored.fingerprint, &results.fingerprint);
+    let mismatches = crate::fingerprint::mismatches(&anchored.fingerprint, &results.fingerprint);
     if let Some(m) = mismatches.first() {
         return Err(Error::invalid(
             format!("[drift] since {}", anchor.label),

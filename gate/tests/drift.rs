@@ -38,7 +38,14 @@ fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .output()
         .unwrap();
@@ -116,7 +123,12 @@ fn five_changes_of_0_9_percent_fail_a_4_percent_drift_budget() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("FAIL: 1 of 2 benchmarks failed the gate"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("FAIL: 1 of 2 benchmarks failed the gate"),
+        "{}",
+        run.stdout
+    );
     assert!(!run.stdout.contains(STEADY), "{}", run.stdout);
 
     let run = check(
@@ -182,7 +194,10 @@ fn a_drift_budget_without_its_anchor_cannot_decide() {
     );
 
     // The tag moves to a commit the history never recorded.
-    git(dir.path(), &["commit", "-q", "--allow-empty", "-m", "later"]);
+    git(
+        dir.path(),
+        &["commit", "-q", "--allow-empty", "-m", "later"],
+    );
     git(dir.path(), &["tag", "-f", "v1"]);
     let run = check(dir.path(), &["--history", "history", "--format", "json"]);
     assert_eq!(run.code, 2);
@@ -195,11 +210,16 @@ fn a_drift_budget_without_its_anchor_cannot_decide() {
     );
 
     let toml = std::fs::read_to_string(dir.path().join("gate.toml")).unwrap();
-    std::fs::write(dir.path().join("gate.toml"), toml.replace("\"v1\"", "\"v9\"")).unwrap();
+    std::fs::write(
+        dir.path().join("gate.toml"),
+        toml.replace("\"v1\"", "\"v9\""),
+    )
+    .unwrap();
     let run = check(dir.path(), &["--history", "history"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("[drift] since = \"v9\": not a tag or commit"),
+        run.stderr
+            .contains("[drift] since = \"v9\": not a tag or commit"),
         "{}",
         run.stderr
     );

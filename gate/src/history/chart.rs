@@ -229,7 +229,12 @@ mod tests {
         let svg = line(
             "a::b <Ir>",
             "Ir",
-            &[point(Some(10)), point(None), point(Some(12)), point(Some(11))],
+            &[
+                point(Some(10)),
+                point(None),
+                point(Some(12)),
+                point(Some(11)),
+            ],
             &[(2, Marker::Refresh), (3, Marker::EnvChange)],
         );
         assert_eq!(svg.matches("<polyline").count(), 2);

@@ -75,9 +75,7 @@ pub struct RenderOptions {
 /// Runs `irgate history render`: the dashboard of the history, written into `out`.
 pub fn render(options: &RenderOptions) -> Result<ExitCode> {
     if options.site.window == 0 {
-        return Err(Error::Tool(
-            "--window must be at least 1 run".to_owned(),
-        ));
+        return Err(Error::Tool("--window must be at least 1 run".to_owned()));
     }
     if let Some(url) = &options.site.repo_url
         && !crate::report::is_plain_https(url)

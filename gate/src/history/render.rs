@@ -40,7 +40,12 @@ pub struct Site {
 
 /// The page of `id`'s group: `group-<group>.html`.
 pub fn page_of(id: &str) -> String {
-    format!("group-{}.html", crate::id::group_of(id))
+    group_page_name(crate::id::group_of(id))
+}
+
+/// The page of `group` (a checked group name, so a plain file name).
+fn group_page_name(group: &str) -> String {
+    format!("group-{group}.html")
 }
 
 /// The HTML id of `id`'s section on its group page: `b-` and the id with `::` as `--` and `/`
@@ -74,7 +79,7 @@ pub fn render(runs: &[Run], site: &Site) -> BTreeMap<String, String> {
     pages.insert(RUNS.to_owned(), runs_page(runs, &history, site));
     for (group, ids) in &history.groups {
         pages.insert(
-            format!("group-{group}.html"),
+            group_page_name(group),
             group_page(group, ids, runs, &history),
         );
     }
@@ -103,7 +108,10 @@ struct Series {
 
 impl Series {
     fn of(runs: &[Run]) -> Series {
-        let ids: BTreeSet<&String> = runs.iter().flat_map(|r| r.results.benchmarks.keys()).collect();
+        let ids: BTreeSet<&String> = runs
+            .iter()
+            .flat_map(|r| r.results.benchmarks.keys())
+            .collect();
         let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut values = BTreeMap::new();
         for id in ids {
@@ -134,13 +142,12 @@ impl Series {
             .iter()
             .enumerate()
             .map(|(i, run)| match i.checked_sub(1).map(|p| &runs[p]) {
-                Some(previous) => fingerprint::mismatches(
-                    &previous.results.fingerprint,
-                    &run.results.fingerprint,
-                )
-                .into_iter()
-                .map(|m| m.field)
-                .collect(),
+                Some(previous) => {
+                    fingerprint::mismatches(&previous.results.fingerprint, &run.results.fingerprint)
+                        .into_iter()
+                        .map(|m| m.field)
+                        .collect()
+                }
                 None => Vec::new(),
             })
             .collect();
@@ -207,12 +214,22 @@ fn run_anchor(run: &Run) -> String {
     format!("run-{}-{}", run.stamp(), run.commit)
 }
 
-fn change_cell(values: &[Option<u64>], window: usize) -> String {
+/// The change of `values` between the latest run and the one `window` runs before it (or the
+/// first after it that has a value), flagged when the environment changed in between.
+fn change_cell(values: &[Option<u64>], window: usize, env_changes: &[Vec<String>]) -> String {
     let Some(last) = values.iter().rposition(Option::is_some) else {
         return "<td class=\"num muted\">–</td>".to_owned();
     };
     let start = last.saturating_sub(window);
-    let first = (start..last).find_map(|i| values[i]);
+    let first = (start..last).find(|&i| values[i].is_some());
+    let flag = match first {
+        Some(first) if env_changes[first + 1..=last].iter().any(|c| !c.is_empty()) => {
+            " <span class=\"key-env\" title=\"the environment changed in this window: the counts \
+             do not compare\">env</span>"
+        }
+        _ => "",
+    };
+    let first = first.and_then(|i| values[i]);
     match (first, values[last]) {
         (Some(old), Some(new)) if old > 0 => {
             let pct = (new as f64 - old as f64) * 100.0 / old as f64;
@@ -223,7 +240,7 @@ fn change_cell(values: &[Option<u64>], window: usize) -> String {
             } else {
                 "muted"
             };
-            format!("<td class=\"num {class}\">{pct:+.2}%</td>")
+            format!("<td class=\"num {class}\">{pct:+.2}%{flag}</td>")
         }
         _ => "<td class=\"num muted\">–</td>".to_owned(),
     }
@@ -250,9 +267,10 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
     for (group, ids) in &history.groups {
         let _ = write!(
             body,
-            "<h2><a href=\"group-{group}.html\">{group}</a></h2><div class=\"wrap\"><table>\
+            "<h2><a href=\"{}\">{group}</a></h2><div class=\"wrap\"><table>\
              <thead><tr><th>benchmark</th><th>trend (Ir)</th><th class=\"num\">latest Ir</th>\
              <th class=\"num\">change, last {}</th></tr></thead><tbody>",
+            group_page_name(group),
             plural(site.window, "run")
         );
         for id in ids {
@@ -269,7 +287,7 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
                 page_of(id),
                 anchor(id),
                 chart::sparkline(values),
-                change_cell(values, site.window)
+                change_cell(values, site.window, &history.env_changes)
             );
         }
         body.push_str("</tbody></table></div>");
@@ -338,7 +356,11 @@ fn runs_page(runs: &[Run], history: &Series, site: &Site) -> String {
                 run.commit,
                 run.short_commit()
             ),
-            None => format!("<code title=\"{}\">{}</code>", run.commit, run.short_commit()),
+            None => format!(
+                "<code title=\"{}\">{}</code>",
+                run.commit,
+                run.short_commit()
+            ),
         };
         let env = &history.env_changes[i];
         let env = if env.is_empty() {
@@ -355,7 +377,10 @@ fn runs_page(runs: &[Run], history: &Series, site: &Site) -> String {
                     format!("{field} <code>{}</code>", escape(&value))
                 })
                 .collect();
-            format!("<span class=\"key-env\">changed:</span> {}", fields.join(", "))
+            format!(
+                "<span class=\"key-env\">changed:</span> {}",
+                fields.join(", ")
+            )
         };
         let _ = write!(
             body,
@@ -384,6 +409,9 @@ mod tests {
         assert_eq!(anchor("frame::encode/b512"), "b-frame--encode-b512");
         assert_ne!(anchor("a::b::c"), anchor("a::b/c"));
         assert_eq!(page_of("frame::encode/b512"), "group-frame.html");
-        assert_eq!(escape("<a href=\"x\">'&"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;");
+        assert_eq!(
+            escape("<a href=\"x\">'&"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;"
+        );
     }
 }

@@ -263,12 +263,7 @@ fn check_commit(commit: &str) -> Result<(), String> {
 fn parse_date(text: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(text)
         .map(|date| date.with_timezone(&Utc))
-        .map_err(|e| {
-            format!(
-                "{} is not an RFC 3339 date ({e})",
-                crate::id::escaped(text)
-            )
-        })
+        .map_err(|e| format!("{} is not an RFC 3339 date ({e})", crate::id::escaped(text)))
 }
 
 #[cfg(test)]
@@ -351,9 +346,16 @@ mod tests {
         let mut dirty = results(1);
         dirty.fingerprint.commit = format!("{COMMIT}-dirty");
         let error = Run::from_results(dirty, None, false, "r.json").unwrap_err();
-        assert!(error.to_string().starts_with("r.json: taken with uncommitted"));
+        assert!(
+            error
+                .to_string()
+                .starts_with("r.json: taken with uncommitted")
+        );
         let error = Run::from_results(results(1), Some("../../x"), false, "r.json").unwrap_err();
-        assert!(error.to_string().contains("not a full commit hash"), "{error}");
+        assert!(
+            error.to_string().contains("not a full commit hash"),
+            "{error}"
+        );
 
         let dir = tempfile::tempdir().unwrap();
         let run = Run::from_results(results(1), None, false, "r").unwrap();
