@@ -94,12 +94,15 @@ pub fn write(pages: &BTreeMap<String, String>, out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// A metric's counts, one slot per run (`None` where the benchmark did not run).
+type Slots = Vec<Option<u64>>;
+
 /// The history as series: each benchmark's counts by metric, one slot per run.
 struct Series {
     /// Benchmark ids by group.
     groups: BTreeMap<String, Vec<String>>,
     /// Counts by benchmark, then metric (Ir first), one slot per run.
-    values: BTreeMap<String, Vec<(String, Vec<Option<u64>>)>>,
+    values: BTreeMap<String, Vec<(String, Slots)>>,
     /// What each run changed: refreshed baselines, environment fields that differ from the run
     /// before.
     markers: Vec<Vec<Marker>>,
