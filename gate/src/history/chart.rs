@@ -40,10 +40,10 @@ impl Marker {
 
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 260.0;
-const LEFT: f64 = 84.0;
+const LEFT: f64 = 100.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 26.0;
-const BOTTOM: f64 = 52.0;
+const BOTTOM: f64 = 56.0;
 const TICKS: usize = 5;
 const MAX_X_LABELS: usize = 6;
 
@@ -95,11 +95,17 @@ pub fn line(title: &str, metric: &str, points: &[Point], markers: &[(usize, Mark
     let step = points.len().div_ceil(MAX_X_LABELS).max(1);
     for (i, point) in points.iter().enumerate() {
         if i % step == 0 || i + 1 == points.len() {
+            // The outermost labels stay inside the chart.
+            let anchor = match i {
+                0 if points.len() > 1 => "start",
+                i if i + 1 == points.len() && i > 0 => "end",
+                _ => "middle",
+            };
             let _ = write!(
                 out,
-                r#"<text class="xlabel" x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                r#"<text class="xlabel" x="{:.1}" y="{}" text-anchor="{anchor}">{}</text>"#,
                 x(i),
-                bottom + 16.0,
+                bottom + 18.0,
                 escape(&point.tick)
             );
         }

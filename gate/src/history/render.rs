@@ -17,7 +17,7 @@ use std::path::Path;
 use super::chart::{self, Marker, Point};
 use super::store::Run;
 use crate::config::IR;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fingerprint;
 use crate::report::markdown::plural;
 use crate::report::thousands;
@@ -86,10 +86,16 @@ pub fn render(runs: &[Run], site: &Site) -> BTreeMap<String, String> {
     pages
 }
 
-/// Writes the site's pages into `out` (created if missing).
+/// Writes the site's pages into `out` (created if missing), readable by all (a web server serves
+/// them).
 pub fn write(pages: &BTreeMap<String, String>, out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|source| Error::Write {
+        path: out.to_owned(),
+        source,
+    })?;
     for (name, html) in pages {
-        crate::files::write_atomic(&out.join(name), html.as_bytes())?;
+        let path = out.join(name);
+        std::fs::write(&path, html).map_err(|source| Error::Write { path, source })?;
     }
     Ok(())
 }
@@ -201,7 +207,9 @@ svg text{font-size:11px;fill:#333}svg .axis-title{font-size:12px;font-weight:600
 .point{fill:#1f6fb2}.point:hover{fill:#b3261e}\
 .marker{stroke-width:1.5;stroke-dasharray:4 3}.marker.refresh{stroke:#7b3fc4}\
 .marker.env{stroke:#d9730d}text.refresh{fill:#7b3fc4}text.env{fill:#d9730d}\
-.key-refresh{color:#7b3fc4}.key-env{color:#d9730d}";
+.key-refresh{color:#7b3fc4}.key-env{color:#d9730d}\
+@media (max-width:600px){body{padding:.5rem}th,td{padding:.2rem .3rem;font-size:.8rem}\
+svg.spark{width:64px}svg.chart text,svg.chart .axis-title{font-size:17px}}";
 
 fn page(title: &str, body: &str) -> String {
     format!(
