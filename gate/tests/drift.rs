@@ -164,6 +164,19 @@ fn five_changes_of_0_9_percent_fail_a_4_percent_drift_budget() {
     assert_eq!(drifted.len(), 1);
     assert_eq!(drifted[0]["since"], since.as_str());
     assert_eq!(drifted[0]["baseline"], 100_000);
+
+    // The comment is drawn from that JSON report (read back as `irgate comment` reads it), with
+    // the link added there.
+    let mut read_back = irgate::report::json::parse(&run.stdout, "report.json").unwrap();
+    read_back.attribution.dashboard_url = Some("https://owner.github.io/repo".into());
+    let comment = irgate::report::markdown::render(&read_back, 65_536);
+    assert!(
+        comment.contains(&format!(
+            "(https://owner.github.io/repo/group-codec.html#b-codec--encode-b512) | `Ir` | 100,000 \
+             | 104,582 | +4.58% (+4,582) | +4%, at least +0 | ❌ over budget since `{since}` |"
+        )),
+        "{comment}"
+    );
 }
 
 #[test]
