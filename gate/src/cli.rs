@@ -251,7 +251,7 @@ pub struct HistoryRenderArgs {
     pub window: usize,
     /// The repository's https:// address, to link every run's commit to
     /// (e.g. https://github.com/OWNER/NAME)
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = https_url)]
     pub repo_url: Option<String>,
 }
 

@@ -77,14 +77,6 @@ pub fn render(options: &RenderOptions) -> Result<ExitCode> {
     if options.site.window == 0 {
         return Err(Error::Tool("--window must be at least 1 run".to_owned()));
     }
-    if let Some(url) = &options.site.repo_url
-        && !crate::report::is_plain_https(url)
-    {
-        return Err(Error::Tool(format!(
-            "--repo-url {}: give the repository's plain https:// address",
-            crate::id::escaped(url)
-        )));
-    }
     let runs = store::load(&options.history)?;
     if runs.is_empty() {
         return Err(Error::invalid(
