@@ -69,16 +69,6 @@ pub fn align(lines: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
     out
 }
 
-/// Whether `url` is a plain `https://` address, safe to put in a link: printable ASCII without
-/// quotes, brackets or parentheses, under 500 characters.
-pub fn is_plain_https(url: &str) -> bool {
-    url.starts_with("https://")
-        && url.len() < 500
-        && url
-            .chars()
-            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c))
-}
-
 /// `1234567` -> `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -90,6 +80,16 @@ pub fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// Whether `url` is a plain `https://` address, safe to put in a link: printable ASCII without
+/// quotes, brackets or parentheses, under 500 characters.
+pub fn is_plain_https(url: &str) -> bool {
+    url.starts_with("https://")
+        && url.len() < 500
+        && url
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c))
 }
 
 #[cfg(test)]

@@ -147,15 +147,14 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
         Status::Ok => "ok",
         Status::Info => "info (not gated)",
     };
-    let status = match &row.since {
-        Some(since) => format!("{status} since {since}"),
-        None => status.to_owned(),
-    };
     cells.push(if row.fails {
         format!("FAIL {status}")
     } else {
-        status
+        status.to_owned()
     });
+    if let (Some(since), Some(verdict)) = (&row.since, cells.last_mut()) {
+        verdict.push_str(&format!(" since {since}"));
+    }
     cells
 }
 
