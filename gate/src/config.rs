@@ -594,7 +594,10 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
                 )]),
             })
         );
-        assert_eq!(parse("[budgets]\nIr = { absolute = 1 }\n").unwrap().drift, None);
+        assert_eq!(
+            parse("[budgets]\nIr = { absolute = 1 }\n").unwrap().drift,
+            None
+        );
         for (text, message) in [
             (
                 "[drift]\nsince = \"--upload-pack=x\"\nbudgets.Ir = { absolute = 1 }",
