@@ -33,7 +33,14 @@ pub struct AddOptions {
 /// Runs `irgate history add`: each results file becomes one run of the history.
 pub fn add(options: &AddOptions) -> Result<ExitCode> {
     let files = if options.results.is_empty() {
-        vec![options.paths.resolve()?.results]
+        let latest = options.paths.resolve()?.results;
+        if !latest.exists() {
+            return Err(Error::invalid(
+                latest.display(),
+                "no results: run `irgate run` first, or name the results files to record",
+            ));
+        }
+        vec![latest]
     } else {
         options.results.clone()
     };
