@@ -322,3 +322,45 @@ fn a_bad_history_is_refused_with_the_file_named() {
         run.stderr
     );
 }
+
+/// The same history draws the same site, byte for byte, and recording it again changes nothing.
+#[test]
+fn the_same_history_draws_the_same_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = recorded_history(dir.path());
+    let again: Run = irgate(dir.path())
+        .args(["history", "add", "--history"])
+        .arg(&history)
+        .arg(format!("{FIXTURES}/run8.json"))
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again.stdout.starts_with("already recorded: "),
+        "{}",
+        again.stdout
+    );
+    let render = |out: &str| {
+        let run: Run = irgate(dir.path())
+            .args(["history", "render", "--out", out, "--history"])
+            .arg(&history)
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path().join(out))
+            .unwrap()
+            .map(|e| {
+                let path = e.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read(&path).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let first = render("one");
+    assert_eq!(first.len(), 4);
+    assert_eq!(first, render("two"));
+}
