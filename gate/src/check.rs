@@ -23,6 +23,10 @@ pub struct Options {
     pub policy: Policy,
     /// Where the files are.
     pub paths: Paths,
+    /// The history directory, where the drift budget's anchor is recorded.
+    pub history: Option<std::path::PathBuf>,
+    /// The published dashboard: the markdown report links failing benchmarks to their charts.
+    pub dashboard_url: Option<String>,
 }
 
 /// Runs `irgate check`; the exit code is the outcome's.
@@ -36,6 +40,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             let paths = options.paths.resolve()?;
             let dir = crate::explain::flamegraph_dir(&paths.results);
             crate::explain::attach(&mut report, &paths.results, &paths.baselines, &dir);
+            report.attribution.dashboard_url = options.dashboard_url.clone();
             report
         }
         Err(error) if options.format != Format::Table => {
@@ -94,10 +99,20 @@ fn compare_inputs(options: &Options) -> Result<Report> {
             "override pattern matches no benchmark (a typo, or a benchmark that is gone?)",
         ));
     }
-    Ok(compare::compare(
-        &results,
-        &baselines,
-        &config,
-        options.policy,
-    ))
+    let mut report = compare::compare(&results, &baselines, &config, options.policy);
+    if let Some(drift) = &config.drift {
+        let Some(history) = &options.history else {
+            return Err(Error::invalid(
+                paths.config.display(),
+                format!(
+                    "[drift] limits the growth since `{}`, whose counts are in the history: pass \
+                     --history DIR (a checkout of the history branch)",
+                    drift.since
+                ),
+            ));
+        };
+        let anchor = crate::drift::find_anchor(&drift.since, &paths.root, history)?;
+        crate::drift::judge(&mut report, &results, drift, &anchor)?;
+    }
+    Ok(report)
 }

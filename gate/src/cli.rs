@@ -25,6 +25,7 @@ The workflow:
   irgate refresh    accept the counts as the new baselines, on purpose
   irgate doctor     show this environment against the baselines', field by field
   irgate explain    show where a benchmark's instructions went, function by function
+  irgate history    record runs of the default branch; draw the dashboard
 
 Exit codes (every command): 0 every budget holds (or the command did its work), 1 a budget is
 exceeded, 2 the gate cannot decide (bad or missing input, a different environment, a tool
@@ -79,6 +80,9 @@ pub enum Command {
     /// Show this environment's fingerprint and whether it matches the baselines', field by field.
     #[command(long_about = DOCTOR_ABOUT)]
     Doctor(DoctorArgs),
+    /// Record runs of the default branch over time, and draw the dashboard from them.
+    #[command(subcommand)]
+    History(HistoryCommand),
     /// Post the JSON report as the pull request's one irgate comment; write the step summary.
     #[cfg(feature = "github")]
     #[command(long_about = COMMENT_ABOUT)]
@@ -133,7 +137,12 @@ library, glibc, CPU vendor or flags, ASLR...), the gate refuses to judge (exit 2
 fields; --on-env-mismatch=warn shows the comparison without a verdict instead (exit 0).
 
 When every budget holds, the report is a short summary (the largest movers within budget);
---full prints every row.";
+--full prints every row.
+
+With a [drift] budget in gate.toml, a benchmark also fails when it grew by more than that budget
+since the anchor (a tag or commit recorded in the history, --history DIR), even if every single
+change stayed within its own budget; its row says since when. If the anchor has no run in the
+history, or its counts were taken in another environment, the gate cannot decide (exit 2).";
 
 const REFRESH_ABOUT: &str = "\
 Write the latest results into baselines/, one file per benchmark group, and show what changed.
@@ -180,6 +189,71 @@ differential flame graph (SVG) beside the results (target/irgate/flamegraphs/).
 Reads the per-function profiles `irgate run` writes beside the results and the ones `irgate
 refresh` stores in baselines/profiles/. `irgate check` does the same for every benchmark over
 budget.";
+
+const HISTORY_ADD_ABOUT: &str = "\
+Record runs in the history: one file per run, runs/<date>-<commit>.json under --history (a
+checkout of the history branch, in CI). Each RESULTS file (default: the latest results) becomes one
+run; give several, oldest first, to import an existing series.
+
+The commit and date come from the results' fingerprint (--commit names another commit, for one
+file); results taken with uncommitted changes are refused. A run is added as a new file and never
+replaces one: the same run recorded twice is reported and kept, a different run under the same
+name is an error. So two pushes racing to the history branch write different files, and a
+`git pull --rebase` before the push merges them.";
+
+const HISTORY_RENDER_ABOUT: &str = "\
+Draw the history as a static, self-contained HTML site in --out (inline CSS and SVG, no script,
+nothing fetched at view time; fits a laptop and a phone): index.html, an overview of every
+benchmark with a trend line of its Ir and its change over the last --window runs;
+group-<group>.html, a chart of Ir and of every other recorded metric per benchmark, with the runs
+that refreshed the baselines or changed the environment marked; runs.html, every run with its
+commit (linked to --repo-url when given). Publish it with GitHub Pages, or as an artifact.";
+
+/// `irgate history` commands.
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// Add runs (results files) to the history, never replacing one.
+    #[command(long_about = HISTORY_ADD_ABOUT)]
+    Add(HistoryAddArgs),
+    /// Draw the history as a static HTML dashboard.
+    #[command(long_about = HISTORY_RENDER_ABOUT)]
+    Render(HistoryRenderArgs),
+}
+
+/// Arguments of `irgate history add`.
+#[derive(Debug, Args)]
+pub struct HistoryAddArgs {
+    /// Results files, one run each, oldest first [default: the latest results]
+    #[arg(value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// The history directory (holds runs/)
+    #[arg(long, value_name = "DIR")]
+    pub history: PathBuf,
+    /// The full commit hash the counts were taken at, when not the one in the results
+    #[arg(long, value_name = "SHA")]
+    pub commit: Option<String>,
+    /// Mark the run as one that accepted new baselines
+    #[arg(long)]
+    pub refreshed: bool,
+}
+
+/// Arguments of `irgate history render`.
+#[derive(Debug, Args)]
+pub struct HistoryRenderArgs {
+    /// The history directory (holds runs/)
+    #[arg(long, value_name = "DIR")]
+    pub history: PathBuf,
+    /// Where to write the site
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The overview's change column compares the latest run with the one this many runs before
+    #[arg(long, value_name = "RUNS", default_value_t = 10)]
+    pub window: usize,
+    /// The repository's https:// address, to link every run's commit to
+    /// (e.g. https://github.com/OWNER/NAME)
+    #[arg(long, value_name = "URL", value_parser = https_url)]
+    pub repo_url: Option<String>,
+}
 
 /// Arguments of `irgate explain`.
 #[derive(Debug, Args)]
@@ -301,8 +375,25 @@ pub struct CheckArgs {
     /// What a different environment does
     #[arg(long, value_enum, default_value_t = EnvPolicyArg::Fail, value_name = "POLICY")]
     pub on_env_mismatch: EnvPolicyArg,
+    /// The history (a checkout of the history branch), where gate.toml's [drift] anchor is
+    /// recorded; needed when gate.toml has a [drift] budget
+    #[arg(long, value_name = "DIR")]
+    pub history: Option<PathBuf>,
+    /// The published dashboard's https:// address: the markdown report links each failing
+    /// benchmark to its chart there
+    #[arg(long, value_name = "URL", value_parser = https_url)]
+    pub dashboard_url: Option<String>,
     #[command(flatten)]
     pub paths: PathArgs,
+}
+
+/// A plain `https://` address, for a link.
+fn https_url(url: &str) -> Result<String, String> {
+    if crate::report::is_plain_https(url) {
+        Ok(url.trim_end_matches('/').to_owned())
+    } else {
+        Err("give a plain https:// address (no quotes, brackets or spaces)".to_owned())
+    }
 }
 
 /// Arguments of `irgate refresh`.
@@ -356,6 +447,10 @@ pub struct CommentArgs {
     /// informational and never gated
     #[arg(long, value_name = "FILE")]
     pub load: Option<PathBuf>,
+    /// The published dashboard's https:// address: each failing benchmark links to its chart
+    /// there
+    #[arg(long, env = "IRGATE_DASHBOARD_URL", value_name = "URL", value_parser = https_url)]
+    pub dashboard_url: Option<String>,
 }
 
 impl Command {
@@ -386,6 +481,8 @@ impl Command {
                     },
                 },
                 paths: (&args.paths).into(),
+                history: args.history.clone(),
+                dashboard_url: args.dashboard_url.clone(),
             }),
             Command::Refresh(args) => crate::refresh::execute(&crate::refresh::Options {
                 filter: args.filter.clone(),
@@ -399,6 +496,25 @@ impl Command {
                 &Paths::from(&args.paths).resolve()?,
                 args.format.into(),
             ),
+            Command::History(HistoryCommand::Add(args)) => {
+                crate::history::add(&crate::history::AddOptions {
+                    history: args.history.clone(),
+                    results: args.results.clone(),
+                    commit: args.commit.clone(),
+                    refreshed: args.refreshed,
+                    paths: Paths::default(),
+                })
+            }
+            Command::History(HistoryCommand::Render(args)) => {
+                crate::history::render(&crate::history::RenderOptions {
+                    history: args.history.clone(),
+                    out: args.out.clone(),
+                    site: crate::history::render::Site {
+                        window: args.window,
+                        repo_url: args.repo_url.clone(),
+                    },
+                })
+            }
             #[cfg(feature = "github")]
             Command::Comment(args) => Ok(std::process::ExitCode::from(crate::comment::run(
                 &crate::comment::Options {
@@ -409,6 +525,7 @@ impl Command {
                     author: args.author.clone(),
                     post: !args.no_post,
                     load: args.load.clone(),
+                    dashboard_url: args.dashboard_url.clone(),
                 },
             ))),
         }

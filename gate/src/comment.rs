@@ -30,6 +30,8 @@ pub struct Options {
     pub post: bool,
     /// A load-test comparison to show under its own heading (`irload compare --format json`).
     pub load: Option<PathBuf>,
+    /// The published dashboard: failing benchmarks link to their charts there.
+    pub dashboard_url: Option<String>,
 }
 
 /// Runs `irgate comment`; returns the exit code.
@@ -38,6 +40,7 @@ pub fn run(args: &Options) -> u8 {
     let report = match read_report(&args.report) {
         Ok(mut report) => {
             report.attribution.artifacts_url = crate::explain::artifacts_url_from_env();
+            report.attribution.dashboard_url = args.dashboard_url.clone();
             report
         }
         Err(error) => {
@@ -222,6 +225,9 @@ fn describe(row: &Row) -> String {
     }
     if let Some(limit) = row.limit {
         text.push_str(&format!(", budget {}", crate::report::budget(&limit)));
+    }
+    if let Some(since) = &row.since {
+        text.push_str(&format!(", in all since {since}"));
     }
     text
 }

@@ -117,6 +117,7 @@ pub fn compare(
                 limit: (baseline.is_some() && current.is_some()).then_some(*limit),
                 status,
                 fails,
+                since: None,
             });
         }
         for metric in config.info.iter().filter(|m| !budgets.contains_key(*m)) {
@@ -131,6 +132,7 @@ pub fn compare(
                     limit: None,
                     status: Status::Info,
                     fails: false,
+                    since: None,
                 });
             }
         }
@@ -202,7 +204,7 @@ pub fn compare(
 
 /// Worst first: failing rows, then by status (over budget, new, stale, vanished, ok, info), then
 /// by the size of the change, largest first, then by name.
-fn sort_worst_first(rows: &mut [Row]) {
+pub(crate) fn sort_worst_first(rows: &mut [Row]) {
     rows.sort_by(|a, b| {
         let magnitude = |row: &Row| row.change_pct().map_or(-1.0, f64::abs);
         b.fails

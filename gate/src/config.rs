@@ -24,6 +24,13 @@
 //! bench = "callgrind"          # its bench target (`cargo bench --bench callgrind`)
 //! features = ["callgrind"]     # cargo features to build it with (optional)
 //! args = ["--callgrind-args=--collect-systime=no"]  # more runner arguments (optional)
+//!
+//! # A cumulative budget (optional): `irgate check --history DIR` fails a benchmark that grew by
+//! # more than this since the anchor, a tag or commit recorded in the history, even when every
+//! # single change stayed within its own budget.
+//! [drift]
+//! since = "v0.3.0"
+//! budgets.Ir = { relative_pct = 4.0 }
 //! ```
 //!
 //! Unknown keys, unknown metric names, bad globs and negative budgets are errors with the file,
@@ -61,6 +68,17 @@ pub struct Config {
     pub suites: Vec<Suite>,
     budgets: BTreeMap<Metric, Limit>,
     overrides: Vec<Override>,
+    /// The cumulative budget since an anchor, when `[drift]` is given.
+    pub drift: Option<Drift>,
+}
+
+/// `[drift]`: how much a benchmark may grow in all since an anchor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drift {
+    /// The anchor: a tag or commit (its counts come from the history).
+    pub since: String,
+    /// The cumulative budget of each metric it gates.
+    pub budgets: BTreeMap<Metric, Limit>,
 }
 
 #[derive(Debug, Clone)]
@@ -86,6 +104,14 @@ struct RawConfig {
     overrides: Vec<RawOverride>,
     #[serde(default, rename = "suite")]
     suites: Vec<Spanned<RawSuite>>,
+    drift: Option<RawDrift>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDrift {
+    since: Spanned<String>,
+    budgets: BTreeMap<Spanned<String>, RawBudget>,
 }
 
 #[derive(Deserialize)]
@@ -122,6 +148,7 @@ impl Default for Config {
             suites: Vec::new(),
             budgets: BTreeMap::from([(IR.to_owned(), DEFAULT_LIMIT)]),
             overrides: Vec::new(),
+            drift: None,
         }
     }
 }
@@ -271,12 +298,44 @@ impl Config {
             }
             suites.push(suite);
         }
+        let drift = match raw.drift {
+            Some(raw) => {
+                let since = raw.since.get_ref();
+                // The anchor reaches `git rev-parse`: a plain name, never an option.
+                if since.is_empty()
+                    || since.len() > 200
+                    || since.starts_with('-')
+                    || !since.chars().all(|c| c.is_ascii_graphic())
+                {
+                    return Err(at(
+                        raw.since.span(),
+                        format!(
+                            "since = {}: name a tag or commit (printable ASCII, not starting \
+                             with `-`)",
+                            crate::id::escaped(since)
+                        ),
+                    ));
+                }
+                if raw.budgets.is_empty() {
+                    return Err(Error::invalid(
+                        path.display(),
+                        "[drift] has no budget: give one, e.g. `budgets.Ir = { relative_pct = 4.0 }`",
+                    ));
+                }
+                Some(Drift {
+                    since: since.clone(),
+                    budgets: budgets(raw.budgets)?,
+                })
+            }
+            None => None,
+        };
         let config = Config {
             path: Some(path.to_owned()),
             info,
             suites,
             budgets: default_budgets,
             overrides,
+            drift,
         };
         // An info metric may be gated for some benchmarks by an override, not for all.
         if let Some(both) = config.info.iter().find(|m| config.budgets.contains_key(*m)) {
@@ -545,6 +604,50 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
                 absolute: 0
             }
         );
+    }
+
+    #[test]
+    fn reads_the_drift_budget_with_the_budget_syntax() {
+        let config =
+            parse("[drift]\nsince = \"v0.3.0\"\nbudgets.Ir = { relative_pct = 4.0 }\n").unwrap();
+        assert_eq!(
+            config.drift,
+            Some(Drift {
+                since: "v0.3.0".into(),
+                budgets: BTreeMap::from([(
+                    IR.to_owned(),
+                    Limit {
+                        relative_pct: 4.0,
+                        absolute: 0
+                    }
+                )]),
+            })
+        );
+        assert_eq!(
+            parse("[budgets]\nIr = { absolute = 1 }\n").unwrap().drift,
+            None
+        );
+        for (text, message) in [
+            (
+                "[drift]\nsince = \"--upload-pack=x\"\nbudgets.Ir = { absolute = 1 }",
+                "gate.toml:2:9: since = \"--upload-pack=x\": name a tag or commit",
+            ),
+            (
+                "[drift]\nsince = \"v1\"\nbudgets = {}",
+                "[drift] has no budget",
+            ),
+            (
+                "[drift]\nsince = \"v1\"\nbudgets.Ir = { relative_pct = -1.0 }",
+                "relative_pct is -1",
+            ),
+            (
+                "[drift]\nbudgets.Ir = { absolute = 1 }",
+                "missing field `since`",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.contains(message), "{text:?}: {error}");
+        }
     }
 
     #[test]

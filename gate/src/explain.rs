@@ -34,17 +34,16 @@ pub struct Attribution {
     /// `irgate comment` from `IRGATE_ARTIFACTS_URL`, never read from a report.
     #[serde(skip)]
     pub artifacts_url: Option<String>,
+    /// The published dashboard (`irgate history render`): failing benchmarks link to their
+    /// charts there. Set by `--dashboard-url`, never read from a report.
+    #[serde(skip)]
+    pub dashboard_url: Option<String>,
 }
 
 /// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
 pub fn artifacts_url_from_env() -> Option<String> {
     let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
-    let plain = url.starts_with("https://")
-        && url.len() < 500
-        && url
-            .chars()
-            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c));
-    plain.then_some(url)
+    crate::report::is_plain_https(&url).then_some(url)
 }
 
 /// One benchmark's explanation.
@@ -74,7 +73,9 @@ pub fn attach(report: &mut Report, results: &Path, baselines: &Path, flamegraph_
     let failing: Vec<(String, Option<u64>, Option<u64>)> = report
         .rows
         .iter()
-        .filter(|r| r.status == Status::OverBudget && r.metric == profiles::EVENT)
+        .filter(|r| {
+            r.status == Status::OverBudget && r.metric == profiles::EVENT && r.since.is_none()
+        })
         .map(|r| (r.benchmark.clone(), r.baseline, r.new))
         .collect();
     if failing.is_empty() {

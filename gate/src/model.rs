@@ -140,6 +140,10 @@ pub struct Row {
     /// Whether this row fails the gate: always when over budget; when new unless new benchmarks
     /// are allowed; when stale with `--strict`.
     pub fails: bool,
+    /// For a drift row: the anchor whose count `baseline` is (`v0.3.0 (0123456789, 2026-11-11)`);
+    /// the row judges the growth since then under the drift budget of gate.toml.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
 }
 
 impl Row {

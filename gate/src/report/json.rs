@@ -31,6 +31,10 @@
 //! (+ `inlined`: the functions now inlined), `outlined` (+ `outlined`); `rest` is
 //! `{base, new, functions}`. `explanation_note` says why benchmarks over budget are not
 //! explained. Both are absent when empty.
+//!
+//! Added in version 1: `since` on a row of the drift budget (gate.toml's `[drift]`): the anchor,
+//! e.g. `"v0.3.0 (0123456789, 2026-11-11)"`, whose count `baseline` is; the row judges the
+//! growth since then. Absent on other rows.
 
 use serde::{Deserialize, Serialize};
 
@@ -62,6 +66,8 @@ struct JsonRow<'a> {
     limit: Option<Limit>,
     status: Status,
     fails: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    since: Option<&'a str>,
 }
 
 /// Renders `report` as pretty JSON with a final newline.
@@ -84,6 +90,7 @@ pub fn render(report: &Report) -> String {
                 limit: row.limit,
                 status: row.status,
                 fails: row.fails,
+                since: row.since.as_deref(),
             })
             .collect(),
         attribution: &report.attribution,

@@ -31,10 +31,11 @@ const MAX_PROSE_CHARS: usize = 2_000;
 /// byte cap keeps GitHub's character limits).
 pub fn render(report: &Report, max_len: usize) -> String {
     let head = verdict(report);
+    let dashboard = report.attribution.dashboard_url.as_deref();
     let tail = footer(report);
     let tables = [
         mismatch_table(&report.env_mismatches),
-        attention_table(&report.rows),
+        attention_table(&report.rows, dashboard),
     ];
 
     let mut out = head;
@@ -47,7 +48,7 @@ pub fn render(report: &Report, max_len: usize) -> String {
     let explained = explanations(report, room);
     room -= explained.len();
     out.push_str(&explained);
-    if let Some(table) = full_table(&report.rows) {
+    if let Some(table) = full_table(&report.rows, dashboard) {
         out.push_str(&table.render_within(room));
     }
     if out.len() + tail.len() <= max_len {
@@ -398,11 +399,11 @@ fn mismatch_table(mismatches: &[FieldMismatch]) -> Option<Table> {
     })
 }
 
-fn attention_table(rows: &[Row]) -> Option<Table> {
+fn attention_table(rows: &[Row], dashboard: Option<&str>) -> Option<Table> {
     let attention: Vec<String> = rows
         .iter()
         .filter(|r| needs_attention(r))
-        .map(row_line)
+        .map(|row| row_line(row, dashboard))
         .collect();
     if attention.is_empty() {
         return None;
@@ -415,7 +416,7 @@ fn attention_table(rows: &[Row]) -> Option<Table> {
     })
 }
 
-fn full_table(rows: &[Row]) -> Option<Table> {
+fn full_table(rows: &[Row], dashboard: Option<&str>) -> Option<Table> {
     if rows.is_empty() {
         return None;
     }
@@ -425,7 +426,7 @@ fn full_table(rows: &[Row]) -> Option<Table> {
             plural(rows.len(), "result")
         ),
         header: ROW_HEADER.into(),
-        rows: rows.iter().map(row_line).collect(),
+        rows: rows.iter().map(|row| row_line(row, dashboard)).collect(),
         after: "\n</details>\n\n".into(),
     })
 }
@@ -438,7 +439,8 @@ fn needs_attention(row: &Row) -> bool {
         )
 }
 
-fn row_line(row: &Row) -> String {
+/// A table row; a failing benchmark links to its chart on the `dashboard`, when published.
+fn row_line(row: &Row, dashboard: Option<&str>) -> String {
     let count = |n: Option<u64>| n.map_or_else(|| "–".to_owned(), thousands);
     let change = match (row.baseline, row.new, row.change_pct()) {
         (Some(old), Some(new), _) if old == new => "±0".to_owned(),
@@ -449,15 +451,26 @@ fn row_line(row: &Row) -> String {
         _ => "–".to_owned(),
     };
     let budget = row.limit.as_ref().map_or_else(|| "–".to_owned(), budget);
+    let benchmark = match dashboard {
+        Some(url) if row.fails => format!(
+            "[{}]({url}/{}#{})",
+            code(&row.benchmark),
+            crate::history::render::page_of(&row.benchmark),
+            crate::history::render::anchor(&row.benchmark)
+        ),
+        _ => code(&row.benchmark),
+    };
+    let verdict = match &row.since {
+        Some(since) => format!("{} since {}", verdict_cell(row), code(since)),
+        None => verdict_cell(row).to_owned(),
+    };
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} |\n",
-        code(&row.benchmark),
+        "| {benchmark} | {} | {} | {} | {} | {} | {verdict} |\n",
         code(&row.metric),
         count(row.baseline),
         count(row.new),
         change,
         budget,
-        verdict_cell(row)
     )
 }
 
@@ -473,7 +486,8 @@ fn verdict_cell(row: &Row) -> String {
     format!("{icon} {}", row.status.label())
 }
 
-fn plural(n: usize, noun: &str) -> String {
+/// `1 run`, `2 runs`.
+pub(crate) fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

@@ -53,6 +53,7 @@ pub fn render(report: &Report, full: bool) -> String {
             let explained = report.attribution.explanations.iter().find(|e| {
                 row.status == Status::OverBudget
                     && row.metric == "Ir"
+                    && row.since.is_none()
                     && e.benchmark == row.benchmark
             });
             if let Some(explained) = explained {
@@ -143,6 +144,9 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
     } else {
         status.to_owned()
     });
+    if let (Some(since), Some(verdict)) = (&row.since, cells.last_mut()) {
+        verdict.push_str(&format!(" since {since}"));
+    }
     cells
 }
 
