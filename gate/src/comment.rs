@@ -210,6 +210,7 @@ pub fn annotations(report: &Report) -> Vec<String> {
 fn status_words(status: Status) -> &'static str {
     match status {
         Status::OverBudget => "over budget",
+        Status::Accepted => "is over budget, accepted on purpose",
         Status::New => "has no baseline",
         Status::Stale => "has a stale baseline",
         Status::Vanished => "vanished",

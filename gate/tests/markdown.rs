@@ -44,6 +44,7 @@ fn row(
         }),
         status,
         fails,
+        accepted: None,
     }
 }
 

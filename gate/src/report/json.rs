@@ -19,8 +19,8 @@
 //! ```
 //!
 //! `outcome.kind` is `passed`, `failed` (with `count`, the number of failing benchmarks),
-//! `undecided` or `no_verdict` (both with `reason`). `status` is `over_budget`, `new`, `stale`,
-//! `vanished`, `ok` or `info`. `baseline`, `new`, `change_pct` (rounded to 3 decimals) and `limit`
+//! `undecided` or `no_verdict` (both with `reason`). `status` is `over_budget`, `accepted`, `new`,
+//! `stale`, `vanished`, `ok` or `info`. `baseline`, `new`, `change_pct` (rounded to 3 decimals) and `limit`
 //! are `null` where they do not apply. Rows come worst first. Fields are only ever added within a
 //! schema version.
 //!
@@ -31,11 +31,15 @@
 //! (+ `inlined`: the functions now inlined), `outlined` (+ `outlined`); `rest` is
 //! `{base, new, functions}`. `explanation_note` says why benchmarks over budget are not
 //! explained. Both are absent when empty.
+//!
+//! Added in version 1: on a row with status `accepted` (over budget, let pass by an `[[accept]]`
+//! entry of gate.toml), `accepted`: `{reason, until, origin}`, e.g. `{"reason": "checksums (#42)",
+//! "until": "until 2026-12-31", "origin": "gate.toml:20"}`; absent on every other row.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::model::{FieldMismatch, Fingerprint, Limit, Metric, Outcome, Report, Status};
+use crate::model::{Accepted, FieldMismatch, Fingerprint, Limit, Metric, Outcome, Report, Status};
 
 /// The schema version of the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -62,6 +66,8 @@ struct JsonRow<'a> {
     limit: Option<Limit>,
     status: Status,
     fails: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accepted: Option<&'a Accepted>,
 }
 
 /// Renders `report` as pretty JSON with a final newline.
@@ -84,6 +90,7 @@ pub fn render(report: &Report) -> String {
                 limit: row.limit,
                 status: row.status,
                 fails: row.fails,
+                accepted: row.accepted.as_ref(),
             })
             .collect(),
         attribution: &report.attribution,

@@ -65,10 +65,32 @@ pub fn render(report: &Report, full: bool) -> String {
     if !full && let Some(movers) = movers(report) {
         out.push_str(&movers);
     }
+    out.push_str(&accepted(report));
     out.push_str(&verdict(report));
     out.push('\n');
     if let Some(note) = &report.attribution.explanation_note {
         let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+/// The regressions let pass on purpose, one line per benchmark: which entry, why, until when.
+fn accepted(report: &Report) -> String {
+    let mut out = String::new();
+    let mut seen = BTreeSet::new();
+    for row in &report.rows {
+        if let Some(a) = &row.accepted
+            && seen.insert(&row.benchmark)
+        {
+            let _ = writeln!(
+                out,
+                "Accepted on purpose: {} by {} ({}): {}",
+                row.benchmark, a.origin, a.until, a.reason
+            );
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
     }
     out
 }
@@ -140,6 +162,7 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
     cells.push(row.limit.as_ref().map_or("-".to_owned(), budget));
     let status = match row.status {
         Status::OverBudget => "over budget",
+        Status::Accepted => "accepted: over budget on purpose (see below)",
         Status::New => "new: no baseline",
         Status::Stale => "stale: better than budget, refresh to lock in the gain",
         Status::Vanished => "vanished: did not run",
@@ -170,8 +193,9 @@ fn verdict(report: &Report) -> String {
         .map(|r| r.benchmark.as_str())
         .collect::<BTreeSet<_>>()
         .len();
-    let (over, new, stale, vanished) = (
+    let (over, accepted, new, stale, vanished) = (
         benchmarks(Status::OverBudget).len(),
+        benchmarks(Status::Accepted).len(),
         benchmarks(Status::New).len(),
         benchmarks(Status::Stale).len(),
         benchmarks(Status::Vanished).len(),
@@ -179,6 +203,7 @@ fn verdict(report: &Report) -> String {
     let mut notes = Vec::new();
     for (count, what) in [
         (over, "over budget"),
+        (accepted, "accepted on purpose"),
         (new, "new"),
         (stale, "stale"),
         (vanished, "vanished"),
