@@ -9,6 +9,7 @@
 
 pub mod accept;
 pub mod baseline;
+pub mod calibrate;
 pub mod check;
 pub mod cli;
 #[cfg(feature = "github")]
