@@ -192,8 +192,8 @@ do not run (another codegen-unit split, other symbol hashes, another section ord
 added to the benchmarked crate: scripts/calibrate.sh builds and runs them), benchmark by benchmark.
 
 Prints every benchmark whose Ir moved between the builds (layout-sensitive), with its smallest and
-largest count, the spread and the builds it moved in, and the suggested budget: twice the spread,
-at least 1 Ir, and no relative part (layout moves a count by a few instructions whatever its size,
+largest count, the spread and the builds it moved in, and the suggested budget: 1.5 times the
+spread (rounded up), at least 1 Ir, and no relative part (layout moves a count by a few instructions whatever its size,
 so a relative slack only hides regressions of large benchmarks).
 
 With --write, puts those budgets into gate.toml as [[overrides]] marked `# irgate calibrate`
