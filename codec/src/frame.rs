@@ -192,6 +192,23 @@ impl FrameEncoder {
         self.deflate.as_ref().map(|(threshold, _)| *threshold)
     }
 
+    /// Code no benchmark runs, for calibration (feature `layout-perturbation`): encodes `payload`
+    /// under each of `ids`, so the encoder has one more (non-inlined) caller.
+    #[cfg(feature = "layout-perturbation")]
+    #[doc(hidden)]
+    #[inline(never)]
+    pub fn encode_each(
+        &mut self,
+        ids: &[i32],
+        payload: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        for &id in ids {
+            self.encode(id, payload, out)?;
+        }
+        Ok(())
+    }
+
     /// Appends one frame holding packet `id` with `payload` to `out`.
     #[inline]
     pub fn encode(

@@ -24,6 +24,9 @@
 //!   `pipeline::uncompressed_realistic/b2048`). It gives irgate's end-to-end test and its noise
 //!   study a known regression on exactly the benchmarks that run the filter chain (the `filter`
 //!   and `pipeline` groups): `cargo bench -p benches --features codec/inject-slowdown`.
+//! - `layout-perturbation` (off by default, changes no behaviour): adds code no benchmark runs
+//!   (more callers of the frame encoder and the pipeline's inner loop), a build that differs only
+//!   in layout and inlining, for calibrating budgets (`scripts/calibrate.sh`).
 
 pub mod cipher;
 pub mod compression;

@@ -103,6 +103,16 @@ impl Pipeline {
         result
     }
 
+    /// Code no benchmark runs, for calibration (feature `layout-perturbation`): forwards `input`
+    /// twice, so the inner function has one more caller and another inlining context.
+    #[cfg(feature = "layout-perturbation")]
+    #[doc(hidden)]
+    pub fn forward_twice(&mut self, input: &[u8], out: &mut Vec<u8>) -> usize {
+        let (first, _) = self.forward_frames(input, out);
+        let (second, _) = self.forward_frames(&input[first..], out);
+        first + second
+    }
+
     /// Ends the stream: an error if the input stopped in the middle of a frame.
     pub fn finish(&self) -> Result<(), PipelineError> {
         Ok(self.decoder.finish(&self.pending)?)

@@ -96,9 +96,16 @@ fn compare_inputs(options: &Options) -> Result<Report> {
     if !unmatched.is_empty() {
         return Err(Error::invalid(
             unmatched.join(", "),
-            "override pattern matches no benchmark (a typo, or a benchmark that is gone?)",
+            "override or accept pattern matches no benchmark (a typo, or a benchmark that is \
+             gone?)",
         ));
     }
+    crate::accept::refuse_expired(
+        &config,
+        chrono::Utc::now().date_naive(),
+        &results.fingerprint.commit,
+        &paths.root,
+    )?;
     let mut report = compare::compare(&results, &baselines, &config, options.policy);
     if let Some(drift) = &config.drift {
         let Some(history) = &options.history else {

@@ -26,6 +26,7 @@ The workflow:
   irgate doctor     show this environment against the baselines', field by field
   irgate explain    show where a benchmark's instructions went, function by function
   irgate history    record runs of the default branch; draw the dashboard
+  irgate calibrate  how far code layout moves each count; the budgets that follow
 
 Exit codes (every command): 0 every budget holds (or the command did its work), 1 a budget is
 exceeded, 2 the gate cannot decide (bad or missing input, a different environment, a tool
@@ -83,6 +84,10 @@ pub enum Command {
     /// Record runs of the default branch over time, and draw the dashboard from them.
     #[command(subcommand)]
     History(HistoryCommand),
+    /// Measure how far counts move between builds that differ only in code no benchmark runs;
+    /// suggest (and write) budgets.
+    #[command(long_about = CALIBRATE_ABOUT)]
+    Calibrate(CalibrateArgs),
     /// Post the JSON report as the pull request's one irgate comment; write the step summary.
     #[cfg(feature = "github")]
     #[command(long_about = COMMENT_ABOUT)]
@@ -253,6 +258,35 @@ pub struct HistoryRenderArgs {
     /// (e.g. https://github.com/OWNER/NAME)
     #[arg(long, value_name = "URL", value_parser = https_url)]
     pub repo_url: Option<String>,
+}
+
+const CALIBRATE_ABOUT: &str = "\
+Compare the results of several builds of the same commit that differ only in code the benchmarks
+do not run (another codegen-unit split, other symbol hashes, another section order, unrelated code
+added to the benchmarked crate: scripts/calibrate.sh builds and runs them), benchmark by benchmark.
+
+Prints every benchmark whose Ir moved between the builds (layout-sensitive), with its smallest and
+largest count, the spread and the builds it moved in, and the suggested budget: 1.5 times the
+spread (rounded up), at least 1 Ir, and no relative part (layout moves a count by a few
+instructions whatever its size, so a relative slack only hides regressions of large benchmarks).
+
+With --write, puts those budgets into gate.toml as [[overrides]] marked `# irgate calibrate`
+(one per budget value), replacing the ones an earlier calibration wrote and keeping the rest of
+the file, comments included. The builds must hold the same benchmarks, taken in one environment.";
+
+/// Arguments of `irgate calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Results files of the builds (`irgate run --results FILE` of each), at least two; each
+    /// build is named by its file's stem
+    #[arg(value_name = "RESULTS", required = true, num_args = 2..)]
+    pub results: Vec<PathBuf>,
+    /// Write the suggested budgets into gate.toml
+    #[arg(long)]
+    pub write: bool,
+    /// Budget configuration to write [default: gate.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// Arguments of `irgate explain`.
@@ -491,6 +525,14 @@ impl Command {
                 paths: (&args.paths).into(),
             }),
             Command::Doctor(args) => crate::doctor::execute(&(&args.paths).into()),
+            Command::Calibrate(args) => crate::calibrate::execute(&crate::calibrate::Options {
+                results: args.results.clone(),
+                write: args.write,
+                paths: Paths {
+                    config: args.config.clone(),
+                    ..Paths::default()
+                },
+            }),
             Command::Explain(args) => crate::explain::execute(
                 &args.benchmark,
                 &Paths::from(&args.paths).resolve()?,

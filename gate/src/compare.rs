@@ -6,7 +6,7 @@ use crate::baseline::Baselines;
 use crate::config::{self, Config};
 use crate::filter::Filter;
 use crate::fingerprint;
-use crate::model::{FieldMismatch, Outcome, Report, Results, Row, Status};
+use crate::model::{Accepted, FieldMismatch, Outcome, Report, Results, Row, Status};
 
 /// What to do when the run's environment differs from the baselines'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,7 +29,9 @@ pub struct Policy {
     pub on_env_mismatch: EnvPolicy,
 }
 
-/// Compares `results` with `baselines` under the budgets of `config`.
+/// Compares `results` with `baselines` under the budgets of `config`. A row over budget whose
+/// benchmark an `[[accept]]` entry names passes as accepted: the caller refuses expired entries
+/// first ([`crate::accept::expired`]).
 pub fn compare(
     results: &Results,
     baselines: &Baselines,
@@ -83,12 +85,23 @@ pub fn compare(
         for (metric, limit) in &budgets {
             let baseline = old.and_then(|(counts, _)| counts.get(metric).copied());
             let current = new.and_then(|counts| counts.get(metric).copied());
+            let mut accepted = None;
             let status = match (baseline, current) {
                 (Some(baseline), Some(current)) => {
                     let allowed = config::allowance(limit, baseline);
                     let change = current as f64 - baseline as f64;
                     if change > allowed {
-                        Status::OverBudget
+                        match config.acceptance_for(id) {
+                            Some(accept) => {
+                                accepted = Some(Accepted {
+                                    reason: accept.reason.clone(),
+                                    until: accept.until.to_string(),
+                                    origin: accept.origin.clone(),
+                                });
+                                Status::Accepted
+                            }
+                            None => Status::OverBudget,
+                        }
                     } else if -change > allowed {
                         Status::Stale
                     } else {
@@ -107,7 +120,7 @@ pub fn compare(
                 Status::OverBudget => true,
                 Status::New => !policy.allow_new,
                 Status::Stale => policy.strict,
-                Status::Vanished | Status::Ok | Status::Info => false,
+                Status::Accepted | Status::Vanished | Status::Ok | Status::Info => false,
             };
             rows.push(Row {
                 benchmark: id.to_owned(),
@@ -118,6 +131,7 @@ pub fn compare(
                 status,
                 fails,
                 since: None,
+                accepted,
             });
         }
         for metric in config.info.iter().filter(|m| !budgets.contains_key(*m)) {
@@ -133,6 +147,7 @@ pub fn compare(
                     status: Status::Info,
                     fails: false,
                     since: None,
+                    accepted: None,
                 });
             }
         }
@@ -202,7 +217,8 @@ pub fn compare(
     }
 }
 
-/// Worst first: failing rows, then by status (over budget, new, stale, vanished, ok, info), then
+/// Worst first: failing rows, then by status (over budget, accepted, new, stale, vanished, ok,
+/// info), then
 /// by the size of the change, largest first, then by name.
 pub(crate) fn sort_worst_first(rows: &mut [Row]) {
     rows.sort_by(|a, b| {

@@ -17,6 +17,15 @@
 //! budgets.Ir = { relative_pct = 0.5, absolute = 20 }
 //! budgets."dhat.TotalBytes" = { absolute = 0 }
 //!
+//! # A known regression let pass on purpose, reviewed like any change to this file: the named
+//! # benchmarks' rows over budget pass as "accepted", with the reason shown in every report,
+//! # until the date (UTC, inclusive) or until the commit is in the checked history; `irgate
+//! # check` refuses an expired entry (exit 2) until it is removed.
+//! [[accept]]
+//! benchmarks = ["frame::decode_compressed/*"]
+//! reason = "checksum verification on decode (#42): +68 Ir per packet, paid on purpose"
+//! until = "2026-12-31"         # or until_commit = "<sha>"
+//!
 //! # The callgrind suites to run (`irgate init` writes these). Without any, `irgate run` runs
 //! # every callgrind suite of the workspace it finds.
 //! [[suite]]
@@ -70,6 +79,8 @@ pub struct Config {
     overrides: Vec<Override>,
     /// The cumulative budget since an anchor, when `[drift]` is given.
     pub drift: Option<Drift>,
+    /// The `[[accept]]` entries, in file order.
+    pub accepts: Vec<Accept>,
 }
 
 /// `[drift]`: how much a benchmark may grow in all since an anchor.
@@ -79,6 +90,43 @@ pub struct Drift {
     pub since: String,
     /// The cumulative budget of each metric it gates.
     pub budgets: BTreeMap<Metric, Limit>,
+}
+
+/// An `[[accept]]` entry: benchmarks whose rows over budget pass on purpose, why, and until when.
+#[derive(Debug, Clone)]
+pub struct Accept {
+    patterns: Vec<Pattern>,
+    /// Why the regression is accepted (never empty).
+    pub reason: String,
+    /// When the acceptance ends.
+    pub until: Until,
+    /// Where the entry is, `gate.toml:LINE`.
+    pub origin: String,
+}
+
+/// When an [`Accept`] ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Until {
+    /// Through this day (UTC); expired from the next day on.
+    Date(chrono::NaiveDate),
+    /// Until this commit is in the checked history (an ancestor of, or, the commit measured).
+    Commit(String),
+}
+
+impl std::fmt::Display for Until {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Until::Date(date) => write!(f, "until {date}"),
+            Until::Commit(commit) => write!(f, "until commit {commit}"),
+        }
+    }
+}
+
+impl Accept {
+    /// Whether this entry names benchmark `id`.
+    pub fn matches(&self, id: &str) -> bool {
+        self.patterns.iter().any(|p| p.matcher.is_match(id))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -105,6 +153,8 @@ struct RawConfig {
     #[serde(default, rename = "suite")]
     suites: Vec<Spanned<RawSuite>>,
     drift: Option<RawDrift>,
+    #[serde(default, rename = "accept")]
+    accepts: Vec<Spanned<RawAccept>>,
 }
 
 #[derive(Deserialize)]
@@ -112,6 +162,15 @@ struct RawConfig {
 struct RawDrift {
     since: Spanned<String>,
     budgets: BTreeMap<Spanned<String>, RawBudget>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAccept {
+    benchmarks: Vec<Spanned<String>>,
+    reason: Spanned<String>,
+    until: Option<Spanned<String>>,
+    until_commit: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -149,6 +208,7 @@ impl Default for Config {
             budgets: BTreeMap::from([(IR.to_owned(), DEFAULT_LIMIT)]),
             overrides: Vec::new(),
             drift: None,
+            accepts: Vec::new(),
         }
     }
 }
@@ -255,17 +315,9 @@ impl Config {
             Some(raw) => budgets(raw)?,
             None => Config::default().budgets,
         };
-        let mut overrides = Vec::new();
-        for raw in raw.overrides {
-            if raw.benchmarks.is_empty() {
-                return Err(Error::invalid(
-                    path.display(),
-                    "an [[overrides]] entry with `benchmarks = []` applies to nothing: name at \
-                     least one glob",
-                ));
-            }
+        let patterns = |globs: Vec<Spanned<String>>| -> Result<Vec<Pattern>> {
             let mut patterns = Vec::new();
-            for pattern in raw.benchmarks {
+            for pattern in globs {
                 let matcher = Glob::new(pattern.get_ref())
                     .map_err(|e| at(pattern.span(), format!("invalid glob: {}", e.kind())))?
                     .compile_matcher();
@@ -275,9 +327,82 @@ impl Config {
                     matcher,
                 });
             }
+            Ok(patterns)
+        };
+        let mut overrides = Vec::new();
+        for raw in raw.overrides {
+            if raw.benchmarks.is_empty() {
+                return Err(Error::invalid(
+                    path.display(),
+                    "an [[overrides]] entry with `benchmarks = []` applies to nothing: name at \
+                     least one glob",
+                ));
+            }
             overrides.push(Override {
-                patterns,
+                patterns: patterns(raw.benchmarks)?,
                 budgets: budgets(raw.budgets)?,
+            });
+        }
+        let mut accepts = Vec::new();
+        for raw in raw.accepts {
+            let span = raw.span();
+            let origin = format!("{}:{}", path.display(), line_column(text, span.start).0);
+            let raw = raw.into_inner();
+            if raw.benchmarks.is_empty() {
+                return Err(at(
+                    span,
+                    "an [[accept]] entry with `benchmarks = []` accepts nothing: name at least \
+                     one glob"
+                        .to_owned(),
+                ));
+            }
+            if raw.reason.get_ref().trim().is_empty() {
+                return Err(at(
+                    raw.reason.span(),
+                    "the reason of an [[accept]] entry is empty: say why the regression is \
+                     accepted"
+                        .to_owned(),
+                ));
+            }
+            let until = match (raw.until, raw.until_commit) {
+                (Some(date), None) => Until::Date(
+                    chrono::NaiveDate::parse_from_str(date.get_ref(), "%Y-%m-%d").map_err(|e| {
+                        at(
+                            date.span(),
+                            format!(
+                                "until = {:?} is not a date YYYY-MM-DD ({e})",
+                                date.get_ref()
+                            ),
+                        )
+                    })?,
+                ),
+                (None, Some(commit)) => {
+                    let hex = commit.get_ref();
+                    if !(7..=40).contains(&hex.len()) || !hex.bytes().all(|b| b.is_ascii_hexdigit())
+                    {
+                        return Err(at(
+                            commit.span(),
+                            format!(
+                                "until_commit = {hex:?} is not a commit hash (7 to 40 hex digits)"
+                            ),
+                        ));
+                    }
+                    Until::Commit(hex.to_ascii_lowercase())
+                }
+                _ => {
+                    return Err(at(
+                        span,
+                        "an [[accept]] entry needs exactly one of `until = \"YYYY-MM-DD\"` and \
+                         `until_commit = \"<sha>\"`: an acceptance must end"
+                            .to_owned(),
+                    ));
+                }
+            };
+            accepts.push(Accept {
+                patterns: patterns(raw.benchmarks)?,
+                reason: raw.reason.into_inner(),
+                until,
+                origin,
             });
         }
         let mut suites: Vec<Suite> = Vec::new();
@@ -336,6 +461,7 @@ impl Config {
             budgets: default_budgets,
             overrides,
             drift,
+            accepts,
         };
         // An info metric may be gated for some benchmarks by an override, not for all.
         if let Some(both) = config.info.iter().find(|m| config.budgets.contains_key(*m)) {
@@ -390,7 +516,13 @@ impl Config {
         self.stored_metrics().iter().any(|m| m.starts_with("dhat."))
     }
 
-    /// Override patterns that match none of `ids`, as `file:line: pattern` (typos, usually).
+    /// The first `[[accept]]` entry naming benchmark `id`.
+    pub fn acceptance_for(&self, id: &str) -> Option<&Accept> {
+        self.accepts.iter().find(|a| a.matches(id))
+    }
+
+    /// Override and accept patterns that match none of `ids`, as `file:line: pattern` (typos,
+    /// usually).
     pub fn unmatched_patterns<'a>(
         &self,
         ids: impl Iterator<Item = &'a str> + Clone,
@@ -403,6 +535,7 @@ impl Config {
         self.overrides
             .iter()
             .flat_map(|o| &o.patterns)
+            .chain(self.accepts.iter().flat_map(|a| &a.patterns))
             .filter(|p| !ids.clone().any(|id| p.matcher.is_match(id)))
             .map(|p| format!("{path}:{}: `{}`", p.line, p.text))
             .collect()

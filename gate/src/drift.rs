@@ -116,6 +116,7 @@ pub fn judge(report: &mut Report, results: &Results, drift: &Drift, anchor: &Anc
                     status: Status::OverBudget,
                     fails: true,
                     since: Some(anchor.label.clone()),
+                    accepted: None,
                 });
             }
         }

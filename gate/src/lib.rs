@@ -7,7 +7,9 @@
 //! turns results and baselines under the budgets of [`config`] into a [`model::Report`], and
 //! [`report`] renders it.
 
+pub mod accept;
 pub mod baseline;
+pub mod calibrate;
 pub mod check;
 pub mod cli;
 #[cfg(feature = "github")]

@@ -87,6 +87,8 @@ pub struct FieldMismatch {
 pub enum Status {
     /// More than the budget allows: fails the check.
     OverBudget,
+    /// More than the budget allows, let pass on purpose by an `[[accept]]` entry of gate.toml.
+    Accepted,
     /// No baseline for this benchmark: fails closed unless new benchmarks are allowed.
     New,
     /// Better than the budget: the baseline is stale, refresh to lock in the gain.
@@ -104,6 +106,7 @@ impl Status {
     pub fn label(self) -> &'static str {
         match self {
             Status::OverBudget => "over budget",
+            Status::Accepted => "accepted: over budget on purpose",
             Status::New => "new: no baseline",
             Status::Stale => "stale: better than budget",
             Status::Vanished => "vanished: did not run",
@@ -144,6 +147,20 @@ pub struct Row {
     /// the row judges the growth since then under the drift budget of gate.toml.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<String>,
+    /// Why a row over budget passes (status `accepted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<Accepted>,
+}
+
+/// A regression let pass on purpose: the `[[accept]]` entry that did it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Accepted {
+    /// The entry's reason.
+    pub reason: String,
+    /// When it ends: `until 2026-12-31` or `until commit <sha>`.
+    pub until: String,
+    /// Where the entry is, `gate.toml:LINE`.
+    pub origin: String,
 }
 
 impl Row {

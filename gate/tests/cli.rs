@@ -590,7 +590,7 @@ fn a_budget_file_with_a_typo_is_refused_with_line_and_column() {
         (
             "[[overrides]]\nbenchmarks = [\"fitler::*\"]\nbudgets.Ir = { absolute = 5 }\n",
             "gate.toml:2: `fitler::*`",
-            "override pattern matches no benchmark",
+            "override or accept pattern matches no benchmark",
         ),
     ];
     for (toml, origin, message) in cases {

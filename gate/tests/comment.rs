@@ -31,6 +31,7 @@ fn row(benchmark: &str, baseline: u64, new: u64, status: Status, fails: bool) ->
         status,
         fails,
         since: None,
+        accepted: None,
     }
 }
 

@@ -45,6 +45,7 @@ fn row(
         status,
         fails,
         since: None,
+        accepted: None,
     }
 }
 

@@ -92,6 +92,7 @@ fn the_json_report_is_frozen() {
             status: Status::OverBudget,
             fails: true,
             since: None,
+            accepted: None,
         }],
         fingerprint: fingerprint(),
         env_mismatches: Vec::new(),

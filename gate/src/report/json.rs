@@ -19,8 +19,8 @@
 //! ```
 //!
 //! `outcome.kind` is `passed`, `failed` (with `count`, the number of failing benchmarks),
-//! `undecided` or `no_verdict` (both with `reason`). `status` is `over_budget`, `new`, `stale`,
-//! `vanished`, `ok` or `info`. `baseline`, `new`, `change_pct` (rounded to 3 decimals) and `limit`
+//! `undecided` or `no_verdict` (both with `reason`). `status` is `over_budget`, `accepted`, `new`,
+//! `stale`, `vanished`, `ok` or `info`. `baseline`, `new`, `change_pct` (rounded to 3 decimals) and `limit`
 //! are `null` where they do not apply. Rows come worst first. Fields are only ever added within a
 //! schema version.
 //!
@@ -35,11 +35,14 @@
 //! Added in version 1: `since` on a row of the drift budget (gate.toml's `[drift]`): the anchor,
 //! e.g. `"v0.3.0 (0123456789, 2026-11-11)"`, whose count `baseline` is; the row judges the
 //! growth since then. Absent on other rows.
+//! Added in version 1: on a row with status `accepted` (over budget, let pass by an `[[accept]]`
+//! entry of gate.toml), `accepted`: `{reason, until, origin}`, e.g. `{"reason": "checksums (#42)",
+//! "until": "until 2026-12-31", "origin": "gate.toml:20"}`; absent on every other row.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::model::{FieldMismatch, Fingerprint, Limit, Metric, Outcome, Report, Status};
+use crate::model::{Accepted, FieldMismatch, Fingerprint, Limit, Metric, Outcome, Report, Status};
 
 /// The schema version of the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -68,6 +71,7 @@ struct JsonRow<'a> {
     fails: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     since: Option<&'a str>,
+    accepted: Option<&'a Accepted>,
 }
 
 /// Renders `report` as pretty JSON with a final newline.
@@ -91,6 +95,7 @@ pub fn render(report: &Report) -> String {
                 status: row.status,
                 fails: row.fails,
                 since: row.since.as_deref(),
+                accepted: row.accepted.as_ref(),
             })
             .collect(),
         attribution: &report.attribution,

@@ -1,7 +1,8 @@
 //! The report as GitHub markdown: the pull-request comment body and the step summary.
 //!
 //! Layout: the verdict first; the environment differences, if any; a table of the benchmarks that
-//! need attention (over budget, stale, new, vanished); where the instructions of each benchmark
+//! need attention (over budget, accepted, stale, new, vanished); the regressions accepted on
+//! purpose with their reasons; where the instructions of each benchmark
 //! over budget went, collapsed ("Where the +3,890 Ir of ... went"); every row in a collapsed `<details>`; the
 //! environment fingerprint; how to accept a change. Under a length cap the tables lose rows (the
 //! full table first), never the verdict.
@@ -10,6 +11,7 @@
 //! cannot open HTML, markdown or mention anyone: names and values go into code spans, prose is
 //! entity- and backslash-escaped with a zero-width space after `@` and `#`.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::{budget, thousands};
@@ -36,6 +38,7 @@ pub fn render(report: &Report, max_len: usize) -> String {
     let tables = [
         mismatch_table(&report.env_mismatches),
         attention_table(&report.rows, dashboard),
+        accepted_table(&report.rows),
     ];
 
     let mut out = head;
@@ -230,6 +233,15 @@ fn verdict(report: &Report) -> String {
                     plural(stale, "benchmark")
                 );
             }
+            let accepted = count(Status::Accepted, false);
+            if accepted > 0 {
+                let _ = write!(
+                    out,
+                    " {} over budget on purpose, accepted by gate.toml (listed below with the \
+                     reasons).",
+                    plural(accepted, "benchmark")
+                );
+            }
             let new = count(Status::New, false);
             if new > 0 {
                 let _ = write!(
@@ -416,6 +428,34 @@ fn attention_table(rows: &[Row], dashboard: Option<&str>) -> Option<Table> {
     })
 }
 
+/// The regressions let pass on purpose: benchmark, entry, until when, reason.
+fn accepted_table(rows: &[Row]) -> Option<Table> {
+    let mut seen = BTreeSet::new();
+    let lines: Vec<String> = rows
+        .iter()
+        .filter_map(|r| Some((r, r.accepted.as_ref()?)))
+        .filter(|(r, _)| seen.insert(r.benchmark.as_str()))
+        .map(|(r, a)| {
+            format!(
+                "| {} | {} | {} | {} |\n",
+                code(&r.benchmark),
+                code(&a.origin),
+                code(&a.until),
+                prose(&a.reason)
+            )
+        })
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    Some(Table {
+        before: "### Accepted on purpose\n\n".into(),
+        header: "| Benchmark | Entry | Until | Reason |\n|:--|:--|:--|:--|\n".into(),
+        rows: lines,
+        after: "\n".into(),
+    })
+}
+
 fn full_table(rows: &[Row], dashboard: Option<&str>) -> Option<Table> {
     if rows.is_empty() {
         return None;
@@ -435,7 +475,7 @@ fn needs_attention(row: &Row) -> bool {
     row.fails
         || matches!(
             row.status,
-            Status::OverBudget | Status::Stale | Status::New | Status::Vanished
+            Status::OverBudget | Status::Accepted | Status::Stale | Status::New | Status::Vanished
         )
 }
 
@@ -479,6 +519,7 @@ fn verdict_cell(row: &Row) -> String {
         (_, true) => "❌",
         (Status::New, false) => "🆕",
         (Status::Stale, false) => "⬇️",
+        (Status::Accepted, false) => "☑️",
         (Status::Vanished, false) => "➖",
         (Status::Ok | Status::OverBudget, false) => "✅",
         (Status::Info, false) => "ℹ️",

@@ -10,6 +10,7 @@
 //! Rows within budget are left out (and informational rows that did not move), with the largest
 //! movers named in one line; `full` lists every row.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::{budget, thousands};
@@ -65,10 +66,32 @@ pub fn render(report: &Report, full: bool) -> String {
     if !full && let Some(movers) = movers(report) {
         out.push_str(&movers);
     }
+    out.push_str(&accepted(report));
     out.push_str(&verdict(report));
     out.push('\n');
     if let Some(note) = &report.attribution.explanation_note {
         let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+/// The regressions let pass on purpose, one line per benchmark: which entry, why, until when.
+fn accepted(report: &Report) -> String {
+    let mut out = String::new();
+    let mut seen = BTreeSet::new();
+    for row in &report.rows {
+        if let Some(a) = &row.accepted
+            && seen.insert(&row.benchmark)
+        {
+            let _ = writeln!(
+                out,
+                "Accepted on purpose: {} by {} ({}): {}",
+                row.benchmark, a.origin, a.until, a.reason
+            );
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
     }
     out
 }
@@ -153,8 +176,9 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
 /// The closing sentence: the verdict and what to do about it.
 fn verdict(report: &Report) -> String {
     let total = report.benchmark_count();
-    let (over, new, stale, vanished) = (
+    let (over, accepted, new, stale, vanished) = (
         report.tally(Status::OverBudget, false),
+        report.tally(Status::Accepted, false),
         report.tally(Status::New, false),
         report.tally(Status::Stale, false),
         report.tally(Status::Vanished, false),
@@ -162,6 +186,7 @@ fn verdict(report: &Report) -> String {
     let mut notes = Vec::new();
     for (count, what) in [
         (over, "over budget"),
+        (accepted, "accepted on purpose"),
         (new, "new"),
         (stale, "stale"),
         (vanished, "vanished"),

@@ -1,0 +1,115 @@
+//! Whether the `[[accept]]` entries of gate.toml still hold. An entry with `until = DATE` holds
+//! through that day, UTC; one with `until_commit = SHA` holds until that commit is in the history
+//! of the commit the results were measured at (it, or an ancestor of it), asked of git in the
+//! repository. An expired entry, or one whose end cannot be told, stops the gate (fail closed).
+
+use std::path::Path;
+use std::process::Command;
+
+use chrono::NaiveDate;
+
+use crate::config::{Config, Until};
+use crate::error::{Error, Result};
+
+/// Refuses the configuration when one of its `[[accept]]` entries has expired on `today` (UTC)
+/// or at commit `measured` of the git repository at `repo`, naming each such entry.
+pub fn refuse_expired(
+    config: &Config,
+    today: NaiveDate,
+    measured: &str,
+    repo: &Path,
+) -> Result<()> {
+    let mut expired = Vec::new();
+    for accept in &config.accepts {
+        let ended = match &accept.until {
+            Until::Date(date) => today > *date,
+            Until::Commit(commit) => landed(commit, measured, repo).map_err(|why| {
+                Error::invalid(
+                    &accept.origin,
+                    format!(
+                        "cannot tell whether the [[accept]] entry ({}) has expired: {why}",
+                        accept.until
+                    ),
+                )
+            })?,
+        };
+        if ended {
+            expired.push(format!(
+                "{} ({}, reason: {:?})",
+                accept.origin, accept.until, accept.reason
+            ));
+        }
+    }
+    if expired.is_empty() {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        expired.join("; "),
+        format!(
+            "[[accept]] entry expired (today is {today}, UTC): remove it, and if the regression \
+             stays, accept it for good with `irgate run && irgate refresh` and a reviewed \
+             baseline diff"
+        ),
+    ))
+}
+
+/// Whether `commit` is `measured` or one of its ancestors, in the repository at `repo`.
+fn landed(commit: &str, measured: &str, repo: &Path) -> std::result::Result<bool, String> {
+    let measured = measured.strip_suffix("-dirty").unwrap_or(measured);
+    if measured.is_empty() || measured == crate::model::UNKNOWN {
+        return Err("the results do not record the commit they were measured at".to_owned());
+    }
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["merge-base", "--is-ancestor", commit, measured])
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    match output.status.code() {
+        Some(0) => Ok(true),
+        Some(1) => Ok(false),
+        _ => Err(format!(
+            "`git merge-base --is-ancestor {commit} {measured}` in {} failed: {}",
+            repo.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(until: &str) -> Config {
+        let text =
+            format!("[[accept]]\nbenchmarks = [\"a::*\"]\nreason = \"on purpose\"\n{until}\n");
+        Config::parse(&text, Path::new("gate.toml")).unwrap()
+    }
+
+    #[test]
+    fn a_date_holds_through_its_day() {
+        let config = config("until = \"2026-11-23\"");
+        let day = |d: &str| NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap();
+        assert!(refuse_expired(&config, day("2026-11-23"), "unknown", Path::new(".")).is_ok());
+        let error = refuse_expired(&config, day("2026-11-24"), "unknown", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("gate.toml:1 (until 2026-11-23, reason: \"on purpose\"): [[accept]] entry expired (today is 2026-11-24"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_commit_needs_a_known_measured_commit() {
+        let config = config("until_commit = \"0123456\"");
+        let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+        let error = refuse_expired(&config, today, "unknown", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("gate.toml:1: cannot tell whether the [[accept]] entry (until commit 0123456) has expired: the results do not record"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,308 @@
+//! Accepting a known regression on purpose: `[[accept]]` entries of gate.toml, end to end through
+//! the binary on the real summaries of tests/fixtures (`slowdown` regresses `filter::scan/*` by
+//! about 62%).
+
+use std::process::Command;
+
+mod support;
+
+use serde_json::Value;
+use support::Run;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/summaries");
+
+/// A scratch repository with baselines from `base` and results `slow.json` from `slowdown`,
+/// gated by "+1% and at least +50 Ir" and the `[[accept]]` text given.
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+impl Repo {
+    fn new(accept: &str) -> Repo {
+        let repo = Repo {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        repo.config(accept);
+        for (set, name) in [("base", "base.json"), ("slowdown", "slow.json")] {
+            let from = format!("{FIXTURES}/{set}");
+            let run = repo.irgate(&["run", "--from", &from, "--results", name]);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+        }
+        let run = repo.irgate(&["refresh", "--results", "base.json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        repo
+    }
+
+    fn config(&self, accept: &str) {
+        let text = format!("[budgets]\nIr = {{ relative_pct = 1.0, absolute = 50 }}\n\n{accept}");
+        std::fs::write(self.dir.path().join("gate.toml"), text).unwrap();
+    }
+
+    fn irgate(&self, args: &[&str]) -> Run {
+        support::irgate(self.dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+            .into()
+    }
+
+    fn check(&self, format: &str) -> Run {
+        self.irgate(&["check", "--results", "slow.json", "--format", format])
+    }
+
+    /// Sets the commit the results say they were measured at.
+    fn measured_at(&self, commit: &str) {
+        let path = self.dir.path().join("slow.json");
+        let mut results: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        results["fingerprint"]["commit"] = commit.into();
+        std::fs::write(&path, serde_json::to_string_pretty(&results).unwrap()).unwrap();
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(self.dir.path())
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    /// A new empty commit; its hash.
+    fn commit(&self, message: &str) -> String {
+        self.git(&["commit", "--allow-empty", "-q", "-m", message]);
+        self.git(&["rev-parse", "HEAD"])
+    }
+}
+
+fn rows(run: &Run) -> Vec<Value> {
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    report["rows"].as_array().unwrap().clone()
+}
+
+fn row<'a>(rows: &'a [Value], id: &str) -> &'a Value {
+    rows.iter().find(|r| r["benchmark"] == id).unwrap()
+}
+
+const ACTIVE: &str = "[[accept]]\nbenchmarks = [\"filter::scan/*\"]\nreason = \"checksums verified on purpose (#42)\"\nuntil = \"2999-12-31\"\n";
+
+#[test]
+fn an_active_entry_lets_the_named_regression_pass_and_every_report_says_why() {
+    let repo = Repo::new(ACTIVE);
+    let json = repo.check("json");
+    assert_eq!(json.code, 0, "{}{}", json.stdout, json.stderr);
+    let rows = rows(&json);
+    for id in ["filter::scan/s512", "filter::scan/s32"] {
+        let row = row(&rows, id);
+        assert_eq!(row["status"], "accepted", "{row}");
+        assert_eq!(row["fails"], false);
+        assert_eq!(
+            row["accepted"],
+            serde_json::json!({
+                "reason": "checksums verified on purpose (#42)",
+                "until": "until 2999-12-31",
+                "origin": format!("{}:4", repo.dir.path().join("gate.toml").display()),
+            })
+        );
+    }
+    assert!(row(&rows, "filter::alloc").get("accepted").is_none());
+
+    let table = repo.check("table");
+    assert_eq!(table.code, 0);
+    assert!(
+        table.stdout.contains("accepted: over budget on purpose"),
+        "{}",
+        table.stdout
+    );
+    assert!(
+        table
+            .stdout
+            .contains("Accepted on purpose: filter::scan/s512 by ")
+    );
+    assert!(
+        table
+            .stdout
+            .contains("(until 2999-12-31): checksums verified on purpose (#42)")
+    );
+    assert!(
+        table.stdout.contains("(2 accepted on purpose)"),
+        "{}",
+        table.stdout
+    );
+
+    let markdown = repo.check("markdown");
+    assert_eq!(markdown.code, 0);
+    assert!(markdown.stdout.contains("## ✅ irgate: passed"));
+    assert!(
+        markdown
+            .stdout
+            .contains("2 benchmarks over budget on purpose")
+    );
+    assert!(markdown.stdout.contains("### Accepted on purpose"));
+    assert!(markdown.stdout.contains("☑️ accepted on purpose"));
+    // The reason is prose from gate.toml: escaped, no issue link forms.
+    assert!(
+        markdown
+            .stdout
+            .contains("checksums verified on purpose \\(#&#8203;42\\)"),
+        "{}",
+        markdown.stdout
+    );
+}
+
+#[test]
+fn an_expired_date_fails_closed_naming_the_entry() {
+    let repo = Repo::new(&ACTIVE.replace("2999-12-31", "2001-02-03"));
+    let run = repo.check("table");
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("gate.toml:4 (until 2001-02-03, reason: \"checksums verified on purpose (#42)\"): [[accept]] entry expired"), "{}", run.stderr);
+    // Machine-read formats carry the reason too.
+    let json = repo.check("json");
+    assert_eq!(json.code, 2);
+    let report: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(report["outcome"]["kind"], "undecided");
+    assert!(
+        report["outcome"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("expired")
+    );
+}
+
+#[test]
+fn a_benchmark_the_entry_does_not_name_still_fails() {
+    let repo = Repo::new(&ACTIVE.replace("filter::scan/*", "filter::scan/s32"));
+    let json = repo.check("json");
+    assert_eq!(json.code, 1, "{}", json.stdout);
+    let rows = rows(&json);
+    assert_eq!(row(&rows, "filter::scan/s32")["status"], "accepted");
+    let s512 = row(&rows, "filter::scan/s512");
+    assert_eq!(
+        (s512["status"].as_str(), s512["fails"].as_bool()),
+        (Some("over_budget"), Some(true))
+    );
+    let report: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        report["outcome"],
+        serde_json::json!({"kind": "failed", "count": 1})
+    );
+}
+
+#[test]
+fn a_commit_ends_the_entry_once_it_is_in_the_measured_history() {
+    let repo = Repo::new("");
+    repo.git(&["init", "-q"]);
+    let first = repo.commit("first");
+    let measured = repo.commit("measured");
+    let later = repo.commit("later");
+    repo.measured_at(&measured);
+
+    // The fix lands later than the measured commit: still accepted.
+    repo.config(&ACTIVE.replace(
+        "until = \"2999-12-31\"",
+        &format!("until_commit = \"{}\"", &later[..12]),
+    ));
+    let run = repo.check("json");
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        row(&rows(&run), "filter::scan/s512")["accepted"]["until"],
+        format!("until commit {}", &later[..12])
+    );
+
+    // An ancestor of the measured commit, or the commit itself: expired.
+    for ended in [&first, &measured] {
+        repo.config(&ACTIVE.replace(
+            "until = \"2999-12-31\"",
+            &format!("until_commit = \"{ended}\""),
+        ));
+        let run = repo.check("table");
+        assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("(until commit {ended}, reason:")),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("[[accept]] entry expired"));
+    }
+
+    // A commit git does not know: the gate cannot tell, and says so.
+    repo.config(&ACTIVE.replace("until = \"2999-12-31\"", "until_commit = \"abcdef0\""));
+    let run = repo.check("table");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(
+            "cannot tell whether the [[accept]] entry (until commit abcdef0) has expired"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn malformed_entries_are_refused_with_file_and_line() {
+    let repo = Repo::new("");
+    let base = "[[accept]]\nbenchmarks = [\"filter::scan/*\"]\n";
+    for (entry, message) in [
+        (
+            format!("{base}reason = \"x\"\n"),
+            "needs exactly one of `until = \"YYYY-MM-DD\"` and `until_commit",
+        ),
+        (
+            format!("{base}reason = \"x\"\nuntil = \"2026-1-1x\"\n"),
+            "until = \"2026-1-1x\" is not a date YYYY-MM-DD",
+        ),
+        (
+            format!("{base}reason = \"x\"\nuntil = \"2999-01-01\"\nuntil_commit = \"abcdef0\"\n"),
+            "needs exactly one of",
+        ),
+        (
+            format!("{base}reason = \"x\"\nuntil_commit = \"main\"\n"),
+            "until_commit = \"main\" is not a commit hash",
+        ),
+        (
+            format!("{base}reason = \"  \"\nuntil = \"2999-01-01\"\n"),
+            "the reason of an [[accept]] entry is empty",
+        ),
+        (
+            format!("{base}until = \"2999-01-01\"\n"),
+            "missing field `reason`",
+        ),
+        (
+            "[[accept]]\nbenchmarks = []\nreason = \"x\"\nuntil = \"2999-01-01\"\n".to_owned(),
+            "accepts nothing",
+        ),
+    ] {
+        repo.config(&entry);
+        let run = repo.check("table");
+        assert_eq!(run.code, 2, "{entry}");
+        assert!(run.stderr.contains("gate.toml:"), "{entry}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{entry}: {}", run.stderr);
+    }
+    // A glob that matches no benchmark is a typo, as for overrides.
+    repo.config(&ACTIVE.replace("filter::scan/*", "filter::sacn/*"));
+    let run = repo.check("table");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("gate.toml:5: `filter::sacn/*`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("override or accept pattern matches no benchmark")
+    );
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The replay (scripts/replay.sh) on a fixture repository with a known regression in the middle:
+# a git history of six commits made from gate/tests/adoption/two-targets, where only the fifth
+# slows a benchmarked function down (fnv1a hashes every byte twice). The table must show exactly
+# one alarm, on that commit and on exactly digest::fnv/*, and no false alarm; the unrelated
+# commits (docs, another crate, a new function in the benchmarked crate that no benchmark runs)
+# must pass under the calibrated-style budget "+1 Ir, no relative part".
+#
+# usage: scripts/replay-fixture.sh [TABLE.md]     (about 3 minutes here)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+die() { printf 'replay-fixture: FAIL: %s\n' "$*" >&2; exit 1; }
+export IRGATE=${IRGATE:-$(cargo build --quiet --locked -p irgate --message-format=json \
+    | jq -r 'select(.executable != null and .target.name == "irgate") | .executable')}
+
+repo=$(mktemp -d)
+trap 'rm -rf "$repo"' EXIT
+cp -r gate/tests/adoption/two-targets/. "$repo"
+cd "$repo"
+git init -q
+commit() { git add -A && git -c user.name=replay -c user.email=replay@example.invalid \
+    -c commit.gpgsign=false commit -q -m "$1"; }
+printf '[budgets]\nIr = { relative_pct = 0.0, absolute = 1 }\n' >gate.toml
+printf 'target\n' >.gitignore
+commit "initial: two bench targets, gate.toml"
+printf '# text\n\nTwo small text functions.\n' >README.md
+commit "docs: a README"
+sed -i 's/{} words, digest/{} words; digest/' cli/src/main.rs
+commit "cli: punctuation in the output (another crate)"
+cat >>text/src/lib.rs <<'RS'
+
+/// Counts the lines of `text` (no benchmark runs this).
+#[inline(never)]
+pub fn count_lines(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'\n').count()
+}
+RS
+commit "text: count_lines, which no benchmark runs"
+sed -i 's/hash = hash.wrapping_mul(0x0100_0193);/hash = hash.wrapping_mul(0x0100_0193);\n        hash ^= std::hint::black_box(u32::from(byte));/' text/src/lib.rs
+grep -q 'black_box(u32::from(byte))' text/src/lib.rs || die "the regression was not injected"
+commit "text: fnv1a mixes every byte twice (the injected regression)"
+printf '\nSee the benches.\n' >>README.md
+commit "docs: README"
+injected=$(git rev-parse --short HEAD~1)
+cd - >/dev/null
+
+table=$(scripts/replay.sh "$repo" "$(git -C "$repo" rev-list --max-parents=0 HEAD)..HEAD" \
+    . ':(exclude)*.md')
+echo "$table"
+[ -n "${1:-}" ] && echo "$table" >"$1"
+rows=$(grep -c '^| `' <<<"$table") || true
+[ "$rows" -eq 5 ] || die "expected 5 replayed commits, got $rows"
+alarms=$(grep -E '\| (alarm|false alarm) \|$' <<<"$table" || true)
+[ "$(wc -l <<<"$alarms")" -eq 1 ] || die "expected exactly one alarm, got: $alarms"
+grep -q "^| \`$injected\` .*| digest::fnv/b16 digest::fnv/b256 | alarm |$" <<<"$alarms" \
+    || die "the alarm is not on the injected commit $injected and exactly digest::fnv/*: $alarms"
+! grep -q 'false alarm\|undecided' <<<"$table" || die "a false alarm or an undecided commit"
+echo "replay-fixture: ok: one true alarm (commit $injected, digest::fnv/*), no false alarm, no miss"

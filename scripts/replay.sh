@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Replays the gate over a range of commits of a repository: every commit is checked A/B against
+# its parent (both built and run here, the parent's counts taken as the baselines), and the table
+# says which benchmarks were flagged and whether the commit touched the code the benchmarks run.
+#
+# One scratch worktree is checked out at each commit in turn, always at the same path and with
+# one target directory, so only what a commit changed is rebuilt and every run's executable has
+# the same path (its length moves counts). The gate.toml of the commit decides.
+#
+#   touched: the commit changed a file under one of PATHS (default: every path but docs, i.e.
+#            the files that can change what a benchmark runs: the benchmarked crates, the benches,
+#            Cargo.lock, the toolchain), as `git diff --name-only PARENT COMMIT -- PATHS` says.
+#   verdict: `false alarm` (flagged, not touched), `alarm` (flagged, touched: a person decides
+#            whether it is true), `pass`, or `undecided` (irgate check exited 2).
+#
+# Prints a markdown table on stdout; progress on stderr. Needs valgrind, the runner of the
+# repository's benchmark library, jq.
+#
+# usage: scripts/replay.sh REPO RANGE [PATHS...]     e.g. scripts/replay.sh . HEAD~12..HEAD codec benches
+set -euo pipefail
+repo=$(realpath "${1:?usage: scripts/replay.sh REPO RANGE [PATHS...]}")
+range=${2:?usage: scripts/replay.sh REPO RANGE [PATHS...]}
+shift 2
+paths=("$@")
+[ ${#paths[@]} -gt 0 ] || paths=(. ':(exclude)*.md' ':(exclude)docs')
+irgate=${IRGATE:-$(cd "$(dirname "$0")/.." && cargo build --quiet --locked -p irgate \
+    --message-format=json | jq -r 'select(.executable != null and .target.name == "irgate") | .executable')}
+
+work=$(mktemp -d)
+cleanup() { git -C "$repo" worktree remove --force "$work/tree" >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT
+git -C "$repo" worktree add --detach -q "$work/tree" "$(git -C "$repo" rev-list --reverse "$range" | head -1)"
+export CARGO_TARGET_DIR=$work/target
+
+# run COMMIT: the results of COMMIT (cached), path on stdout.
+run() {
+    local out=$work/$1.json
+    if ! [ -f "$out" ]; then
+        git -C "$work/tree" checkout -q --detach "$1"
+        echo "replay: irgate run at $(git -C "$repo" log -1 --format='%h %s' "$1")" >&2
+        (cd "$work/tree" && "$irgate" run --results "$out" >"$work/$1.log" 2>&1) \
+            || { echo "replay: irgate run failed at $1: $work/$1.log" >&2; tail -20 "$work/$1.log" >&2; exit 2; }
+    fi
+    echo "$out"
+}
+
+echo "| commit | subject | touched | flagged | verdict |"
+echo "|:--|:--|:--|:--|:--|"
+for commit in $(git -C "$repo" rev-list --reverse "$range"); do
+    parent=$(git -C "$repo" rev-parse "$commit^")
+    touched=$(git -C "$repo" diff --name-only "$parent" "$commit" -- "${paths[@]}" | wc -l)
+    base=$(run "$parent")
+    new=$(run "$commit")
+    git -C "$work/tree" checkout -q --detach "$commit"
+    rm -rf "$work/baselines"
+    "$irgate" refresh --results "$base" --baselines "$work/baselines" \
+        --config "$work/tree/gate.toml" >/dev/null
+    code=0
+    (cd "$work/tree" && "$irgate" check --results "$new" --baselines "$work/baselines" \
+        --format json) >"$work/report.json" 2>/dev/null || code=$?
+    flagged=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | join(" ")' "$work/report.json")
+    case "$code,$touched,${flagged:+y}" in
+        0,*) verdict=pass ;;
+        1,0,y) verdict="false alarm" ;;
+        1,*,y) verdict=alarm ;;
+        *) verdict="undecided: $(jq -r '.outcome.reason // "?"' "$work/report.json" | head -c 200)" ;;
+    esac
+    [ "$touched" -gt 0 ] && touched="yes ($touched files)" || touched=no
+    printf '| `%s` | %s | %s | %s | %s |\n' "$(git -C "$repo" rev-parse --short "$commit")" \
+        "$(git -C "$repo" log -1 --format=%s "$commit" | tr '|' '/' | cut -c1-70)" \
+        "$touched" "${flagged:-none}" "$verdict"
+done
