@@ -152,7 +152,11 @@ fn an_active_entry_lets_the_named_regression_pass_and_every_report_says_why() {
             .contains("2 benchmarks over budget on purpose")
     );
     assert!(markdown.stdout.contains("### Accepted on purpose"));
-    assert!(markdown.stdout.contains("☑️ accepted on purpose"));
+    assert!(
+        markdown
+            .stdout
+            .contains("☑️ accepted: over budget on purpose")
+    );
     // The reason is prose from gate.toml: escaped, no issue link forms.
     assert!(
         markdown

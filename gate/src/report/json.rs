@@ -71,6 +71,7 @@ struct JsonRow<'a> {
     fails: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     since: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     accepted: Option<&'a Accepted>,
 }
 
