@@ -165,14 +165,7 @@ impl Config {
             if is_count_metric(name.get_ref()) {
                 Ok(name.get_ref().clone())
             } else {
-                Err(at(
-                    name.span(),
-                    format!(
-                        "unknown metric `{}`: use a callgrind count such as `Ir` or \
-                         `EstimatedCycles`, or `dhat.` and a DHAT metric such as `dhat.TotalBytes`",
-                        name.get_ref()
-                    ),
-                ))
+                Err(at(name.span(), unknown_metric(name.get_ref())))
             }
         };
         let budgets =
@@ -361,6 +354,14 @@ pub fn is_count_metric(name: &str) -> bool {
         Some(dhat) => parses(dhat, true),
         None => !name.ends_with("Rate") && parses(name, false),
     }
+}
+
+/// Why `name` is refused where a metric is expected (see [`is_count_metric`]).
+pub fn unknown_metric(name: &str) -> String {
+    format!(
+        "unknown metric `{name}`: use a callgrind count such as `Ir` or `EstimatedCycles`, or \
+         `dhat.` and a DHAT metric such as `dhat.TotalBytes`"
+    )
 }
 
 /// 1-based line and column of byte `offset` in `text`.
