@@ -5,4 +5,6 @@
 #[path = "../decode_check.rs"]
 mod decode_check;
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| decode_check::check(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    decode_check::check(data);
+});
