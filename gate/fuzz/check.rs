@@ -1,5 +1,6 @@
-//! The oracles of irgate's fuzz targets, shared by the targets (`fuzz_targets/*.rs`) and a normal
-//! test over the committed seeds (`gate/tests/fuzz_seeds.rs`), so CI runs them without a fuzzer.
+//! The oracles of irgate's fuzz targets: the fuzz crate's library, which the targets
+//! (`fuzz_targets/*.rs`) call, and which `gate/tests/fuzz_seeds.rs` includes to run them over the
+//! committed seeds in every `cargo test`, without a fuzzer.
 //!
 //! Each oracle feeds one untrusted input to one of irgate's readers, through the function irgate
 //! itself calls, and panics if an invariant breaks. Nothing may panic, and:

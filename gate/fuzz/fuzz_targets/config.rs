@@ -2,9 +2,6 @@
 //! checked.
 #![no_main]
 
-#[path = "../check.rs"]
-mod check;
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = check::config(data);
+    let _ = irgate_fuzz::config(data);
 });

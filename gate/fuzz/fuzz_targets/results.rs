@@ -2,9 +2,6 @@
 //! checked.
 #![no_main]
 
-#[path = "../check.rs"]
-mod check;
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = check::results(data);
+    let _ = irgate_fuzz::results(data);
 });
