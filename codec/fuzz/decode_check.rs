@@ -1,5 +1,6 @@
-//! The decoder's fuzz oracle, shared by the fuzz target (`fuzz_targets/decode.rs`) and a normal
-//! test over fixed seeds (`codec/tests/fuzz_seeds.rs`), so CI runs it without a fuzzer.
+//! The decoder's fuzz oracle: the fuzz crate's library, which the fuzz target
+//! (`fuzz_targets/decode.rs`) calls and a normal test over fixed seeds (`codec/tests/fuzz_seeds.rs`)
+//! includes, so CI runs it without a fuzzer.
 //!
 //! The first input byte picks the connection settings, the rest is the stream. Nothing may panic,
 //! and:
@@ -15,10 +16,22 @@ use codec::filter::Chain;
 use codec::frame::{FrameDecoder, FrameEncoder};
 use codec::pipeline::Pipeline;
 
+/// What the decoder made of one input that kept every invariant.
+#[derive(Debug)]
+pub struct Checked {
+    /// How many frames it accepted.
+    pub frames: usize,
+    /// How the stream ended: `Ok` when it was whole frames, else the decoder's error.
+    pub outcome: Result<(), DecodeError>,
+}
+
 /// Checks one input; panics if an invariant breaks.
-pub fn check(data: &[u8]) {
+pub fn check(data: &[u8]) -> Checked {
     let Some((&config, stream)) = data.split_first() else {
-        return;
+        return Checked {
+            frames: 0,
+            outcome: Ok(()),
+        };
     };
     let backend = Backend::ALL[usize::from(config >> 2) % Backend::ALL.len()];
     let compression = match config & 3 {
@@ -36,6 +49,7 @@ pub fn check(data: &[u8]) {
     let mut decoder = FrameDecoder::new(compression);
     let mut encoder = FrameEncoder::new(compression);
     let mut accepted = Vec::new();
+    let mut frames = 0;
     let mut at = 0;
     let outcome: Result<(), DecodeError> = loop {
         match decoder.decode(&stream[at..]) {
@@ -51,6 +65,7 @@ pub fn check(data: &[u8]) {
                 let (id, payload) = (id, payload.to_vec());
                 at += frame.raw.len();
                 accepted.extend_from_slice(&stream[at - frame.raw.len()..at]);
+                frames += 1;
                 round_trip(&mut encoder, compression, id, &payload);
             }
         }
@@ -77,7 +92,8 @@ pub fn check(data: &[u8]) {
         out, accepted,
         "the pipeline forwards exactly the accepted frames"
     );
-    assert_eq!(result, outcome.map_err(PipelineError::Decode));
+    assert_eq!(result, outcome.clone().map_err(PipelineError::Decode));
+    Checked { frames, outcome }
 }
 
 /// Re-encodes a decoded packet and decodes it again.

@@ -6,6 +6,7 @@
 mod decode_check;
 
 use codec::compression::Compression;
+use codec::error::DecodeError;
 use codec::frame::FrameEncoder;
 
 /// A small deterministic generator (64-bit LCG, high bits).
@@ -29,8 +30,9 @@ impl Lcg {
     }
 }
 
-/// A stream of valid frames for the settings that `config` selects in the oracle.
-fn valid_stream(rng: &mut Lcg, config: u8) -> Vec<u8> {
+/// A stream of valid frames for the settings that `config` selects in the oracle, and how many
+/// frames it holds.
+fn valid_stream(rng: &mut Lcg, config: u8) -> (Vec<u8>, usize) {
     let compression = match config & 3 {
         0 => None,
         1 => Some(0),
@@ -40,7 +42,8 @@ fn valid_stream(rng: &mut Lcg, config: u8) -> Vec<u8> {
     .map(Compression::new);
     let mut encoder = FrameEncoder::new(compression);
     let mut wire = vec![config];
-    for _ in 0..1 + rng.below(4) {
+    let frames = 1 + rng.below(4);
+    for _ in 0..frames {
         let len = [0, 1, 63, 64, 255, 256, 700, 3000][rng.below(8)];
         let payload = if rng.below(2) == 0 {
             rng.bytes(len)
@@ -50,7 +53,7 @@ fn valid_stream(rng: &mut Lcg, config: u8) -> Vec<u8> {
         let id = [0, 0x7f, 0x80, -1][rng.below(4)];
         encoder.encode(id, &payload, &mut wire).unwrap();
     }
-    wire
+    (wire, frames)
 }
 
 /// A copy of `input` with one kind of damage.
@@ -73,20 +76,53 @@ fn mutate(rng: &mut Lcg, input: &[u8]) -> Vec<u8> {
 #[test]
 fn oracle_holds_on_fixed_seeds() {
     let mut rng = Lcg(0x1a2b_3c4d);
-    let mut inputs = Vec::new();
+    let (mut damaged_refused, mut damaged_accepted) = (0, 0);
     for config in 0..=u8::MAX {
-        let valid = valid_stream(&mut rng, config);
+        let (valid, frames) = valid_stream(&mut rng, config);
         for _ in 0..3 {
-            inputs.push(mutate(&mut rng, &valid));
+            let checked = decode_check::check(&mutate(&mut rng, &valid));
+            if checked.outcome.is_ok() {
+                damaged_accepted += 1;
+            } else {
+                damaged_refused += 1;
+            }
         }
-        inputs.push(valid);
+
+        // A valid stream decodes whole.
+        let checked = decode_check::check(&valid);
+        assert_eq!(checked.outcome, Ok(()), "config {config}");
+        assert_eq!(checked.frames, frames, "config {config}");
+
+        // Half of it gives the frames that fit, and fails only as truncated.
+        let half = decode_check::check(&valid[..valid.len() / 2]);
+        assert!(half.frames < frames, "config {config}: {half:?}");
+        assert!(
+            matches!(
+                half.outcome,
+                Ok(()) | Err(DecodeError::TruncatedFrame { .. })
+            ),
+            "config {config}: {half:?}"
+        );
+
         let noise_len = rng.below(64);
-        inputs.push(rng.bytes(noise_len));
+        decode_check::check(&rng.bytes(noise_len));
     }
-    inputs.push(Vec::new());
-    inputs.push(vec![3, 0xff, 0xff, 0xff, 0xff, 0x0f]);
-    for input in &inputs {
-        decode_check::check(input);
-    }
-    assert_eq!(inputs.len(), 256 * 5 + 2);
+    // Damage is caught, and not everything is refused (a flipped payload bit decodes).
+    assert!(
+        damaged_refused > 0 && damaged_accepted > 0,
+        "{damaged_refused} refused, {damaged_accepted} accepted"
+    );
+
+    let empty = decode_check::check(&[]);
+    assert_eq!((empty.frames, empty.outcome), (0, Ok(())));
+    // Compressed settings; a frame length of -1 (five-byte VarInt).
+    let negative = decode_check::check(&[3, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+    assert_eq!(negative.frames, 0);
+    assert!(
+        matches!(
+            negative.outcome,
+            Err(DecodeError::NegativeLength { value: -1, .. })
+        ),
+        "{negative:?}"
+    );
 }

@@ -74,7 +74,8 @@ impl Baselines {
         let mut groups = BTreeMap::new();
         for entry in std::fs::read_dir(dir).map_err(read_error)? {
             let path = entry.map_err(read_error)?.path();
-            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            // A name that is not UTF-8 is checked (and refused) like any other, never skipped.
+            let Some(name) = path.file_name().map(|n| n.to_string_lossy()) else {
                 continue;
             };
             // Skip other files and the temporary files of an interrupted refresh.

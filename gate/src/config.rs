@@ -262,14 +262,7 @@ impl Config {
             if is_count_metric(name.get_ref()) {
                 Ok(name.get_ref().clone())
             } else {
-                Err(at(
-                    name.span(),
-                    format!(
-                        "unknown metric `{}`: use a callgrind count such as `Ir` or \
-                         `EstimatedCycles`, or `dhat.` and a DHAT metric such as `dhat.TotalBytes`",
-                        name.get_ref()
-                    ),
-                ))
+                Err(at(name.span(), unknown_metric(name.get_ref())))
             }
         };
         let budgets =
@@ -581,6 +574,14 @@ pub const CACHE_METRICS: &[&str] = &[
     "RamHits",
     "EstimatedCycles",
 ];
+
+/// Why `name` is refused where a metric is expected (see [`is_count_metric`]).
+pub fn unknown_metric(name: &str) -> String {
+    format!(
+        "unknown metric `{name}`: use a callgrind count such as `Ir` or `EstimatedCycles`, or \
+         `dhat.` and a DHAT metric such as `dhat.TotalBytes`"
+    )
+}
 
 /// 1-based line and column of byte `offset` in `text`.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {

@@ -97,11 +97,40 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// An [`Error::Invalid`] for `origin`.
+    /// An [`Error::Invalid`] for `origin`. Both are made printable: a control character (from a
+    /// file name, or a key a parser quotes back) is escaped, so no error can move a terminal's
+    /// cursor or start a line of its own in a workflow log.
     pub fn invalid(origin: impl std::fmt::Display, message: impl Into<String>) -> Self {
         Error::Invalid {
-            origin: origin.to_string(),
-            message: message.into(),
+            origin: printable(&origin.to_string()),
+            message: printable(&message.into()),
         }
+    }
+}
+
+/// `text` with each control character escaped (`\u{1b}`, `\n`); everything else kept.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_escapes_control_characters_in_origin_and_message() {
+        let error = Error::invalid("dir/a\u{1b}[2J.json", "unknown field `x\ny`");
+        assert_eq!(
+            error.to_string(),
+            "dir/a\\u{1b}[2J.json: unknown field `x\\ny`"
+        );
     }
 }

@@ -93,8 +93,9 @@ pub fn json_error(path: &Path, error: &serde_json::Error) -> Error {
     )
 }
 
-/// Deserializes benchmark counts strictly: benchmark ids and metric names must be unique, and
-/// every count a non-negative integer. Use with `#[serde(deserialize_with = "...")]`.
+/// Deserializes benchmark counts strictly: benchmark ids must be valid and unique, metric names
+/// count metrics and unique, and every count a non-negative integer. Use with
+/// `#[serde(deserialize_with = "...")]`.
 pub fn strict_benchmarks<'de, D>(deserializer: D) -> Result<BTreeMap<String, Counts>, D::Error>
 where
     D: Deserializer<'de>,
@@ -102,6 +103,18 @@ where
     let map = UniqueMap::<UniqueMap<Count, MetricKey>, BenchmarkKey>::deserialize(deserializer)?;
     if let Some(message) = map.0.keys().find_map(|id| crate::id::check(id).err()) {
         return Err(de::Error::custom(message));
+    }
+    if let Some((id, metric)) = map.0.iter().find_map(|(id, counts)| {
+        counts
+            .0
+            .keys()
+            .find(|m| !crate::config::is_count_metric(m))
+            .map(|m| (id, m))
+    }) {
+        return Err(de::Error::custom(format!(
+            "{id}: {}",
+            crate::config::unknown_metric(metric)
+        )));
     }
     Ok(map
         .0
@@ -153,6 +166,21 @@ impl<'de, V: Deserialize<'de>, K: KeyKind> Deserialize<'de> for UniqueMap<V, K> 
     }
 }
 
+/// Why a number a parser could only read as a float is not a count. JSON parsers hand over as a
+/// float any number they cannot hold as an integer: `99.0`, `1e3`, `-5` (in some readers) and
+/// 2^64 and beyond.
+pub fn not_a_count(v: f64) -> String {
+    if v.fract() != 0.0 || !v.is_finite() {
+        format!("non-integer count {v}: counts are non-negative integers")
+    } else if v < 0.0 {
+        format!("negative count {v}: counts are non-negative integers")
+    } else if v >= u64::MAX as f64 {
+        "count too large: at least 2^64, and counts are at most 2^64 - 1".to_owned()
+    } else {
+        format!("count {v:?} written with a decimal point: write counts as integers")
+    }
+}
+
 /// A count: a non-negative integer, with a clear message for anything else.
 struct Count(u64);
 
@@ -175,17 +203,7 @@ impl<'de> Deserialize<'de> for Count {
                 })
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
-                // serde_json hands over as a float any number it cannot hold as an integer.
-                let message = if v.fract() != 0.0 || !v.is_finite() {
-                    format!("non-integer count {v}: counts are non-negative integers")
-                } else if v < 0.0 {
-                    format!("negative count {v}: counts are non-negative integers")
-                } else if v >= u64::MAX as f64 {
-                    "count too large: at least 2^64, and counts are at most 2^64 - 1".to_owned()
-                } else {
-                    format!("count {v:?} written with a decimal point: write counts as integers")
-                };
-                Err(E::custom(message))
+                Err(E::custom(not_a_count(v)))
             }
         }
         deserializer.deserialize_any(CountVisitor)

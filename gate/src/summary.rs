@@ -115,14 +115,20 @@ fn measurement(
     let mut counts = Counts::new();
     for (name, value) in metrics {
         match value {
+            Value::Float(_) if name.ends_with("Rate") => {}
+            _ if !crate::config::is_count_metric(&name) => {
+                return Err(Error::invalid(
+                    origin,
+                    format!("{id}: {}", crate::config::unknown_metric(&name)),
+                ));
+            }
             Value::Int(count) => {
                 counts.insert(name, count);
             }
-            Value::Float(_) if name.ends_with("Rate") => {}
             Value::Float(value) => {
                 return Err(Error::invalid(
                     origin,
-                    format!("{id}: metric {name} is {value}, not a count (a non-negative integer)"),
+                    format!("{id}: metric {name}: {}", crate::files::not_a_count(value)),
                 ));
             }
         }

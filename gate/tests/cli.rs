@@ -494,7 +494,7 @@ fn malformed_summaries_are_refused_with_file_and_reason() {
                     "\"Ir\":{\"values\":{\"new\":-71}}",
                 )
             },
-            "metric Ir is -71, not a count",
+            "metric Ir: negative count -71: counts are non-negative integers",
         ),
         (
             "fraction",
@@ -504,7 +504,7 @@ fn malformed_summaries_are_refused_with_file_and_reason() {
                     "\"Ir\":{\"values\":{\"new\":71.5}}",
                 )
             },
-            "metric Ir is 71.5, not a count",
+            "metric Ir: non-integer count 71.5",
         ),
         (
             "not json",

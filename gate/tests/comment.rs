@@ -1,9 +1,6 @@
 //! `irgate comment`: reading the stored report, annotations, the step summary, and the binary
 //! against a local GitHub-like server (wiremock).
 
-#[path = "../../github/tests/support/fake_github.rs"]
-mod fake_github;
-
 use std::path::{Path, PathBuf};
 
 mod support;

@@ -1,8 +1,5 @@
 //! The sticky comment against a local GitHub-like server: create, update, paging, errors, retries.
 
-#[path = "support/fake_github.rs"]
-mod fake_github;
-
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,6 @@
 //! `../decode_check.rs` for what is checked.
 #![no_main]
 
-#[path = "../decode_check.rs"]
-mod decode_check;
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| decode_check::check(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    codec_fuzz::check(data);
+});

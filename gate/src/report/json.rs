@@ -106,12 +106,10 @@ pub fn render(report: &Report) -> String {
     text
 }
 /// Reads a report back (`irgate comment` does, from an artifact: untrusted): the schema version
-/// must be this one and the exit code must agree with the outcome.
+/// must be this one, the exit code must agree with the outcome, and every row must name a valid
+/// benchmark id and a count metric.
 pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
-    let invalid = |message: String| Error::Invalid {
-        origin: origin.to_owned(),
-        message,
-    };
+    let invalid = |message: String| Error::invalid(origin, message);
     let stored: StoredReport = serde_json::from_str(text).map_err(|e| {
         invalid(format!(
             "not an irgate JSON report (line {}, column {}): {e}",
@@ -127,6 +125,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
     }
     let exit_code = stored.exit_code;
     let report = stored.report;
+    for row in &report.rows {
+        crate::id::check(&row.benchmark).map_err(&invalid)?;
+        if !crate::config::is_count_metric(&row.metric) {
+            return Err(invalid(format!(
+                "{}: {}",
+                row.benchmark,
+                crate::config::unknown_metric(&row.metric)
+            )));
+        }
+    }
     let expected = report.outcome.exit_code();
     if exit_code != expected {
         return Err(invalid(format!(

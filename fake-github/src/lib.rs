@@ -1,7 +1,9 @@
 //! A small GitHub on wiremock: the issue-comment endpoints with GitHub's paging (`Link` headers
 //! pointing at `/repositories/{id}/...`, as github.com sends them), backed by an in-memory list.
 //! Failures are injected by mounting higher-priority mocks in front of it.
-#![allow(dead_code)] // each test binary that includes this uses a different part
+//!
+//! Dev-only: the tests of `irgate-github` (the client) and of `irgate` (the `comment` command)
+//! run against it.
 
 use std::sync::{Arc, Mutex};
 
@@ -9,17 +11,25 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+/// The repository's owner.
 pub const OWNER: &str = "acme";
+/// The repository's name.
 pub const REPO: &str = "proxy";
+/// The pull request's number.
 pub const PR: u64 = 7;
+/// The repository's numeric id, which GitHub's paging links use.
 pub const REPO_ID: u64 = 4242;
+/// The login that comments created through the fake are stored under.
 pub const BOT: &str = "github-actions[bot]";
 
 /// One stored comment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredComment {
+    /// The comment's id.
     pub id: u64,
+    /// Its markdown body.
     pub body: String,
+    /// Its author's login.
     pub login: String,
 }
 
@@ -28,10 +38,12 @@ pub struct StoredComment {
 pub struct Comments(Arc<Mutex<Vec<StoredComment>>>);
 
 impl Comments {
+    /// Every comment, oldest first.
     pub fn all(&self) -> Vec<StoredComment> {
         self.0.lock().unwrap().clone()
     }
 
+    /// Stores a comment by `login`; returns its id.
     pub fn push(&self, login: &str, body: &str) -> u64 {
         let mut comments = self.0.lock().unwrap();
         let id = 1000 + comments.len() as u64;
@@ -157,8 +169,11 @@ impl Respond for Update {
 
 /// The fake GitHub: a wiremock server serving one pull request's comments.
 pub struct FakeGitHub {
+    /// The wiremock server (mount more mocks on it).
     pub server: MockServer,
+    /// The stored comments.
     pub comments: Comments,
+    /// How many of the next creates answer 502 after storing the comment.
     pub fail_create_after_store: Arc<Mutex<u32>>,
     /// The API base URL (the server's address plus `prefix`).
     pub api_url: String,
