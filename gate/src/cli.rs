@@ -1,6 +1,7 @@
 //! The command line: every argument and help text of irgate, turned into each command's plain
 //! options. Nothing below this module knows of clap.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -249,6 +250,17 @@ pub struct RunArgs {
     /// instead of running; repeat to merge shards
     #[arg(long, value_name = "PATH", conflicts_with = "suites")]
     pub from: Vec<PathBuf>,
+    /// How many benchmarks run at once, each in its own callgrind process [default: the number
+    /// of cores]. Counts do not depend on it; gungraun 0.20 runs benchmarks of one group in
+    /// parallel (older runners run one at a time)
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<NonZeroUsize>,
+    /// A/B: also build and run the suite at this revision (a branch, tag or commit), checked out
+    /// in a git worktree under the target directory, at the same time and in the same
+    /// environment; its results go beside the working tree's (results.base.json), for `irgate
+    /// check --base`
+    #[arg(long, value_name = "REV", conflicts_with = "from")]
+    pub base: Option<String>,
     #[command(flatten)]
     pub paths: PathArgs,
 }
@@ -301,6 +313,10 @@ pub struct CheckArgs {
     /// What a different environment does
     #[arg(long, value_enum, default_value_t = EnvPolicyArg::Fail, value_name = "POLICY")]
     pub on_env_mismatch: EnvPolicyArg,
+    /// A/B: compare with the base revision measured by `irgate run --base REV` in the same job
+    /// (results.base.json beside the results), not with the baselines
+    #[arg(long)]
+    pub base: bool,
     #[command(flatten)]
     pub paths: PathArgs,
 }
@@ -372,6 +388,8 @@ impl Command {
                 from: args.from.clone(),
                 suites: args.suites.clone(),
                 features: args.features.clone(),
+                jobs: args.jobs,
+                base: args.base.clone(),
                 paths: (&args.paths).into(),
             }),
             Command::Check(args) => crate::check::execute(&crate::check::Options {
@@ -385,6 +403,7 @@ impl Command {
                         EnvPolicyArg::Warn => EnvPolicy::Warn,
                     },
                 },
+                base: args.base,
                 paths: (&args.paths).into(),
             }),
             Command::Refresh(args) => crate::refresh::execute(&crate::refresh::Options {
