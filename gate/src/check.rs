@@ -6,7 +6,7 @@ use crate::baseline::Baselines;
 use crate::compare::{self, Policy};
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::model::{Fingerprint, Outcome, Report};
+use crate::model::{Fingerprint, Mode, Outcome, Report};
 use crate::paths::Paths;
 use crate::report::{self, Format};
 use crate::results;
@@ -21,6 +21,8 @@ pub struct Options {
     pub full: bool,
     /// How strict the verdict is.
     pub policy: Policy,
+    /// Compare with the base side of `irgate run --base` instead of the baselines (A/B).
+    pub base: bool,
     /// Where the files are.
     pub paths: Paths,
 }
@@ -32,6 +34,7 @@ pub struct Options {
 /// them still says why the gate could not decide.
 pub fn execute(options: &Options) -> Result<ExitCode> {
     let report = match compare_inputs(options) {
+        Ok(report) if report.mode != Mode::Baselines => report,
         Ok(mut report) => {
             let paths = options.paths.resolve()?;
             let dir = crate::explain::flamegraph_dir(&paths.results);
@@ -41,6 +44,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         Err(error) if options.format != Format::Table => {
             eprintln!("irgate: error: {error}");
             Report {
+                mode: Default::default(),
                 outcome: Outcome::Undecided {
                     reason: error.to_string(),
                 },
@@ -83,7 +87,23 @@ fn compare_inputs(options: &Options) -> Result<Report> {
             "holds no benchmarks: run `irgate run` again",
         ));
     }
-    let baselines = Baselines::load_nonempty(&paths.baselines)?;
+    let (baselines, mode) = if options.base {
+        let path = crate::ab::base_results_path(&paths.results);
+        let base = results::read(&path).map_err(|error| match error {
+            Error::MissingResults { .. } => Error::Tool(format!(
+                "{}: no base side: take both sides with `irgate run --base REV`",
+                path.display()
+            )),
+            other => other,
+        })?;
+        let mode = Mode::Ab {
+            commit: base.fingerprint.commit.clone(),
+        };
+        (Baselines::from_results(&base, &path), mode)
+    } else {
+        let baselines = Baselines::load_nonempty(&paths.baselines)?;
+        (baselines, Mode::Baselines)
+    };
     let ids = baselines
         .ids()
         .chain(results.benchmarks.keys().map(String::as_str));
@@ -94,10 +114,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
             "override pattern matches no benchmark (a typo, or a benchmark that is gone?)",
         ));
     }
-    Ok(compare::compare(
-        &results,
-        &baselines,
-        &config,
-        options.policy,
-    ))
+    let mut report = compare::compare(&results, &baselines, &config, options.policy);
+    report.mode = mode;
+    Ok(report)
 }

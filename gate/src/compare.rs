@@ -165,6 +165,7 @@ pub fn compare(
         }
     };
     Report {
+        mode: Default::default(),
         outcome,
         rows,
         fingerprint: results.fingerprint.clone(),

@@ -175,11 +175,28 @@ impl Outcome {
     }
 }
 
+/// What the run was compared with.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Mode {
+    /// The committed baselines.
+    #[default]
+    Baselines,
+    /// A base commit measured in the same job (`irgate run --base`).
+    Ab {
+        /// The base commit.
+        commit: String,
+    },
+}
+
 /// A compared run: what every renderer reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The decision.
     pub outcome: Outcome,
+    /// What the run was compared with.
+    #[serde(default)]
+    pub mode: Mode,
     /// Rows sorted worst first (by status, then by change).
     pub rows: Vec<Row>,
     /// The run's environment.

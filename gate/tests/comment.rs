@@ -35,6 +35,7 @@ fn row(benchmark: &str, baseline: u64, new: u64, status: Status, fails: bool) ->
 
 fn failed_report() -> Report {
     Report {
+        mode: Default::default(),
         outcome: Outcome::Failed { count: 1 },
         rows: vec![
             row(
@@ -58,6 +59,7 @@ fn failed_report() -> Report {
 
 fn passed_report() -> Report {
     Report {
+        mode: Default::default(),
         outcome: Outcome::Passed,
         rows: vec![row("varint::decode/1", 18, 18, Status::Ok, false)],
         ..failed_report()
@@ -157,6 +159,7 @@ fn annotations_are_capped_and_cover_every_outcome() {
         .map(|i| row(&format!("b/{i}"), 100, 200, Status::OverBudget, true))
         .collect();
     let report = Report {
+        mode: Default::default(),
         outcome: Outcome::Failed { count: 25 },
         rows,
         ..failed_report()
@@ -169,6 +172,7 @@ fn annotations_are_capped_and_cover_every_outcome() {
     );
 
     let undecided = Report {
+        mode: Default::default(),
         outcome: Outcome::Undecided {
             reason: "bad\nbaseline 5%".into(),
         },
@@ -179,6 +183,7 @@ fn annotations_are_capped_and_cover_every_outcome() {
         ["::error title=irgate could not decide::bad%0Abaseline 5%25"]
     );
     let no_verdict = Report {
+        mode: Default::default(),
         outcome: Outcome::NoVerdict {
             reason: "glibc differs".into(),
         },

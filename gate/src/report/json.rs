@@ -5,6 +5,7 @@
 //!   "schema_version": 1,
 //!   "outcome": { "kind": "failed", "count": 1 },
 //!   "exit_code": 1,
+//!   "mode": { "kind": "baselines" },
 //!   "fingerprint": { "rustc": "1.95.0", ... },
 //!   "env_mismatches": [ { "field": "valgrind", "baseline": "valgrind-3.24.0", "current": "valgrind-3.19.0" } ],
 //!   "rows": [
@@ -31,11 +32,15 @@
 //! (+ `inlined`: the functions now inlined), `outlined` (+ `outlined`); `rest` is
 //! `{base, new, functions}`. `explanation_note` says why benchmarks over budget are not
 //! explained. Both are absent when empty.
+//!
+//! Added in version 1: `mode`, what the run was compared with: `{"kind": "baselines"}` (the
+//! committed baselines) or `{"kind": "ab", "commit": "..."}` (a base commit measured in the same
+//! job, `irgate run --base`). A report without it was compared with the baselines.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::model::{FieldMismatch, Fingerprint, Limit, Metric, Outcome, Report, Status};
+use crate::model::{FieldMismatch, Fingerprint, Limit, Metric, Mode, Outcome, Report, Status};
 
 /// The schema version of the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -45,6 +50,7 @@ struct JsonReport<'a> {
     schema_version: u32,
     outcome: &'a Outcome,
     exit_code: u8,
+    mode: &'a Mode,
     fingerprint: &'a Fingerprint,
     env_mismatches: &'a [FieldMismatch],
     rows: Vec<JsonRow<'a>>,
@@ -70,6 +76,7 @@ pub fn render(report: &Report) -> String {
         schema_version: SCHEMA_VERSION,
         outcome: &report.outcome,
         exit_code: report.outcome.exit_code(),
+        mode: &report.mode,
         fingerprint: &report.fingerprint,
         env_mismatches: &report.env_mismatches,
         rows: report

@@ -17,7 +17,7 @@ use super::thousands;
 use irgate_callgrind::Kind;
 
 use crate::explain::Explained;
-use crate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
+use crate::model::{FieldMismatch, Fingerprint, Limit, Mode, Outcome, Report, Row, Status};
 
 /// GitHub's limit on a job step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
 pub const STEP_SUMMARY_MAX: usize = 1024 * 1024;
@@ -214,6 +214,17 @@ fn html_code(text: &str) -> String {
 }
 
 /// The heading and the sentence under it.
+/// What the run was compared with, as a phrase: the mode that produced the verdict.
+fn compared_with(mode: &Mode) -> String {
+    match mode {
+        Mode::Baselines => "`baselines/`".to_owned(),
+        Mode::Ab { commit } => format!(
+            "the base commit {} measured in the same job (A/B)",
+            code(crate::ab::short(commit))
+        ),
+    }
+}
+
 fn verdict(report: &Report) -> String {
     let benchmarks = report
         .rows
@@ -235,6 +246,9 @@ fn verdict(report: &Report) -> String {
         Outcome::Passed => {
             let _ = writeln!(out, "## ✅ irgate: passed\n");
             let _ = write!(out, "No benchmark over budget ({} checked).", benchmarks);
+            if report.mode != Mode::Baselines {
+                let _ = write!(out, " Compared with {}.", compared_with(&report.mode));
+            }
             let stale = count(Status::Stale, false);
             if stale > 0 {
                 let _ = write!(
@@ -282,8 +296,9 @@ fn verdict(report: &Report) -> String {
             }
             let _ = write!(
                 out,
-                "Instruction counts (callgrind) of {} compared with `baselines/`.",
-                plural(benchmarks, "benchmark")
+                "Instruction counts (callgrind) of {} compared with {}.",
+                plural(benchmarks, "benchmark"),
+                compared_with(&report.mode)
             );
         }
         Outcome::Undecided { reason } => {

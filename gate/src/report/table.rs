@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::thousands;
-use crate::model::{Limit, Outcome, Report, Row, Status};
+use crate::model::{Limit, Mode, Outcome, Report, Row, Status};
 
 /// How many movers within budget the summary names.
 const MOVERS: usize = 3;
@@ -67,6 +67,13 @@ pub fn render(report: &Report, full: bool) -> String {
     }
     out.push_str(&verdict(report));
     out.push('\n');
+    if let Mode::Ab { commit } = &report.mode {
+        let _ = writeln!(
+            out,
+            "A/B: compared with the base commit {} measured in the same job.",
+            crate::ab::short(commit)
+        );
+    }
     if let Some(note) = &report.attribution.explanation_note {
         let _ = writeln!(out, "note: {note}");
     }
