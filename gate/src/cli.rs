@@ -131,7 +131,13 @@ is stale (fails with --strict); a baseline whose benchmark did not run is listed
 Results that miss a suite declared in gate.toml are refused (exit 2): run every suite. If the
 environment differs from the baselines' in a field that changes counts (rustc, valgrind, the
 library, glibc, CPU vendor or flags, ASLR...), the gate refuses to judge (exit 2) and names the
-fields; --on-env-mismatch=warn shows the comparison without a verdict instead (exit 0).
+fields; --on-env-mismatch=warn shows the comparison without a verdict instead (exit 0), and
+--on-env-mismatch=remeasure triages the drift: it builds and runs the baselines' commit (their
+fingerprint's `commit`) here, beside the working tree, as `irgate run --base` does, reports per
+benchmark what the environment moved (baseline -> that commit measured here) and what the code
+moved (that commit measured here -> the working tree), and gates the code's move only.
+
+--base compares with the base side of `irgate run --base REV` (A/B) instead of the baselines.
 
 When every budget holds, the report is a short summary (the largest movers within budget);
 --full prints every row.";
@@ -272,6 +278,9 @@ pub enum EnvPolicyArg {
     Fail,
     /// Show the comparison without a verdict: exit 0
     Warn,
+    /// Drift triage: measure the baselines' commit again here beside the working tree (A/B),
+    /// report what the environment moved and what the code moved, and gate the code's change
+    Remeasure,
 }
 
 /// `--format` values of `irgate check`.
@@ -401,6 +410,7 @@ impl Command {
                     on_env_mismatch: match args.on_env_mismatch {
                         EnvPolicyArg::Fail => EnvPolicy::Fail,
                         EnvPolicyArg::Warn => EnvPolicy::Warn,
+                        EnvPolicyArg::Remeasure => EnvPolicy::Remeasure,
                     },
                 },
                 base: args.base,

@@ -17,7 +17,9 @@ use super::thousands;
 use irgate_callgrind::Kind;
 
 use crate::explain::Explained;
-use crate::model::{FieldMismatch, Fingerprint, Limit, Mode, Outcome, Report, Row, Status};
+use crate::model::{
+    EnvDelta, FieldMismatch, Fingerprint, Limit, Mode, Outcome, Report, Row, Status,
+};
 
 /// GitHub's limit on a job step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
 pub const STEP_SUMMARY_MAX: usize = 1024 * 1024;
@@ -35,6 +37,7 @@ pub fn render(report: &Report, max_len: usize) -> String {
     let tail = footer(report);
     let tables = [
         mismatch_table(&report.env_mismatches),
+        triage_table(report),
         attention_table(&report.rows),
     ];
 
@@ -222,7 +225,70 @@ fn compared_with(mode: &Mode) -> String {
             "the base commit {} measured in the same job (A/B)",
             code(crate::ab::short(commit))
         ),
+        Mode::Remeasured { commit, .. } => format!(
+            "the baselines' commit {} measured again here (drift triage)",
+            code(crate::ab::short(commit))
+        ),
     }
+}
+
+/// Drift triage in one sentence and a table: per benchmark, what the environment moved (baseline
+/// -> the baselines' commit measured here) and what the code moved (that -> this change, gated).
+fn triage_table(report: &Report) -> Option<Table> {
+    let Mode::Remeasured {
+        commit,
+        environment,
+    } = &report.mode
+    else {
+        return None;
+    };
+    let ir_rows: Vec<&Row> = report.rows.iter().filter(|r| r.metric == "Ir").collect();
+    let fields: Vec<String> = report
+        .env_mismatches
+        .iter()
+        .map(|m| code(&m.field))
+        .collect();
+    let before = format!(
+        "### What the environment moved, and what the code moved\n\nThe environment differs from \
+         the baselines' ({}), so irgate measured their commit {} again here: the environment \
+         moved {} (baseline → that commit here), the code moved {} (that commit here → this \
+         change), and only the code's move is gated.\n\n",
+        fields.join(", "),
+        code(crate::ab::short(commit)),
+        super::moved(environment.iter().map(EnvDelta::change_pct)),
+        super::moved(ir_rows.iter().filter_map(|r| r.change_pct())),
+    );
+    let rows = ir_rows
+        .iter()
+        .map(|row| {
+            let env = environment.iter().find(|e| e.benchmark == row.benchmark);
+            let count = |n: Option<u64>| n.map_or("–".to_owned(), thousands);
+            format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                code(&row.benchmark),
+                count(env.map(|e| e.baseline)),
+                count(row.baseline),
+                env.map_or("–".to_owned(), |e| signed_pct(e.change_pct())),
+                count(row.new),
+                row.change_pct().map_or("–".to_owned(), signed_pct),
+                verdict_cell(row)
+            )
+        })
+        .collect();
+    Some(Table {
+        before,
+        header:
+            "| Benchmark | Baseline | Baselines' commit here | Environment | This change | Code \
+                 | Verdict |\n|:--|--:|--:|--:|--:|--:|:--|\n"
+                .into(),
+        rows,
+        after: "\n".into(),
+    })
+}
+
+/// A change in percent with its sign, e.g. `+1.25%`.
+fn signed_pct(pct: f64) -> String {
+    format!("{pct:+.2}%")
 }
 
 fn verdict(report: &Report) -> String {
