@@ -24,6 +24,7 @@ container=false
 # $out is where results and reports go, $where the same directory as irgate sees it.
 if $container; then
     # In the image the checkout is /irgate and the target directory /irgate/target/container.
+    build=$repo/target/container
     tree=$repo/target/container/ab-e2e/tree
     out=$repo/target/container/ab-e2e/out
     where=/irgate/target/container/ab-e2e/out
@@ -33,6 +34,7 @@ if $container; then
     }
 else
     target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+    build=$target
     tree=$target/ab-e2e/tree
     out=$target/ab-e2e/out
     where=$out
@@ -45,6 +47,16 @@ git worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
 git worktree prune
 git worktree add --quiet --detach "$tree" HEAD
 trap 'git -C "$repo" worktree remove --force "$tree" 2>/dev/null || true' EXIT
+
+# Each side builds in a target directory of its own; seeded with this checkout's build, cargo
+# reuses the dependencies and rebuilds only the workspace's crates (the A/A check below proves the
+# counts are those of a clean build either way).
+for side in head base; do
+    if [ -d "$build/release" ] && ! [ -d "$build/irgate/ab/$side/target/release" ]; then
+        mkdir -p "$build/irgate/ab/$side/target"
+        cp -a "$build/release" "$build/irgate/ab/$side/target/"
+    fi
+done
 
 say "A/A: HEAD against HEAD"
 irgate run --base HEAD --results "$where/aa.json"
