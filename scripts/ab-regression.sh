@@ -4,8 +4,8 @@
 #   1. A/A: the worktree against HEAD, the same code on both sides: every count of every benchmark
 #      (Ir and every other metric) must be identical, and `irgate check --base` passes with no
 #      slack (docker/exact-gate.toml, --strict);
-#   2. A/B: the same worktree with codec's `inject-slowdown` feature on by default (a working-tree
-#      change, as a pull request would make), against HEAD: with an absolute budget of 10 Ir and no
+#   2. A/B: the same worktree with codec's `inject-slowdown` feature on in the benches (a
+#      working-tree change, as a pull request would make), against HEAD: with an absolute budget of 10 Ir and no
 #      relative slack, `irgate check --base` exits 1 on exactly the benchmarks that run the filter
 #      chain (the `filter` and `pipeline` groups), and its report names the A/B mode.
 # With --container, both run in the pinned image (docker/irgate-container; `make image` builds
@@ -71,9 +71,11 @@ irgate check --base --results "$where/aa.json" --config docker/exact-gate.toml \
 say "A/A: every count of $count benchmarks identical on both sides; check --base passes with no slack"
 
 say "A/B: the worktree with codec/inject-slowdown against HEAD"
-sed -i 's/^default = \[\(.*\)\]/default = [\1, "inject-slowdown"]/; s/\[, /[/' "$tree/codec/Cargo.toml"
-grep -q '^default = .*"inject-slowdown"' "$tree/codec/Cargo.toml" ||
-    die "could not turn inject-slowdown on in codec/Cargo.toml's default features"
+# The benches crate names codec's features itself (the workspace turns its defaults off).
+sed -i 's/^codec = { workspace = true, features = \[\(.*\)\] }/codec = { workspace = true, features = [\1, "inject-slowdown"] }/' \
+    "$tree/benches/Cargo.toml"
+grep -q '^codec = .*"inject-slowdown"' "$tree/benches/Cargo.toml" ||
+    die "could not turn codec's inject-slowdown on in benches/Cargo.toml"
 irgate run --base HEAD --results "$where/ab.json"
 printf '[budgets]\nIr = { relative_pct = 0.0, absolute = 10 }\n' >"$out/absolute.toml"
 code=0
