@@ -59,7 +59,11 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             (&base_paths, &sides.base, base_home),
         ] {
             write_results(side, results)?;
-            write_profiles(&suite_dirs(results, &[home.clone()]), side, results);
+            write_profiles(
+                &suite_dirs(results, std::slice::from_ref(home)),
+                side,
+                results,
+            );
         }
         return Ok(ExitCode::SUCCESS);
     }
