@@ -140,6 +140,26 @@ impl Baselines {
         Ok(baselines)
     }
 
+    /// The counts of a run as baselines, grouped as baseline files group them: A/B compares the
+    /// working tree with the base side's run (read from `origin`).
+    pub fn from_results(results: &Results, origin: &Path) -> Baselines {
+        let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+        for (id, counts) in &results.benchmarks {
+            groups
+                .entry(group_of(id).to_owned())
+                .or_insert_with(|| Group {
+                    fingerprint: results.fingerprint.clone(),
+                    benchmarks: BTreeMap::new(),
+                })
+                .benchmarks
+                .insert(id.clone(), counts.clone());
+        }
+        Baselines {
+            dir: origin.to_owned(),
+            groups,
+        }
+    }
+
     /// The file that holds `group`.
     pub fn path_of(&self, group: &str) -> PathBuf {
         self.dir.join(format!("{group}.json"))

@@ -1,15 +1,18 @@
 //! `irgate check`: compare the latest results with the baselines and print the verdict.
 
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 
 use crate::baseline::Baselines;
-use crate::compare::{self, Policy};
-use crate::config::Config;
+use crate::compare::{self, EnvPolicy, Policy};
+use crate::config::{Config, IR};
 use crate::error::{Error, Result};
-use crate::model::{Fingerprint, Outcome, Report};
-use crate::paths::Paths;
+use crate::filter::Filter;
+use crate::model::{EnvDelta, Fingerprint, Mode, Outcome, Report, Results, UNKNOWN};
+use crate::paths::{Paths, Resolved};
 use crate::report::{self, Format};
 use crate::results;
+use crate::run::Selection;
 use crate::suite;
 
 /// What `irgate check` was asked to do.
@@ -21,6 +24,8 @@ pub struct Options {
     pub full: bool,
     /// How strict the verdict is.
     pub policy: Policy,
+    /// Compare with the base side of `irgate run --base` instead of the baselines (A/B).
+    pub base: bool,
     /// Where the files are.
     pub paths: Paths,
     /// The history directory, where the drift budget's anchor is recorded.
@@ -36,6 +41,7 @@ pub struct Options {
 /// them still says why the gate could not decide.
 pub fn execute(options: &Options) -> Result<ExitCode> {
     let report = match compare_inputs(options) {
+        Ok(report) if report.mode != Mode::Baselines => report,
         Ok(mut report) => {
             let paths = options.paths.resolve()?;
             let dir = crate::explain::flamegraph_dir(&paths.results);
@@ -46,6 +52,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         Err(error) if options.format != Format::Table => {
             eprintln!("irgate: error: {error}");
             Report {
+                mode: Default::default(),
                 outcome: Outcome::Undecided {
                     reason: error.to_string(),
                 },
@@ -88,7 +95,23 @@ fn compare_inputs(options: &Options) -> Result<Report> {
             "holds no benchmarks: run `irgate run` again",
         ));
     }
-    let baselines = Baselines::load_nonempty(&paths.baselines)?;
+    let (baselines, mode) = if options.base {
+        let path = crate::ab::base_results_path(&paths.results);
+        let base = results::read(&path).map_err(|error| match error {
+            Error::MissingResults { .. } => Error::Tool(format!(
+                "{}: no base side: take both sides with `irgate run --base REV`",
+                path.display()
+            )),
+            other => other,
+        })?;
+        let mode = Mode::Ab {
+            commit: base.fingerprint.commit.clone(),
+        };
+        (Baselines::from_results(&base, &path), mode)
+    } else {
+        let baselines = Baselines::load_nonempty(&paths.baselines)?;
+        (baselines, Mode::Baselines)
+    };
     let ids = baselines
         .ids()
         .chain(results.benchmarks.keys().map(String::as_str));
@@ -107,6 +130,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
         &paths.root,
     )?;
     let mut report = compare::compare(&results, &baselines, &config, options.policy);
+    report.mode = mode;
     if let Some(drift) = &config.drift {
         let Some(history) = &options.history else {
             return Err(Error::invalid(
@@ -121,5 +145,121 @@ fn compare_inputs(options: &Options) -> Result<Report> {
         let anchor = crate::drift::find_anchor(&drift.since, &paths.root, history)?;
         crate::drift::judge(&mut report, &results, drift, &anchor)?;
     }
+    if report.env_mismatches.is_empty()
+        || report.mode != Mode::Baselines
+        || options.policy.on_env_mismatch != EnvPolicy::Remeasure
+    {
+        return Ok(report);
+    }
+    triage(
+        &config,
+        &paths,
+        &results,
+        &baselines,
+        report,
+        options.policy,
+    )
+}
+
+/// Drift triage: the environment differs from the baselines', so their commit is measured again
+/// here beside the working tree (A/B), and the report gates what the code moved (that commit here
+/// -> the working tree) and shows what the environment moved (baseline -> that commit here).
+fn triage(
+    config: &Config,
+    paths: &Resolved,
+    results: &Results,
+    baselines: &Baselines,
+    drifted: Report,
+    policy: Policy,
+) -> Result<Report> {
+    let commit = baselines_commit(baselines, results)?;
+    eprintln!(
+        "irgate: the environment differs from the baselines' ({}): measuring their commit {} again \
+         here, beside the working tree",
+        drifted
+            .env_mismatches
+            .iter()
+            .map(|m| m.field.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        crate::ab::short(&commit)
+    );
+    // One filter narrows the run as it narrowed the results; several run everything.
+    let filter = match results.filters.as_slice() {
+        [one] => Some(Filter::new(one)?),
+        _ => None,
+    };
+    let sides = crate::ab::measure(
+        config,
+        &Selection::default(),
+        paths,
+        filter.as_ref(),
+        &commit,
+    )?;
+    let policy = Policy {
+        on_env_mismatch: EnvPolicy::Fail,
+        ..policy
+    };
+    let base = Baselines::from_results(&sides.base, &crate::ab::base_results_path(&paths.results));
+    let mut report = compare::compare(&sides.head, &base, config, policy);
+    let environment = sides
+        .base
+        .benchmarks
+        .iter()
+        .filter_map(|(id, counts)| {
+            Some(EnvDelta {
+                benchmark: id.clone(),
+                baseline: *baselines.get(id)?.0.get(IR)?,
+                remeasured: *counts.get(IR)?,
+            })
+        })
+        .collect();
+    report.mode = Mode::Remeasured {
+        commit,
+        environment,
+    };
+    // Shown for what they are: the environment's differences, which no longer decide.
+    if report.env_mismatches.is_empty() {
+        report.env_mismatches = drifted.env_mismatches;
+    }
     Ok(report)
+}
+
+/// The commit the baselines of the benchmarks in `results` were taken at: one commit, clean, or
+/// an error saying why it cannot be measured again.
+fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<String> {
+    let commits: BTreeSet<&str> = results
+        .benchmarks
+        .keys()
+        .filter_map(|id| baselines.get(id))
+        .map(|(_, fingerprint)| fingerprint.commit.as_str())
+        .collect();
+    let origin = baselines.dir.display();
+    match commits.into_iter().collect::<Vec<_>>().as_slice() {
+        [commit] if commit.ends_with("-dirty") => Err(Error::invalid(
+            origin,
+            format!(
+                "the baselines were taken on a working tree with uncommitted changes \
+                 (`{commit}`): that code cannot be measured again; refresh them on a clean \
+                 checkout to triage drift"
+            ),
+        )),
+        [commit] if *commit == UNKNOWN || commit.is_empty() => Err(Error::invalid(
+            origin,
+            "the baselines record no commit: refresh them in a git checkout to triage drift",
+        )),
+        [commit] => Ok((*commit).to_owned()),
+        [] => Err(Error::invalid(
+            origin,
+            "no benchmark of the results has a baseline: nothing to triage",
+        )),
+        several => Err(Error::invalid(
+            origin,
+            format!(
+                "the baselines were taken at several commits ({}): drift triage measures one; \
+                 refresh them together",
+                several.join(", ")
+            ),
+        )),
+    }
 }

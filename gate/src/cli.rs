@@ -1,6 +1,7 @@
 //! The command line: every argument and help text of irgate, turned into each command's plain
 //! options. Nothing below this module knows of clap.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -139,7 +140,13 @@ is stale (fails with --strict); a baseline whose benchmark did not run is listed
 Results that miss a suite declared in gate.toml are refused (exit 2): run every suite. If the
 environment differs from the baselines' in a field that changes counts (rustc, valgrind, the
 library, glibc, CPU vendor or flags, ASLR...), the gate refuses to judge (exit 2) and names the
-fields; --on-env-mismatch=warn shows the comparison without a verdict instead (exit 0).
+fields; --on-env-mismatch=warn shows the comparison without a verdict instead (exit 0), and
+--on-env-mismatch=remeasure triages the drift: it builds and runs the baselines' commit (their
+fingerprint's `commit`) here, beside the working tree, as `irgate run --base` does, reports per
+benchmark what the environment moved (baseline -> that commit measured here) and what the code
+moved (that commit measured here -> the working tree), and gates the code's move only.
+
+--base compares with the base side of `irgate run --base REV` (A/B) instead of the baselines.
 
 When every budget holds, the report is a short summary (the largest movers within budget);
 --full prints every row.
@@ -357,6 +364,17 @@ pub struct RunArgs {
     /// instead of running; repeat to merge shards
     #[arg(long, value_name = "PATH", conflicts_with = "suites")]
     pub from: Vec<PathBuf>,
+    /// How many benchmarks run at once, each in its own callgrind process [default: the number
+    /// of cores]. Counts do not depend on it; gungraun 0.20 runs benchmarks of one group in
+    /// parallel (older runners run one at a time)
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<NonZeroUsize>,
+    /// A/B: also build and run the suite at this revision (a branch, tag or commit), checked out
+    /// in a git worktree under the target directory, at the same time and in the same
+    /// environment; its results go beside the working tree's (results.base.json), for `irgate
+    /// check --base`
+    #[arg(long, value_name = "REV", conflicts_with = "from")]
+    pub base: Option<String>,
     #[command(flatten)]
     pub paths: PathArgs,
 }
@@ -368,6 +386,9 @@ pub enum EnvPolicyArg {
     Fail,
     /// Show the comparison without a verdict: exit 0
     Warn,
+    /// Drift triage: measure the baselines' commit again here beside the working tree (A/B),
+    /// report what the environment moved and what the code moved, and gate the code's change
+    Remeasure,
 }
 
 /// `--format` values of `irgate check`.
@@ -417,6 +438,10 @@ pub struct CheckArgs {
     /// benchmark to its chart there
     #[arg(long, value_name = "URL", value_parser = https_url)]
     pub dashboard_url: Option<String>,
+    /// A/B: compare with the base revision measured by `irgate run --base REV` in the same job
+    /// (results.base.json beside the results), not with the baselines
+    #[arg(long)]
+    pub base: bool,
     #[command(flatten)]
     pub paths: PathArgs,
 }
@@ -501,6 +526,8 @@ impl Command {
                 from: args.from.clone(),
                 suites: args.suites.clone(),
                 features: args.features.clone(),
+                jobs: args.jobs,
+                base: args.base.clone(),
                 paths: (&args.paths).into(),
             }),
             Command::Check(args) => crate::check::execute(&crate::check::Options {
@@ -512,8 +539,10 @@ impl Command {
                     on_env_mismatch: match args.on_env_mismatch {
                         EnvPolicyArg::Fail => EnvPolicy::Fail,
                         EnvPolicyArg::Warn => EnvPolicy::Warn,
+                        EnvPolicyArg::Remeasure => EnvPolicy::Remeasure,
                     },
                 },
+                base: args.base,
                 paths: (&args.paths).into(),
                 history: args.history.clone(),
                 dashboard_url: args.dashboard_url.clone(),

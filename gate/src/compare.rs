@@ -16,6 +16,9 @@ pub enum EnvPolicy {
     Fail,
     /// Show the comparison without a verdict: exit 0.
     Warn,
+    /// Measure the baselines' commit again here and gate the code's change only (`irgate
+    /// check` does; a comparison alone refuses, as with `Fail`).
+    Remeasure,
 }
 
 /// How strict the verdict is.
@@ -183,7 +186,7 @@ pub fn compare(
             ));
         }
         match policy.on_env_mismatch {
-            EnvPolicy::Fail => Outcome::Undecided { reason },
+            EnvPolicy::Fail | EnvPolicy::Remeasure => Outcome::Undecided { reason },
             EnvPolicy::Warn => Outcome::NoVerdict { reason },
         }
     } else if !missing_metrics.is_empty() {
@@ -209,6 +212,7 @@ pub fn compare(
         }
     };
     Report {
+        mode: Default::default(),
         outcome,
         rows,
         fingerprint: results.fingerprint.clone(),

@@ -33,7 +33,9 @@ pub const MUST_MATCH_FOR_CACHE_METRICS: &[&str] = &["environment", "workspace_ro
 /// Collects the fingerprint of this machine, for suites written with `libraries` run with
 /// `glibc_tunables` from `workspace_root`.
 pub fn collect(glibc_tunables: &str, workspace_root: &Path, libraries: &[Library]) -> Fingerprint {
-    let rustc = command_output("rustc", &["-vV"]).unwrap_or_default();
+    // In the workspace: its rust-toolchain.toml picks the toolchain (an A/B base may pin another).
+    let rustc =
+        stdout_of(Command::new("rustc").arg("-vV").current_dir(workspace_root)).unwrap_or_default();
     let rustc_field = |key: &str| {
         rustc
             .lines()
@@ -230,7 +232,12 @@ fn first_line(output: Option<String>) -> String {
 
 /// The stdout of a successful command, or `None`.
 fn command_output(program: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new(program).args(args).output().ok()?;
+    stdout_of(Command::new(program).args(args))
+}
+
+/// The standard output of `command`, if it ran and succeeded.
+fn stdout_of(command: &mut Command) -> Option<String> {
+    let out = command.output().ok()?;
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).into_owned())

@@ -7,6 +7,7 @@
 //! turns results and baselines under the budgets of [`config`] into a [`model::Report`], and
 //! [`report`] renders it.
 
+pub mod ab;
 pub mod accept;
 pub mod baseline;
 pub mod calibrate;

@@ -132,6 +132,11 @@ impl Library {
         self.kind == Kind::Gungraun
     }
 
+    /// Whether the runner runs several benchmarks at once (`--parallel`, gungraun 0.20).
+    pub fn runs_parallel(&self) -> bool {
+        self.at_least(Kind::Gungraun, 20)
+    }
+
     /// Whether the runner runs extra tools such as DHAT (`--tools`).
     pub fn runs_tools(&self) -> bool {
         self.at_least(Kind::IaiCallgrind, 15)

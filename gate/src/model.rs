@@ -232,11 +232,60 @@ impl Outcome {
     }
 }
 
+/// What the run was compared with.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Mode {
+    /// The committed baselines.
+    #[default]
+    Baselines,
+    /// A base commit measured in the same job (`irgate run --base`).
+    Ab {
+        /// The base commit.
+        commit: String,
+    },
+    /// Drift triage (`--on-env-mismatch=remeasure`): the environment differs from the baselines',
+    /// so the baselines' commit was measured again here, beside the working tree (A/B). The rows
+    /// are the code's change (that commit -> the working tree), the only one gated.
+    Remeasured {
+        /// The baselines' commit.
+        commit: String,
+        /// The environment's change, benchmark by benchmark: the baseline's Ir, and the same
+        /// commit's Ir measured here.
+        environment: Vec<EnvDelta>,
+    },
+}
+
+/// What the environment alone moved one benchmark's Ir by: the same commit, measured where the
+/// baselines were taken and here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvDelta {
+    /// Benchmark id.
+    pub benchmark: String,
+    /// The baseline's Ir.
+    pub baseline: u64,
+    /// The baselines' commit measured here.
+    pub remeasured: u64,
+}
+
+impl EnvDelta {
+    /// The change in percent (0 for a zero baseline).
+    pub fn change_pct(&self) -> f64 {
+        if self.baseline == 0 {
+            return 0.0;
+        }
+        (self.remeasured as f64 - self.baseline as f64) * 100.0 / self.baseline as f64
+    }
+}
+
 /// A compared run: what every renderer reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The decision.
     pub outcome: Outcome,
+    /// What the run was compared with.
+    #[serde(default)]
+    pub mode: Mode,
     /// Rows sorted worst first (by status, then by change).
     pub rows: Vec<Row>,
     /// The run's environment.

@@ -2,6 +2,7 @@
 //! results.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -29,6 +30,10 @@ pub struct Options {
     pub suites: Vec<String>,
     /// Cargo features added to every suite that runs.
     pub features: Vec<String>,
+    /// How many benchmarks run at once (default: one per core).
+    pub jobs: Option<NonZeroUsize>,
+    /// Also measure this revision (A/B), and write its results beside the working tree's.
+    pub base: Option<String>,
     /// Where the files are.
     pub paths: Paths,
 }
@@ -38,22 +43,37 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     let paths = options.paths.resolve()?;
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let filter = options.filter.as_deref().map(Filter::new).transpose()?;
-    let results = if options.from.is_empty() {
-        let selection = Selection {
-            suites: &options.suites,
-            features: &options.features,
+    let selection = Selection {
+        suites: &options.suites,
+        features: &options.features,
+        jobs: options.jobs,
+    };
+    if let Some(rev) = &options.base {
+        let sides = crate::ab::measure(&config, &selection, &paths, filter.as_ref(), rev)?;
+        let base_paths = Resolved {
+            results: crate::ab::base_results_path(&paths.results),
+            ..paths.clone()
         };
+        let [head_home, base_home] = &sides.homes;
+        for (side, results, home) in [
+            (&paths, &sides.head, head_home),
+            (&base_paths, &sides.base, base_home),
+        ] {
+            write_results(side, results)?;
+            write_profiles(
+                &suite_dirs(results, std::slice::from_ref(home)),
+                side,
+                results,
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let results = if options.from.is_empty() {
         run_suites(&config, &selection, &paths, filter.as_ref(), None)?
     } else {
         read_from(&options.from, &paths.root, &config, filter.as_ref())?
     };
-    results::write(&paths.results, &results)?;
-    eprintln!(
-        "irgate: wrote {} ({} benchmarks from {})",
-        paths.results.display(),
-        results.benchmarks.len(),
-        results.suites.join(", ")
-    );
+    write_results(&paths, &results)?;
     let sources = if options.from.is_empty() {
         runner_output(&results, &paths.root)
     } else {
@@ -61,6 +81,18 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     };
     write_profiles(&sources, &paths, &results);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `results` where `paths` says, and says so.
+fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
+    results::write(&paths.results, results)?;
+    eprintln!(
+        "irgate: wrote {} ({} benchmarks from {})",
+        paths.results.display(),
+        results.benchmarks.len(),
+        results.suites.join(", ")
+    );
+    Ok(())
 }
 
 /// Where the suites' runners wrote their files: `<home>/<package>/<bench>` for each suite that
@@ -73,6 +105,11 @@ fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
         .iter()
         .map(|(var, dir)| std::env::var_os(var).map_or_else(|| target.join(dir), PathBuf::from))
         .collect();
+    suite_dirs(results, &homes)
+}
+
+/// `<home>/<package>/<bench>` for each suite of `results` and each of `homes`, where it exists.
+fn suite_dirs(results: &Results, homes: &[PathBuf]) -> Vec<PathBuf> {
     results
         .suites
         .iter()
@@ -144,6 +181,18 @@ pub struct Selection<'a> {
     pub suites: &'a [String],
     /// Cargo features added to each.
     pub features: &'a [String],
+    /// How many benchmarks run at once (default: one per core).
+    pub jobs: Option<NonZeroUsize>,
+}
+
+impl Selection<'_> {
+    /// How many benchmarks run at once: the number asked for, else one per core.
+    pub fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            NonZeroUsize::get,
+        )
+    }
 }
 
 /// The suites to run and their libraries, checked before anything is built: valgrind is there,
@@ -198,14 +247,36 @@ pub fn prepare(
     Ok(prepared)
 }
 
-/// Runs the selected suites once and returns their merged counts. `home` overrides the
-/// libraries' output directory.
+/// Where a run builds and writes its files, when not where the workspace says.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    /// A directory of the run's own: cargo builds into `<dir>/target` and the library writes its
+    /// output to `<dir>/home`.
+    pub dir: &'a Path,
+    /// Put before each progress line.
+    pub label: &'a str,
+}
+
+impl Place<'_> {
+    /// Cargo's target directory.
+    pub fn target(&self) -> PathBuf {
+        self.dir.join("target")
+    }
+
+    /// The library's output directory.
+    pub fn home(&self) -> PathBuf {
+        self.dir.join("home")
+    }
+}
+
+/// Runs the selected suites once and returns their merged counts, built and written where
+/// `place` says (else the workspace's target directory and the library's default).
 pub fn run_suites(
     config: &Config,
     selection: &Selection,
     paths: &Resolved,
     filter: Option<&Filter>,
-    home: Option<&Path>,
+    place: Option<&Place>,
 ) -> Result<Results> {
     let workspace = Workspace::load(&paths.root)?;
     let prepared = prepare(config, selection, &workspace)?;
@@ -219,13 +290,17 @@ pub fn run_suites(
         );
     }
     let scratch = workspace.target_dir.join("irgate");
+    let (target, home) = (place.map(Place::target), place.map(Place::home));
     let settings = Settings {
         root: &workspace.root,
         scratch: &scratch,
         tunables: &tunables,
         dhat: config.needs_dhat(),
         filter,
-        home,
+        home: home.as_deref(),
+        target: target.as_deref(),
+        label: place.map_or("", |p| p.label),
+        jobs: selection.jobs(),
     };
     let mut benchmarks = BTreeMap::new();
     let mut origins = Origins::default();

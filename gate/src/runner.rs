@@ -7,6 +7,8 @@
 //!   has it (gungraun 0.18 and later), else through a `valgrind` wrapper first on the PATH, since
 //!   older runners look valgrind up on the PATH and keep the wrapper's environment additions;
 //! - ASLR off (`--allow-aslr=no`);
+//! - `--jobs` benchmarks at once (`--parallel`, gungraun 0.20): each runs in its own valgrind
+//!   process, so counts are those of a serial run; the runner waits at the end of each group;
 //! - summaries as JSON, one line per benchmark on stdout (`--output-format=json`).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -53,6 +55,13 @@ pub struct Settings<'a> {
     pub filter: Option<&'a Filter>,
     /// The library's output directory, instead of its default under the target directory.
     pub home: Option<&'a Path>,
+    /// Cargo's target directory, instead of the workspace's.
+    pub target: Option<&'a Path>,
+    /// Put before each progress line, to tell apart suites that run at once (A/B).
+    pub label: &'a str,
+    /// How many benchmarks run at once, each in its own callgrind process (runners that cannot
+    /// run them in parallel run one at a time).
+    pub jobs: usize,
 }
 
 /// What a suite's run gave.
@@ -111,6 +120,11 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
         // Instruction addresses let `profiles` charge inlined code to its own function.
         .arg(format!("--callgrind-args={CACHE_MODEL} --dump-instr=yes"))
         .args(settings.dhat.then_some("--tools=dhat"))
+        .args(
+            library
+                .runs_parallel()
+                .then(|| format!("--parallel={}", settings.jobs)),
+        )
         .args(&suite.args)
         .args(&pattern)
         .env("GLIBC_TUNABLES", settings.tunables);
@@ -166,7 +180,8 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
             None => format!("[{}]", benchmarks.len() + 1),
         };
         eprintln!(
-            "{position} {:<48} {:>13} Ir",
+            "{}{position} {:<48} {:>13} Ir",
+            settings.label,
             measurement.id,
             thousands(measurement.counts["Ir"]),
         );
@@ -234,6 +249,9 @@ fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings) -> Command
     }
     if let Some(home) = settings.home {
         command.env(library.kind.home_env(), home);
+    }
+    if let Some(target) = settings.target {
+        command.env("CARGO_TARGET_DIR", target);
     }
     command.arg("--");
     command

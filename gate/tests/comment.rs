@@ -34,6 +34,7 @@ fn row(benchmark: &str, baseline: u64, new: u64, status: Status, fails: bool) ->
 
 fn failed_report() -> Report {
     Report {
+        mode: Default::default(),
         outcome: Outcome::Failed { count: 1 },
         rows: vec![
             row(
@@ -57,6 +58,7 @@ fn failed_report() -> Report {
 
 fn passed_report() -> Report {
     Report {
+        mode: Default::default(),
         outcome: Outcome::Passed,
         rows: vec![row("varint::decode/1", 18, 18, Status::Ok, false)],
         ..failed_report()
@@ -156,6 +158,7 @@ fn annotations_are_capped_and_cover_every_outcome() {
         .map(|i| row(&format!("b/{i}"), 100, 200, Status::OverBudget, true))
         .collect();
     let report = Report {
+        mode: Default::default(),
         outcome: Outcome::Failed { count: 25 },
         rows,
         ..failed_report()
@@ -168,6 +171,7 @@ fn annotations_are_capped_and_cover_every_outcome() {
     );
 
     let undecided = Report {
+        mode: Default::default(),
         outcome: Outcome::Undecided {
             reason: "bad\nbaseline 5%".into(),
         },
@@ -178,6 +182,7 @@ fn annotations_are_capped_and_cover_every_outcome() {
         ["::error title=irgate could not decide::bad%0Abaseline 5%25"]
     );
     let no_verdict = Report {
+        mode: Default::default(),
         outcome: Outcome::NoVerdict {
             reason: "glibc differs".into(),
         },

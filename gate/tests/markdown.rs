@@ -51,6 +51,7 @@ fn row(
 
 fn report(outcome: Outcome, rows: Vec<Row>) -> Report {
     Report {
+        mode: Default::default(),
         outcome,
         rows,
         fingerprint: fingerprint(),

@@ -97,6 +97,7 @@ fn the_json_report_is_frozen() {
         fingerprint: fingerprint(),
         env_mismatches: Vec::new(),
         attribution: Default::default(),
+        mode: Default::default(),
     };
     let text = json::render(&report);
     insta::assert_snapshot!(text);

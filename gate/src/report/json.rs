@@ -5,6 +5,7 @@
 //!   "schema_version": 1,
 //!   "outcome": { "kind": "failed", "count": 1 },
 //!   "exit_code": 1,
+//!   "mode": { "kind": "baselines" },
 //!   "fingerprint": { "rustc": "1.95.0", ... },
 //!   "env_mismatches": [ { "field": "valgrind", "baseline": "valgrind-3.24.0", "current": "valgrind-3.19.0" } ],
 //!   "rows": [
@@ -38,11 +39,16 @@
 //! Added in version 1: on a row with status `accepted` (over budget, let pass by an `[[accept]]`
 //! entry of gate.toml), `accepted`: `{reason, until, origin}`, e.g. `{"reason": "checksums (#42)",
 //! "until": "until 2026-12-31", "origin": "gate.toml:20"}`; absent on every other row.
+//! Added in version 1: `mode`, what the run was compared with: `{"kind": "baselines"}` (the
+//! committed baselines) or `{"kind": "ab", "commit": "..."}` (a base commit measured in the same
+//! job, `irgate run --base`). A report without it was compared with the baselines.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::model::{Accepted, FieldMismatch, Fingerprint, Limit, Metric, Outcome, Report, Status};
+use crate::model::{
+    Accepted, FieldMismatch, Fingerprint, Limit, Metric, Mode, Outcome, Report, Status,
+};
 
 /// The schema version of the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -52,6 +58,7 @@ struct JsonReport<'a> {
     schema_version: u32,
     outcome: &'a Outcome,
     exit_code: u8,
+    mode: &'a Mode,
     fingerprint: &'a Fingerprint,
     env_mismatches: &'a [FieldMismatch],
     rows: Vec<JsonRow<'a>>,
@@ -81,6 +88,7 @@ pub fn render(report: &Report) -> String {
         schema_version: SCHEMA_VERSION,
         outcome: &report.outcome,
         exit_code: report.outcome.exit_code(),
+        mode: &report.mode,
         fingerprint: &report.fingerprint,
         env_mismatches: &report.env_mismatches,
         rows: report

@@ -18,7 +18,7 @@ use super::{budget, thousands};
 use irgate_callgrind::Kind;
 
 use crate::explain::Explained;
-use crate::model::{FieldMismatch, Fingerprint, Outcome, Report, Row, Status};
+use crate::model::{EnvDelta, FieldMismatch, Fingerprint, Mode, Outcome, Report, Row, Status};
 
 /// GitHub's limit on a job step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
 pub const STEP_SUMMARY_MAX: usize = 1024 * 1024;
@@ -37,6 +37,7 @@ pub fn render(report: &Report, max_len: usize) -> String {
     let tail = footer(report);
     let tables = [
         mismatch_table(&report.env_mismatches),
+        triage_table(report),
         attention_table(&report.rows, dashboard),
         accepted_table(&report.rows),
     ];
@@ -217,6 +218,80 @@ fn html_code(text: &str) -> String {
 }
 
 /// The heading and the sentence under it.
+/// What the run was compared with, as a phrase: the mode that produced the verdict.
+fn compared_with(mode: &Mode) -> String {
+    match mode {
+        Mode::Baselines => "`baselines/`".to_owned(),
+        Mode::Ab { commit } => format!(
+            "the base commit {} measured in the same job (A/B)",
+            code(crate::ab::short(commit))
+        ),
+        Mode::Remeasured { commit, .. } => format!(
+            "the baselines' commit {} measured again here (drift triage)",
+            code(crate::ab::short(commit))
+        ),
+    }
+}
+
+/// Drift triage in one sentence and a table: per benchmark, what the environment moved (baseline
+/// -> the baselines' commit measured here) and what the code moved (that -> this change, gated).
+fn triage_table(report: &Report) -> Option<Table> {
+    let Mode::Remeasured {
+        commit,
+        environment,
+    } = &report.mode
+    else {
+        return None;
+    };
+    let ir_rows: Vec<&Row> = report.rows.iter().filter(|r| r.metric == "Ir").collect();
+    let fields: Vec<String> = report
+        .env_mismatches
+        .iter()
+        .map(|m| code(&m.field))
+        .collect();
+    let before = format!(
+        "### What the environment moved, and what the code moved\n\nThe environment differs from \
+         the baselines' ({}), so irgate measured their commit {} again here: the environment \
+         moved {} (baseline → that commit here), the code moved {} (that commit here → this \
+         change), and only the code's move is gated.\n\n",
+        fields.join(", "),
+        code(crate::ab::short(commit)),
+        super::moved(environment.iter().map(EnvDelta::change_pct)),
+        super::moved(ir_rows.iter().filter_map(|r| r.change_pct())),
+    );
+    let rows = ir_rows
+        .iter()
+        .map(|row| {
+            let env = environment.iter().find(|e| e.benchmark == row.benchmark);
+            let count = |n: Option<u64>| n.map_or("–".to_owned(), thousands);
+            format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                code(&row.benchmark),
+                count(env.map(|e| e.baseline)),
+                count(row.baseline),
+                env.map_or("–".to_owned(), |e| signed_pct(e.change_pct())),
+                count(row.new),
+                row.change_pct().map_or("–".to_owned(), signed_pct),
+                verdict_cell(row)
+            )
+        })
+        .collect();
+    Some(Table {
+        before,
+        header:
+            "| Benchmark | Baseline | Baselines' commit here | Environment | This change | Code \
+                 | Verdict |\n|:--|--:|--:|--:|--:|--:|:--|\n"
+                .into(),
+        rows,
+        after: "\n".into(),
+    })
+}
+
+/// A change in percent with its sign, e.g. `+1.25%`.
+fn signed_pct(pct: f64) -> String {
+    format!("{pct:+.2}%")
+}
+
 fn verdict(report: &Report) -> String {
     let benchmarks = report.benchmark_count();
     let count = |status: Status, failing: bool| report.tally(status, failing);
@@ -225,6 +300,9 @@ fn verdict(report: &Report) -> String {
         Outcome::Passed => {
             let _ = writeln!(out, "## ✅ irgate: passed\n");
             let _ = write!(out, "No benchmark over budget ({} checked).", benchmarks);
+            if report.mode != Mode::Baselines {
+                let _ = write!(out, " Compared with {}.", compared_with(&report.mode));
+            }
             let stale = count(Status::Stale, false);
             if stale > 0 {
                 let _ = write!(
@@ -281,8 +359,9 @@ fn verdict(report: &Report) -> String {
             }
             let _ = write!(
                 out,
-                "Instruction counts (callgrind) of {} compared with `baselines/`.",
-                plural(benchmarks, "benchmark")
+                "Instruction counts (callgrind) of {} compared with {}.",
+                plural(benchmarks, "benchmark"),
+                compared_with(&report.mode)
             );
         }
         Outcome::Undecided { reason } => {

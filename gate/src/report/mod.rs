@@ -28,6 +28,19 @@ pub fn render(report: &crate::model::Report, format: Format, full: bool) -> Stri
     }
 }
 
+/// How many of the changes `pcts` (in percent) are not zero, and the largest: "3 benchmarks by up
+/// to 1.25%", or "no benchmark".
+pub fn moved(pcts: impl Iterator<Item = f64>) -> String {
+    let (count, largest) = pcts
+        .filter(|p| *p != 0.0)
+        .fold((0, 0.0_f64), |(n, max), p| (n + 1, max.max(p.abs())));
+    match count {
+        0 => "no benchmark".to_owned(),
+        1 => format!("1 benchmark by {largest:.2}%"),
+        n => format!("{n} benchmarks by up to {largest:.2}%"),
+    }
+}
+
 /// Writes `text` to standard output. A reader that went away (`irgate doctor | head`) is not an
 /// error of the gate's: the rest is dropped, and the command's exit code stands.
 pub fn print(text: &str) {

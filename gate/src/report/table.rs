@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::{budget, thousands};
-use crate::model::{Outcome, Report, Row, Status};
+use crate::model::{EnvDelta, Mode, Outcome, Report, Row, Status};
 
 /// How many movers within budget the summary names.
 const MOVERS: usize = 3;
@@ -69,6 +69,20 @@ pub fn render(report: &Report, full: bool) -> String {
     out.push_str(&accepted(report));
     out.push_str(&verdict(report));
     out.push('\n');
+    match &report.mode {
+        Mode::Baselines => {}
+        Mode::Ab { commit } => {
+            let _ = writeln!(
+                out,
+                "A/B: compared with the base commit {} measured in the same job.",
+                crate::ab::short(commit)
+            );
+        }
+        Mode::Remeasured {
+            commit,
+            environment,
+        } => out.push_str(&triage(report, commit, environment, full)),
+    }
     if let Some(note) = &report.attribution.explanation_note {
         let _ = writeln!(out, "note: {note}");
     }
@@ -92,6 +106,57 @@ fn accepted(report: &Report) -> String {
     }
     if !out.is_empty() {
         out.push('\n');
+    }
+    out
+}
+
+/// Drift triage: one sentence, then what the environment moved each benchmark by (those it moved,
+/// largest first; the first few unless `full`).
+fn triage(report: &Report, commit: &str, environment: &[EnvDelta], full: bool) -> String {
+    let mut out = format!(
+        "Drift triage: the environment differs from the baselines', so their commit {} was \
+         measured again here: the environment moved {} (baseline -> that commit here), the code \
+         moved {} (that commit here -> this change); only the code's move is gated.\n",
+        crate::ab::short(commit),
+        super::moved(environment.iter().map(EnvDelta::change_pct)),
+        super::moved(
+            report
+                .rows
+                .iter()
+                .filter(|r| r.metric == "Ir")
+                .filter_map(Row::change_pct)
+        ),
+    );
+    let mut moved: Vec<&EnvDelta> = environment
+        .iter()
+        .filter(|e| e.baseline != e.remeasured)
+        .collect();
+    moved.sort_by(|a, b| b.change_pct().abs().total_cmp(&a.change_pct().abs()));
+    let shown = if full {
+        moved.len()
+    } else {
+        moved.len().min(MOVERS * 3)
+    };
+    if shown > 0 {
+        let mut lines = vec![vec![
+            "benchmark".to_owned(),
+            "baseline".to_owned(),
+            "here".to_owned(),
+            "environment".to_owned(),
+        ]];
+        lines.extend(moved[..shown].iter().map(|e| {
+            vec![
+                e.benchmark.clone(),
+                thousands(e.baseline),
+                thousands(e.remeasured),
+                format!("{:+.2}%", e.change_pct()),
+            ]
+        }));
+        out.push('\n');
+        out.push_str(&super::align(&lines, |i| i > 0));
+        if shown < moved.len() {
+            let _ = writeln!(out, "... {} more (--full)", moved.len() - shown);
+        }
     }
     out
 }

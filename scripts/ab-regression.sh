@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# A/B end to end (`irgate run --base REV`, `irgate check --base`), in a scratch worktree of HEAD
+# (<target>/ab-e2e/tree) that shares this checkout's target directory:
+#   1. A/A: the worktree against HEAD, the same code on both sides: every count of every benchmark
+#      (Ir and every other metric) must be identical, and `irgate check --base` passes with no
+#      slack (docker/exact-gate.toml, --strict);
+#   2. A/B: the same worktree with codec's `inject-slowdown` feature on in the benches (a
+#      working-tree change, as a pull request would make), against HEAD: with an absolute budget of 10 Ir and no
+#      relative slack, `irgate check --base` exits 1 on exactly the benchmarks that run the filter
+#      chain (the `filter` and `pipeline` groups), and its report names the A/B mode.
+# With --container, both run in the pinned image (docker/irgate-container; `make image` builds
+# it), where the checkout is /irgate. Needs valgrind, jq, git and the runner (on the host).
+#
+# usage: scripts/ab-regression.sh [--container]
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+die() { printf 'ab-regression: FAIL: %s\n' "$*" >&2; exit 1; }
+say() { printf 'ab-regression: %s\n' "$*"; }
+command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
+
+container=false
+[ "${1:-}" = --container ] && container=true
+# $out is where results and reports go, $where the same directory as irgate sees it.
+if $container; then
+    # In the image the checkout is /irgate and the target directory /irgate/target/container.
+    build=$repo/target/container
+    tree=$repo/target/container/ab-e2e/tree
+    out=$repo/target/container/ab-e2e/out
+    where=/irgate/target/container/ab-e2e/out
+    irgate() {
+        docker/irgate-container sh -c 'cd "$0" && shift && exec irgate "$@"' \
+            /irgate/target/container/ab-e2e/tree "$@"
+    }
+else
+    target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+    build=$target
+    tree=$target/ab-e2e/tree
+    out=$target/ab-e2e/out
+    where=$out
+    cargo build --quiet --locked -p irgate
+    irgate() { (cd "$tree" && CARGO_TARGET_DIR="$target" "$target/debug/irgate" "$@"); }
+fi
+rm -rf "$out"
+mkdir -p "$out"
+git worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
+git worktree prune
+git worktree add --quiet --detach "$tree" HEAD
+trap 'git -C "$repo" worktree remove --force "$tree" 2>/dev/null || true' EXIT
+
+# Each side builds in a target directory of its own; seeded with this checkout's build, cargo
+# reuses the dependencies and rebuilds only the workspace's crates (the A/A check below proves the
+# counts are those of a clean build either way).
+for side in head base; do
+    if [ -d "$build/release" ] && ! [ -d "$build/irgate/ab/$side/target/release" ]; then
+        mkdir -p "$build/irgate/ab/$side/target"
+        cp -a "$build/release" "$build/irgate/ab/$side/target/"
+    fi
+done
+
+say "A/A: HEAD against HEAD"
+irgate run --base HEAD --results "$where/aa.json"
+count=$(jq '.benchmarks | length' "$out/aa.json")
+[ "$count" -gt 0 ] || die "the A/A run holds no benchmarks"
+if ! diff <(jq -S .benchmarks "$out/aa.json") <(jq -S .benchmarks "$out/aa.base.json") >"$out/aa.diff"; then
+    sed 's/^/  /' "$out/aa.diff" | head -n 40 >&2
+    die "A/A: counts differ between the working tree (<) and HEAD (>)"
+fi
+irgate check --base --results "$where/aa.json" --config docker/exact-gate.toml \
+    --strict --format json >"$out/aa-report.json" || die "A/A: irgate check --base failed (exit $?)"
+say "A/A: every count of $count benchmarks identical on both sides; check --base passes with no slack"
+
+say "A/B: the worktree with codec/inject-slowdown against HEAD"
+# The benches crate names codec's features itself (the workspace turns its defaults off).
+sed -i 's/^codec = { workspace = true, features = \[\(.*\)\] }/codec = { workspace = true, features = [\1, "inject-slowdown"] }/' \
+    "$tree/benches/Cargo.toml"
+grep -q '^codec = .*"inject-slowdown"' "$tree/benches/Cargo.toml" ||
+    die "could not turn codec's inject-slowdown on in benches/Cargo.toml"
+irgate run --base HEAD --results "$where/ab.json"
+printf '[budgets]\nIr = { relative_pct = 0.0, absolute = 10 }\n' >"$out/absolute.toml"
+code=0
+irgate check --base --results "$where/ab.json" --config "$where/absolute.toml" \
+    --format json >"$out/ab-report.json" || code=$?
+[ "$code" -eq 1 ] || die "A/B: irgate check --base exited $code, expected 1 (a budget exceeded)"
+[ "$(jq -r .mode.kind "$out/ab-report.json")" = ab ] || die "A/B: the report does not say A/B"
+chain=$(jq -r '.benchmarks | keys[] | select(startswith("filter::") or startswith("pipeline::"))' \
+    "$out/ab.json" | sort)
+failing=$(jq -r '.rows[] | select(.fails) | .benchmark' "$out/ab-report.json" | sort -u)
+if [ "$failing" != "$chain" ]; then
+    diff <(echo "$chain") <(echo "$failing") | sed 's/^/  /' >&2 || true
+    die "A/B: the gate must fail exactly the filter-chain benchmarks (< expected, > failed)"
+fi
+say "A/B: exit 1 on exactly the $(wc -l <<<"$chain") filter-chain benchmarks of $(jq '.benchmarks | length' "$out/ab.json")"
+say "ok"
