@@ -205,13 +205,17 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
                     .unwrap_or_default(),
                 args: Vec::new(),
             }];
-            let home = dir.join("callgrind");
+            // Each variant builds and writes into a directory of its own.
+            let place = run::Place {
+                dir: &dir.join("callgrind"),
+                label: "",
+            };
             let results = run::run_suites(
                 &config,
                 &run::Selection::default(),
                 &resolved,
                 filter.as_ref(),
-                Some(&home),
+                Some(&place),
             )?;
             for (id, counts) in results.benchmarks {
                 let ir = counts.get(config::IR).copied().ok_or_else(|| {
