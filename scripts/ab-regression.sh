@@ -7,7 +7,11 @@
 #   2. A/B: the same worktree with codec's `inject-slowdown` feature on in the benches (a
 #      working-tree change, as a pull request would make), against HEAD: with an absolute budget of 10 Ir and no
 #      relative slack, `irgate check --base` exits 1 on exactly the benchmarks that run the filter
-#      chain (the `filter` and `pipeline` groups), and its report names the A/B mode.
+#      chain (the `filter` and `pipeline` groups), and its report names the A/B mode;
+#   3. drift triage: baselines of HEAD whose fingerprint says another valgrind and whose every Ir
+#      is 50 higher: `irgate check --on-env-mismatch=remeasure` measures their commit again beside
+#      the worktree, reports -50 Ir of environment delta on every benchmark and gates only the
+#      code delta, failing exactly the filter-chain benchmarks.
 # With --container, both run in the pinned image (docker/irgate-container; `make image` builds
 # it), where the checkout is /irgate. Needs valgrind, jq, git and the runner (on the host).
 #
@@ -77,7 +81,8 @@ sed -i 's/^codec = { workspace = true, features = \[\(.*\)\] }/codec = { workspa
 grep -q '^codec = .*"inject-slowdown"' "$tree/benches/Cargo.toml" ||
     die "could not turn codec's inject-slowdown on in benches/Cargo.toml"
 irgate run --base HEAD --results "$where/ab.json"
-printf '[budgets]\nIr = { relative_pct = 0.0, absolute = 10 }\n' >"$out/absolute.toml"
+printf '[[suite]]\npackage = "benches"\nbench = "callgrind"\n\n[budgets]\nIr = { relative_pct = 0.0, absolute = 10 }\n' \
+    >"$out/absolute.toml"
 code=0
 irgate check --base --results "$where/ab.json" --config "$where/absolute.toml" \
     --format json >"$out/ab-report.json" || code=$?
@@ -91,4 +96,26 @@ if [ "$failing" != "$chain" ]; then
     die "A/B: the gate must fail exactly the filter-chain benchmarks (< expected, > failed)"
 fi
 say "A/B: exit 1 on exactly the $(wc -l <<<"$chain") filter-chain benchmarks of $(jq '.benchmarks | length' "$out/ab.json")"
+
+say "drift triage: baselines of HEAD from another environment (valgrind edited, every Ir 50 higher)"
+irgate refresh --results "$where/aa.base.json" --baselines "$where/baselines" >/dev/null
+for file in "$out"/baselines/*.json; do
+    jq '.fingerprint.valgrind = "valgrind-3.99.0" | .benchmarks |= map_values(.Ir += 50)' \
+        "$file" >"$file.new" && mv "$file.new" "$file"
+done
+code=0
+irgate check --results "$where/ab.json" --baselines "$where/baselines" --config "$where/absolute.toml" \
+    --on-env-mismatch=remeasure --format json >"$out/triage-report.json" || code=$?
+[ "$code" -eq 1 ] || die "triage: irgate check exited $code, expected 1 (the code's regression)"
+[ "$(jq -r .mode.kind "$out/triage-report.json")" = remeasured ] ||
+    die "triage: the report does not say the baselines' commit was measured again"
+moved=$(jq '[.mode.environment[] | select(.baseline - .remeasured == 50)] | length' "$out/triage-report.json")
+[ "$moved" = "$count" ] ||
+    die "triage: the environment delta is -50 Ir on $moved benchmarks, expected all $count"
+failing=$(jq -r '.rows[] | select(.fails) | .benchmark' "$out/triage-report.json" | sort -u)
+if [ "$failing" != "$chain" ]; then
+    diff <(echo "$chain") <(echo "$failing") | sed 's/^/  /' >&2 || true
+    die "triage: the code delta must fail exactly the filter-chain benchmarks (< expected, > failed)"
+fi
+say "triage: environment -50 Ir on all $count benchmarks (not gated); code: exit 1 on exactly the $(wc -l <<<"$chain") filter-chain benchmarks"
 say "ok"

@@ -686,6 +686,8 @@ fn help_explains_each_command() {
         "irgate refresh",
         "irgate doctor",
         "irgate explain",
+        "irgate history",
+        "irgate calibrate",
         "Exit codes",
         "0 every budget holds",
     ] {
@@ -700,6 +702,7 @@ fn help_explains_each_command() {
         ("doctor", "field by field"),
         ("explain", "differential flame graph"),
         ("comment", "never appears in any output"),
+        ("calibrate", "layout-sensitive"),
     ] {
         let help = sandbox.irgate(&[command, "--help"]);
         assert_eq!(help.code, 0, "{command}: {}", help.stderr);
