@@ -243,7 +243,7 @@ mod tests {
 
     use super::*;
     use crate::baseline::Group;
-    use crate::model::{Counts, Fingerprint, Limit};
+    use crate::model::{Budget, Counts, Fingerprint};
 
     fn counts(ir: u64) -> Counts {
         Counts::from([
@@ -321,7 +321,7 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Failed { count: 1 });
         assert_eq!(
             report.rows[0].limit,
-            Some(Limit {
+            Some(Budget {
                 relative_pct: 1.0,
                 absolute: 50
             })

@@ -53,7 +53,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Error, Result};
-use crate::model::{Limit, Metric};
+use crate::model::{Budget, Metric};
 use crate::suite::Suite;
 
 /// The metric every configuration gates unless told otherwise, and that every baseline stores.
@@ -61,7 +61,7 @@ pub const IR: &str = "Ir";
 
 /// The budget used when `gate.toml` gives none: "+1% and at least +1 Ir". A single instruction
 /// (what code layout moves on an untouched benchmark) passes; +10% of a 20-Ir benchmark fails.
-pub const DEFAULT_LIMIT: Limit = Limit {
+pub const DEFAULT_BUDGET: Budget = Budget {
     relative_pct: 1.0,
     absolute: 1,
 };
@@ -75,7 +75,7 @@ pub struct Config {
     pub info: Vec<Metric>,
     /// The declared suites, in file order (empty: run the suites found in the workspace).
     pub suites: Vec<Suite>,
-    budgets: BTreeMap<Metric, Limit>,
+    budgets: BTreeMap<Metric, Budget>,
     overrides: Vec<Override>,
     /// The cumulative budget since an anchor, when `[drift]` is given.
     pub drift: Option<Drift>,
@@ -89,7 +89,7 @@ pub struct Drift {
     /// The anchor: a tag or commit (its counts come from the history).
     pub since: String,
     /// The cumulative budget of each metric it gates.
-    pub budgets: BTreeMap<Metric, Limit>,
+    pub budgets: BTreeMap<Metric, Budget>,
 }
 
 /// An `[[accept]]` entry: benchmarks whose rows over budget pass on purpose, why, and until when.
@@ -132,7 +132,7 @@ impl Accept {
 #[derive(Debug, Clone)]
 struct Override {
     patterns: Vec<Pattern>,
-    budgets: BTreeMap<Metric, Limit>,
+    budgets: BTreeMap<Metric, Budget>,
 }
 
 #[derive(Debug, Clone)]
@@ -199,13 +199,13 @@ struct RawBudget {
 }
 
 impl Default for Config {
-    /// Gate Ir with [`DEFAULT_LIMIT`], report nothing else.
+    /// Gate Ir with [`DEFAULT_BUDGET`], report nothing else.
     fn default() -> Self {
         Config {
             path: None,
             info: Vec::new(),
             suites: Vec::new(),
-            budgets: BTreeMap::from([(IR.to_owned(), DEFAULT_LIMIT)]),
+            budgets: BTreeMap::from([(IR.to_owned(), DEFAULT_BUDGET)]),
             overrides: Vec::new(),
             drift: None,
             accepts: Vec::new(),
@@ -224,7 +224,7 @@ impl Config {
     }
 
     /// Reads `path`; when it does not exist and was not named explicitly, the built-in default
-    /// (gate Ir with [`DEFAULT_LIMIT`]), said on stderr.
+    /// (gate Ir with [`DEFAULT_BUDGET`]), said on stderr.
     pub fn load_or_default(path: &Path, explicit: bool) -> Result<Config> {
         if explicit || path.exists() {
             return Self::load(path);
@@ -232,7 +232,7 @@ impl Config {
         eprintln!(
             "irgate: no {}: gating Ir with the default budget, {}; `irgate init` writes one",
             path.display(),
-            crate::report::budget(&DEFAULT_LIMIT)
+            crate::report::budget(&DEFAULT_BUDGET)
         );
         Ok(Config::default())
     }
@@ -266,7 +266,7 @@ impl Config {
             }
         };
         let budgets =
-            |raw: BTreeMap<Spanned<String>, RawBudget>| -> Result<BTreeMap<Metric, Limit>> {
+            |raw: BTreeMap<Spanned<String>, RawBudget>| -> Result<BTreeMap<Metric, Budget>> {
                 let mut out = BTreeMap::new();
                 for (name, budget) in raw {
                     if budget.relative_pct.is_none() && budget.absolute.is_none() {
@@ -294,7 +294,7 @@ impl Config {
                     };
                     out.insert(
                         metric(&name)?,
-                        Limit {
+                        Budget {
                             relative_pct,
                             absolute: budget.absolute.unwrap_or(0),
                         },
@@ -477,7 +477,7 @@ impl Config {
     }
 
     /// The budgets of benchmark `id`, by gated metric.
-    pub fn budgets_for(&self, id: &str) -> BTreeMap<Metric, Limit> {
+    pub fn budgets_for(&self, id: &str) -> BTreeMap<Metric, Budget> {
         let mut budgets = self.budgets.clone();
         for over in &self.overrides {
             if over.patterns.iter().any(|p| p.matcher.is_match(id)) {
@@ -537,7 +537,7 @@ impl Config {
 
 /// How much a count may move from `baseline` under `limit` before it is over budget (or stale):
 /// the larger of the relative and the absolute allowance.
-pub fn allowance(limit: &Limit, baseline: u64) -> f64 {
+pub fn allowance(limit: &Budget, baseline: u64) -> f64 {
     (baseline as f64 * limit.relative_pct / 100.0).max(limit.absolute as f64)
 }
 
@@ -621,21 +621,21 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
         let limit = |id: &str, metric: &str| config.budgets_for(id).get(metric).copied();
         assert_eq!(
             limit("varint::encode/v0", "Ir"),
-            Some(Limit {
+            Some(Budget {
                 relative_pct: 1.0,
                 absolute: 50
             })
         );
         assert_eq!(
             limit("filter::alloc", "Ir"),
-            Some(Limit {
+            Some(Budget {
                 relative_pct: 5.0,
                 absolute: 0
             })
         );
         assert_eq!(
             limit("filter::scan/s512", "Ir"),
-            Some(Limit {
+            Some(Budget {
                 relative_pct: 0.0,
                 absolute: 10
             })
@@ -643,7 +643,7 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
         assert_eq!(limit("filter::alloc", "dhat.TotalBytes"), None);
         assert_eq!(
             limit("filter::scan/s32", "dhat.TotalBytes"),
-            Some(Limit {
+            Some(Budget {
                 relative_pct: 0.0,
                 absolute: 0
             })
@@ -657,7 +657,7 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
 
     #[test]
     fn the_larger_allowance_applies() {
-        let limit = Limit {
+        let limit = Budget {
             relative_pct: 1.0,
             absolute: 50,
         };
@@ -668,7 +668,7 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
     #[test]
     fn missing_budgets_table_means_the_default() {
         let config = parse("info = []").unwrap();
-        assert_eq!(config.budgets_for("a::b").get(IR), Some(&DEFAULT_LIMIT));
+        assert_eq!(config.budgets_for("a::b").get(IR), Some(&DEFAULT_BUDGET));
     }
 
     #[test]
@@ -733,7 +733,7 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
             parse("[budgets]\nIr = { absolute = 0 }\n")
                 .unwrap()
                 .budgets_for("a")[IR],
-            Limit {
+            Budget {
                 relative_pct: 0.0,
                 absolute: 0
             }
@@ -750,7 +750,7 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
                 since: "v0.3.0".into(),
                 budgets: BTreeMap::from([(
                     IR.to_owned(),
-                    Limit {
+                    Budget {
                         relative_pct: 4.0,
                         absolute: 0
                     }

@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::config::{Config, DEFAULT_LIMIT};
+use crate::config::{Config, DEFAULT_BUDGET};
 use crate::error::{Error, Result};
 use crate::files;
 use crate::library::Library;
-use crate::model::{Limit, Results};
+use crate::model::{Budget, Results};
 use crate::paths::{CONFIG_FILE, Paths};
 use crate::report::{print, thousands};
 use crate::suite::{self, Suite};
@@ -79,7 +79,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         chosen_budget(&results)
     } else {
         (
-            DEFAULT_LIMIT,
+            DEFAULT_BUDGET,
             "the default (the suites were not run: --no-run)".to_owned(),
         )
     };
@@ -114,7 +114,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
 
 /// The budget for the sizes measured: +1%, and at least 5% of the smallest benchmark's Ir (from 1
 /// to 50 Ir), so that +10% on the smallest fails and one instruction moved by layout passes.
-fn chosen_budget(results: &Results) -> (Limit, String) {
+fn chosen_budget(results: &Results) -> (Budget, String) {
     let smallest = results
         .benchmarks
         .iter()
@@ -122,7 +122,7 @@ fn chosen_budget(results: &Results) -> (Limit, String) {
         .min_by_key(|(_, ir)| *ir);
     match smallest {
         Some((id, ir)) => (
-            Limit {
+            Budget {
                 relative_pct: 1.0,
                 absolute: (ir / 20).clamp(1, 50),
             },
@@ -131,12 +131,12 @@ fn chosen_budget(results: &Results) -> (Limit, String) {
                 thousands(ir)
             ),
         ),
-        None => (DEFAULT_LIMIT, "the default".to_owned()),
+        None => (DEFAULT_BUDGET, "the default".to_owned()),
     }
 }
 
 /// The text of gate.toml.
-fn gate_toml(suites: &[Suite], limit: &Limit, why: &str) -> String {
+fn gate_toml(suites: &[Suite], limit: &Budget, why: &str) -> String {
     let mut out = String::from(
         "# irgate's configuration, written by `irgate init` (`irgate --help`, and irgate's README,\n\
          # \"Budgets\").\n\
@@ -301,7 +301,7 @@ mod tests {
             features: vec!["callgrind".into()],
             args: Vec::new(),
         }];
-        let limit = Limit {
+        let limit = Budget {
             relative_pct: 1.0,
             absolute: 3,
         };

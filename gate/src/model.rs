@@ -118,7 +118,7 @@ impl Status {
 
 /// The budget a row was judged against: the larger of a relative and an absolute allowance.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Limit {
+pub struct Budget {
     /// Allowed relative increase, in percent.
     pub relative_pct: f64,
     /// Allowed absolute increase, in counts; the larger of the two limits applies.
@@ -137,7 +137,7 @@ pub struct Row {
     /// The run's count (absent for a vanished benchmark).
     pub new: Option<u64>,
     /// The budget (absent for info rows and rows missing a side).
-    pub limit: Option<Limit>,
+    pub limit: Option<Budget>,
     /// The verdict on this row.
     pub status: Status,
     /// Whether this row fails the gate: always when over budget; when new unless new benchmarks

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use irgate::model::{
-    EnvDelta, FieldMismatch, Fingerprint, Limit, Mode, Outcome, Report, Row, Status,
+    Budget, EnvDelta, FieldMismatch, Fingerprint, Mode, Outcome, Report, Row, Status,
 };
 use serde_json::{Value, json};
 
@@ -204,7 +204,7 @@ fn triaged() -> Report {
         metric: "Ir".into(),
         baseline: Some(base),
         new: Some(new),
-        limit: Some(Limit {
+        limit: Some(Budget {
             relative_pct: 1.0,
             absolute: 20,
         }),

@@ -9,7 +9,7 @@ use support::Run;
 
 use fake_github::{FakeGitHub, OWNER, PR, REPO, github_error};
 use irgate::comment::{annotations, escape_data, escape_property};
-use irgate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
+use irgate::model::{Budget, FieldMismatch, Fingerprint, Outcome, Report, Row, Status};
 use irgate::report::json;
 
 const SECRET: &str = "ghs_VerySecretTokenText42";
@@ -21,7 +21,7 @@ fn row(benchmark: &str, baseline: u64, new: u64, status: Status, fails: bool) ->
         metric: "Ir".into(),
         baseline: Some(baseline),
         new: Some(new),
-        limit: Some(Limit {
+        limit: Some(Budget {
             relative_pct: 1.0,
             absolute: 50,
         }),

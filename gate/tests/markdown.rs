@@ -1,6 +1,6 @@
 //! The markdown report (PR comment body and step summary): layout, truncation, escaping.
 
-use irgate::model::{FieldMismatch, Fingerprint, Limit, Outcome, Report, Row, Status};
+use irgate::model::{Budget, FieldMismatch, Fingerprint, Outcome, Report, Row, Status};
 use irgate::report::markdown::render;
 
 /// What `irgate comment` leaves for the report: GitHub's limit less the marker line.
@@ -38,7 +38,7 @@ fn row(
         metric: "Ir".into(),
         baseline,
         new,
-        limit: (baseline.is_some() && new.is_some()).then_some(Limit {
+        limit: (baseline.is_some() && new.is_some()).then_some(Budget {
             relative_pct: 1.0,
             absolute: 50,
         }),

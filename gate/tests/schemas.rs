@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use irgate::baseline::{Baselines, Group, GroupUpdate, write_updates};
-use irgate::model::{Counts, Fingerprint, Limit, Outcome, Report, Results, Row, Status};
+use irgate::model::{Budget, Counts, Fingerprint, Outcome, Report, Results, Row, Status};
 use irgate::report::json;
 use irgate::results;
 
@@ -85,7 +85,7 @@ fn the_json_report_is_frozen() {
             metric: "Ir".into(),
             baseline: Some(47),
             new: Some(57),
-            limit: Some(Limit {
+            limit: Some(Budget {
                 relative_pct: 1.0,
                 absolute: 5,
             }),

@@ -278,7 +278,7 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
             .budgets_for(id)
             .get(config::IR)
             .copied()
-            .unwrap_or(config::DEFAULT_LIMIT);
+            .unwrap_or(config::DEFAULT_BUDGET);
         let slowed = match runs.get(1) {
             None => None,
             Some(by_id) => Some(by_id.get(id).ok_or_else(|| {

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::stats::{self, Detection, Verdict};
 use super::study::{Row, Study};
-use irgate::model::Limit;
+use irgate::model::Budget;
 use irgate::report::thousands;
 
 /// A time in nanoseconds, with a unit that keeps three or four significant digits.
@@ -40,7 +40,7 @@ fn signed_pct(value: f64) -> String {
     format!("{value:+.1}%")
 }
 
-fn budget(limit: &Limit) -> String {
+fn budget(limit: &Budget) -> String {
     format!("+{}%/+{}", limit.relative_pct, limit.absolute)
 }
 
@@ -304,7 +304,7 @@ mod tests {
     use crate::study::{Runs, WallClockSettings};
 
     fn study() -> Study {
-        let limit = Limit {
+        let limit = Budget {
             relative_pct: 1.0,
             absolute: 50,
         };

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stats::{self, Detection, Spread};
 use irgate::config;
-use irgate::model::Limit;
+use irgate::model::Budget;
 
 /// The schema version of the study files this irgate reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -75,7 +75,7 @@ pub struct Slowdown {
     /// The time gate, at [`Row::time_budget_pct`].
     pub time_gate: Detection,
     /// The Ir budget of this benchmark in gate.toml.
-    pub ir_budget: Limit,
+    pub ir_budget: Budget,
     /// The Ir gate, at [`Slowdown::ir_budget`].
     pub ir_gate: Detection,
 }
@@ -92,7 +92,7 @@ pub struct Runs {
 impl Row {
     /// Judges one benchmark from its clean runs and, optionally, its slowed runs under the Ir
     /// budget `ir_budget`. `None` when a variant has no runs of either kind.
-    pub fn new(id: &str, clean: &Runs, slowed: Option<&Runs>, ir_budget: Limit) -> Option<Row> {
+    pub fn new(id: &str, clean: &Runs, slowed: Option<&Runs>, ir_budget: Budget) -> Option<Row> {
         let clean_ir: Vec<f64> = clean.ir.iter().map(|&ir| ir as f64).collect();
         let time = stats::spread(&clean.time_ns)?;
         let ir_spread = stats::spread(&clean_ir)?;
@@ -143,7 +143,7 @@ mod tests {
     use super::*;
     use crate::stats::Verdict;
 
-    const BUDGET: Limit = Limit {
+    const BUDGET: Budget = Budget {
         relative_pct: 1.0,
         absolute: 50,
     };

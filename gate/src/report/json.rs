@@ -47,7 +47,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::model::{
-    Accepted, FieldMismatch, Fingerprint, Limit, Metric, Mode, Outcome, Report, Status,
+    Accepted, Budget, FieldMismatch, Fingerprint, Metric, Mode, Outcome, Report, Status,
 };
 
 /// The schema version of the JSON report.
@@ -73,7 +73,7 @@ struct JsonRow<'a> {
     baseline: Option<u64>,
     new: Option<u64>,
     change_pct: Option<f64>,
-    limit: Option<Limit>,
+    limit: Option<Budget>,
     status: Status,
     fails: bool,
     #[serde(skip_serializing_if = "Option::is_none")]

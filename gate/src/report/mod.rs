@@ -5,7 +5,7 @@ pub mod json;
 pub mod markdown;
 pub mod table;
 
-use crate::model::Limit;
+use crate::model::Budget;
 
 /// The formats `irgate check` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,7 +86,7 @@ pub fn align(lines: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
 
 /// A budget as every report shows it, the larger of its two allowances applying:
 /// `max(0.5%, 1,000)`.
-pub fn budget(limit: &Limit) -> String {
+pub fn budget(limit: &Budget) -> String {
     format!(
         "max({}%, {})",
         limit.relative_pct,
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn shows_budgets_as_the_larger_of_two() {
-        let limit = Limit {
+        let limit = Budget {
             relative_pct: 0.5,
             absolute: 1_000,
         };
