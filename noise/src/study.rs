@@ -232,8 +232,9 @@ mod tests {
         assert!((row.ir_spread.spread_pct - 0.3).abs() < 1e-9);
     }
 
+    /// The study file is read back by `--from`: its text is frozen here.
     #[test]
-    fn a_study_round_trips_through_its_file() {
+    fn a_study_round_trips_through_its_frozen_file() {
         let row = Row::new("a::b/c", &runs(&[10.5, 11.25], &[40, 40]), None, BUDGET).unwrap();
         let study = Study {
             schema_version: SCHEMA_VERSION,
@@ -249,6 +250,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("noise.json");
         irgate::files::write_json_atomic(&path, &study).unwrap();
+        insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
         let read = irgate::files::read_versioned::<Study>(&path, "noise study", SCHEMA_VERSION);
         assert_eq!(read.unwrap(), study);
         let error = irgate::files::read_versioned::<Study>(&path, "noise study", 2)
