@@ -86,11 +86,15 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
 /// Writes `results` where `paths` says, and says so.
 fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
     results::write(&paths.results, results)?;
+    let from = if results.suites.is_empty() {
+        String::new()
+    } else {
+        format!(" from {}", results.suites.join(", "))
+    };
     eprintln!(
-        "irgate: wrote {} ({} benchmarks from {})",
+        "irgate: wrote {} ({} benchmarks{from})",
         paths.results.display(),
         results.benchmarks.len(),
-        results.suites.join(", ")
     );
     Ok(())
 }
