@@ -67,7 +67,7 @@ irgate run --base HEAD --results "$where/aa.json"
 count=$(jq '.benchmarks | length' "$out/aa.json")
 [ "$count" -gt 0 ] || die "the A/A run holds no benchmarks"
 if ! diff <(jq -S .benchmarks "$out/aa.json") <(jq -S .benchmarks "$out/aa.base.json") >"$out/aa.diff"; then
-    sed 's/^/  /' "$out/aa.diff" | head -n 40 >&2
+    head -n 40 "$out/aa.diff" | sed 's/^/  /' >&2
     die "A/A: counts differ between the working tree (<) and HEAD (>)"
 fi
 irgate check --base --results "$where/aa.json" --config docker/exact-gate.toml \

@@ -37,7 +37,7 @@ echo "jobs-timing: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 count=$(jq '.benchmarks | length' "$work/jobs1.json")
 [ "$count" -gt 0 ] || die "the run with 1 job holds no benchmarks"
 if ! diff <(jq -S .benchmarks "$work/jobs1.json") <(jq -S .benchmarks "$work/jobs2.json") >"$work/diff"; then
-    sed 's/^/  /' "$work/diff" | head -n 40 >&2
+    head -n 40 "$work/diff" | sed 's/^/  /' >&2
     die "counts differ between --jobs 1 (<) and --jobs 2 (>)"
 fi
 echo "jobs-timing: $count benchmarks, every count identical with 1 and 2 jobs"

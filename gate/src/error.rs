@@ -106,6 +106,22 @@ impl Error {
             message: printable(&message.into()),
         }
     }
+
+    /// An [`Error::Read`] of `path`.
+    pub fn read(path: &std::path::Path, source: std::io::Error) -> Self {
+        Error::Read {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    /// An [`Error::Write`] of `path`.
+    pub fn write(path: &std::path::Path, source: std::io::Error) -> Self {
+        Error::Write {
+            path: path.to_owned(),
+            source,
+        }
+    }
 }
 
 /// `text` with each control character escaped (`\u{1b}`, `\n`); everything else kept.

@@ -44,25 +44,6 @@ pub fn collect(glibc_tunables: &str, workspace_root: &Path, libraries: &[Library
             .unwrap_or_else(|| UNKNOWN.to_owned())
     };
     let benchmarked = cpu::benchmarked();
-    let commit = command_output(
-        "git",
-        &["-C", &workspace_root.to_string_lossy(), "rev-parse", "HEAD"],
-    )
-    .map(|hash| {
-        let dirty = command_output(
-            "git",
-            &[
-                "-C",
-                &workspace_root.to_string_lossy(),
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-            ],
-        )
-        .is_some_and(|status| !status.trim().is_empty());
-        format!("{}{}", hash.trim(), if dirty { "-dirty" } else { "" })
-    })
-    .unwrap_or_else(|| UNKNOWN.to_owned());
     Fingerprint {
         rustc: rustc_field("release:"),
         rustc_commit: rustc_field("commit-hash:"),
@@ -77,9 +58,25 @@ pub fn collect(glibc_tunables: &str, workspace_root: &Path, libraries: &[Library
         aslr: aslr_state().to_owned(),
         environment: environment(),
         workspace_root: workspace_root.display().to_string(),
-        commit,
+        commit: commit(workspace_root),
         date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     }
+}
+
+/// The commit checked out at `root`, with `-dirty` when tracked files have uncommitted changes;
+/// `unknown` outside a git repository.
+pub fn commit(root: &Path) -> String {
+    let root = root.to_string_lossy();
+    command_output("git", &["-C", &root, "rev-parse", "HEAD"])
+        .map(|hash| {
+            let dirty = command_output(
+                "git",
+                &["-C", &root, "status", "--porcelain", "--untracked-files=no"],
+            )
+            .is_some_and(|status| !status.trim().is_empty());
+            format!("{}{}", hash.trim(), if dirty { "-dirty" } else { "" })
+        })
+        .unwrap_or_else(|| UNKNOWN.to_owned())
 }
 
 /// The fields of a fingerprint with their values as text, in declaration order.
