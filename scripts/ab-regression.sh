@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A/B end to end (`irgate run --base REV`, `irgate check --base`), in a scratch worktree of HEAD
-# (<target>/ab-e2e/tree) that shares this checkout's target directory:
+# A/B end to end (`irgate run --base REV`, `irgate check --base`), in a scratch clone of HEAD
+# (<target>/ab-e2e/tree; a clone, not a worktree, so that git works in it inside the container,
+# where the checkout's own path does not exist) that shares this checkout's target directory:
 #   1. A/A: the worktree against HEAD, the same code on both sides: every count of every benchmark
 #      (Ir and every other metric) must be identical, and `irgate check --base` passes with no
 #      slack (docker/exact-gate.toml, --strict);
@@ -12,10 +13,11 @@
 #      is 50 higher: `irgate check --on-env-mismatch=remeasure` measures their commit again beside
 #      the worktree, reports -50 Ir of environment delta on every benchmark and gates only the
 #      code delta, failing exactly the filter-chain benchmarks.
-# With --container, both run in the pinned image (docker/irgate-container; `make image` builds
-# it), where the checkout is /irgate. Needs valgrind, jq, git and the runner (on the host).
+# With --container, they run in the pinned image (docker/irgate-container; `make image` builds
+# it), where the checkout is /irgate. With --aa-only, only step 1 runs. Needs valgrind, jq, git
+# and the runner (on the host).
 #
-# usage: scripts/ab-regression.sh [--container]
+# usage: scripts/ab-regression.sh [--container] [--aa-only]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -23,8 +25,14 @@ die() { printf 'ab-regression: FAIL: %s\n' "$*" >&2; exit 1; }
 say() { printf 'ab-regression: %s\n' "$*"; }
 command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
 
-container=false
-[ "${1:-}" = --container ] && container=true
+container=false aa_only=false
+for arg in "$@"; do
+    case $arg in
+        --container) container=true ;;
+        --aa-only) aa_only=true ;;
+        *) die "unknown argument $arg (usage: scripts/ab-regression.sh [--container] [--aa-only])" ;;
+    esac
+done
 # $out is where results and reports go, $where the same directory as irgate sees it.
 if $container; then
     # In the image the checkout is /irgate and the target directory /irgate/target/container.
@@ -47,10 +55,10 @@ else
 fi
 rm -rf "$out"
 mkdir -p "$out"
-git worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
-git worktree prune
-git worktree add --quiet --detach "$tree" HEAD
-trap 'git -C "$repo" worktree remove --force "$tree" 2>/dev/null || true' EXIT
+rm -rf "$tree"
+git clone --quiet --local --no-checkout "$repo" "$tree"
+git -C "$tree" checkout --quiet --detach "$(git rev-parse HEAD)"
+trap 'rm -rf "$tree"' EXIT
 
 # Each side builds in a target directory of its own; seeded with this checkout's build, cargo
 # reuses the dependencies and rebuilds only the workspace's crates (the A/A check below proves the
@@ -73,6 +81,10 @@ fi
 irgate check --base --results "$where/aa.json" --config docker/exact-gate.toml \
     --strict --format json >"$out/aa-report.json" || die "A/A: irgate check --base failed (exit $?)"
 say "A/A: every count of $count benchmarks identical on both sides; check --base passes with no slack"
+if $aa_only; then
+    say "ok (A/A only)"
+    exit 0
+fi
 
 say "A/B: the worktree with codec/inject-slowdown against HEAD"
 # The benches crate names codec's features itself (the workspace turns its defaults off).

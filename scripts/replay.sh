@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Replays the gate over a range of commits of a repository: every commit is checked A/B against
-# its parent (both built and run here, the parent's counts taken as the baselines), and the table
-# says which benchmarks were flagged and whether the commit touched the code the benchmarks run.
+# Replays the gate over a range of commits of a repository: every commit is checked against its
+# parent (both built and run here, the parent's counts taken as the baselines), and the table says
+# which benchmarks were flagged and whether the commit touched the code the benchmarks run.
 #
 # One scratch worktree is checked out at each commit in turn, always at the same path and with
 # one target directory, so only what a commit changed is rebuilt and every run's executable has
-# the same path (its length moves counts). The gate.toml of the commit decides.
+# the same path (its length moves counts).
 #
 #   touched: the commit changed a file under one of PATHS (default: every path but docs, i.e.
 #            the files that can change what a benchmark runs: the benchmarked crates, the benches,
@@ -13,13 +13,35 @@
 #   verdict: `false alarm` (flagged, not touched), `alarm` (flagged, touched: a person decides
 #            whether it is true), `pass`, or `undecided` (irgate check exited 2).
 #
+# Options:
+#   --config FILE     judge every commit under this gate.toml (default: each commit's own), e.g.
+#                     today's calibrated budgets over an older history.
+#   --inputs 'SPEC…'  the pathspecs that can change the benchmarks' binaries (the benchmarked
+#                     crates, the bench package, Cargo.lock, the toolchain). A commit that changes
+#                     none of them since the last commit measured is not built and run again: its
+#                     counts are those of that commit (same build inputs, same binary, same counts),
+#                     and the table says `reused`. Default: every commit is measured.
+#
 # Prints a markdown table on stdout; progress on stderr. Needs valgrind, the runner of the
 # repository's benchmark library, jq.
 #
-# usage: scripts/replay.sh REPO RANGE [PATHS...]     e.g. scripts/replay.sh . HEAD~12..HEAD codec benches
+# usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]
+#   e.g. scripts/replay.sh --config gate.toml --inputs 'codec benches Cargo.lock' . HEAD~40..HEAD codec benches
 set -euo pipefail
-repo=$(realpath "${1:?usage: scripts/replay.sh REPO RANGE [PATHS...]}")
-range=${2:?usage: scripts/replay.sh REPO RANGE [PATHS...]}
+usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]"
+config=
+inputs=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --config) config=$(realpath "${2:?$usage}"); shift 2 ;;
+        --inputs) read -r -a inputs <<<"${2:?$usage}"; shift 2 ;;
+        -*) echo "$usage" >&2; exit 2 ;;
+        *) break ;;
+    esac
+done
+[ -z "$config" ] || [ -f "$config" ] || { echo "replay: --config $config: no such file" >&2; exit 2; }
+repo=$(realpath "${1:?$usage}")
+range=${2:?$usage}
 shift 2
 paths=("$@")
 [ ${#paths[@]} -gt 0 ] || paths=(. ':(exclude)*.md' ':(exclude)docs')
@@ -32,32 +54,48 @@ trap cleanup EXIT
 git -C "$repo" worktree add --detach -q "$work/tree" "$(git -C "$repo" rev-list --reverse "$range" | head -1)"
 export CARGO_TARGET_DIR=$work/target
 
-# run COMMIT: the results of COMMIT (cached), path on stdout.
+# run COMMIT: the results of COMMIT, path on stdout: measured, or (with --inputs) the last
+# measured commit's when no build input changed since; `measured` or `reused` in $work/COMMIT.how.
 run() {
     local out=$work/$1.json
-    if ! [ -f "$out" ]; then
-        git -C "$work/tree" checkout -q --detach "$1"
-        echo "replay: irgate run at $(git -C "$repo" log -1 --format='%h %s' "$1")" >&2
-        (cd "$work/tree" && "$irgate" run --results "$out" >"$work/$1.log" 2>&1) \
-            || { echo "replay: irgate run failed at $1: $work/$1.log" >&2; tail -20 "$work/$1.log" >&2; exit 2; }
+    if [ -f "$out" ]; then
+        echo "$out"
+        return
     fi
+    local measured
+    measured=$(cat "$work/last-measured" 2>/dev/null || true)
+    if [ ${#inputs[@]} -gt 0 ] && [ -n "$measured" ] &&
+        git -C "$repo" diff --quiet "$measured" "$1" -- "${inputs[@]}"; then
+        cp "$work/$measured.json" "$out"
+        echo "reused" >"$work/$1.how"
+        echo "$out"
+        return
+    fi
+    git -C "$work/tree" checkout -q --detach "$1"
+    echo "replay: irgate run at $(git -C "$repo" log -1 --format='%h %s' "$1")" >&2
+    (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} --results "$out" \
+        >"$work/$1.log" 2>&1) ||
+        { echo "replay: irgate run failed at $1: $work/$1.log" >&2; tail -20 "$work/$1.log" >&2; exit 2; }
+    echo "measured" >"$work/$1.how"
+    echo "$1" >"$work/last-measured"
     echo "$out"
 }
 
-echo "| commit | subject | touched | flagged | verdict |"
-echo "|:--|:--|:--|:--|:--|"
+echo "| commit | subject | touched | counts | flagged | verdict |"
+echo "|:--|:--|:--|:--|:--|:--|"
 for commit in $(git -C "$repo" rev-list --reverse "$range"); do
     parent=$(git -C "$repo" rev-parse "$commit^")
     touched=$(git -C "$repo" diff --name-only "$parent" "$commit" -- "${paths[@]}" | wc -l)
     base=$(run "$parent")
     new=$(run "$commit")
+    how=$(cat "$work/$commit.how")
     git -C "$work/tree" checkout -q --detach "$commit"
     rm -rf "$work/baselines"
-    "$irgate" refresh --results "$base" --baselines "$work/baselines" \
-        --config "$work/tree/gate.toml" >/dev/null
+    gate=${config:-$work/tree/gate.toml}
+    "$irgate" refresh --results "$base" --baselines "$work/baselines" --config "$gate" >/dev/null
     code=0
     (cd "$work/tree" && "$irgate" check --results "$new" --baselines "$work/baselines" \
-        --format json) >"$work/report.json" 2>/dev/null || code=$?
+        --config "$gate" --format json) >"$work/report.json" 2>/dev/null || code=$?
     flagged=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | join(" ")' "$work/report.json")
     case "$code,$touched,${flagged:+y}" in
         0,*) verdict=pass ;;
@@ -66,7 +104,7 @@ for commit in $(git -C "$repo" rev-list --reverse "$range"); do
         *) verdict="undecided: $(jq -r '.outcome.reason // "?"' "$work/report.json" | head -c 200)" ;;
     esac
     [ "$touched" -gt 0 ] && touched="yes ($touched files)" || touched=no
-    printf '| `%s` | %s | %s | %s | %s |\n' "$(git -C "$repo" rev-parse --short "$commit")" \
+    printf '| `%s` | %s | %s | %s | %s | %s |\n' "$(git -C "$repo" rev-parse --short "$commit")" \
         "$(git -C "$repo" log -1 --format=%s "$commit" | tr '|' '/' | cut -c1-70)" \
-        "$touched" "${flagged:-none}" "$verdict"
+        "$touched" "$how" "${flagged:-none}" "$verdict"
 done

@@ -7,7 +7,7 @@ use std::path::Path;
 use irgate::baseline::{self, Baselines, Selection};
 use irgate::compare::{self, Policy};
 use irgate::config::Config;
-use irgate::model::{Counts, Fingerprint, Results};
+use irgate::model::{Counts, Results};
 use irgate::{report, results};
 
 const BENCHMARKS: u64 = 200;
@@ -26,10 +26,8 @@ fn fixture(dir: &Path) -> (Results, Results) {
     };
     let ids = (0..BENCHMARKS).map(|i| (format!("group{}::bench/b{i}", i % 10), 1_000 + i * 997));
     let base = Results {
-        fingerprint: Fingerprint::default(),
-        suites: Vec::new(),
-        filters: Vec::new(),
         benchmarks: ids.clone().map(|(id, ir)| (id, counts(ir))).collect(),
+        ..Results::default()
     };
     let new = Results {
         benchmarks: ids

@@ -362,6 +362,7 @@ mod tests {
                 ..Fingerprint::default()
             },
             suites: Vec::new(),
+            features: Vec::new(),
             filters: Vec::new(),
             benchmarks: entries
                 .iter()

@@ -189,9 +189,15 @@ fn triage(
         [one] => Some(Filter::new(one)?),
         _ => None,
     };
+    // The working tree is measured again as the results were taken: the same suites, features.
+    let selection = Selection {
+        suites: &results.suites,
+        features: &results.features,
+        jobs: None,
+    };
     let sides = crate::ab::measure(
         config,
-        &Selection::default(),
+        &selection,
         paths,
         filter.as_ref(),
         &commit,

@@ -63,6 +63,9 @@ pub struct Results {
     pub fingerprint: Fingerprint,
     /// The suites that ran (`package/bench`).
     pub suites: Vec<String>,
+    /// The cargo features the suites were built with besides their defaults (`run --features`),
+    /// sorted.
+    pub features: Vec<String>,
     /// The benchmark filters the run was limited to (globs over ids); empty for the whole suite.
     /// Baselines outside the filters were not run, rather than vanished.
     pub filters: Vec<String>,

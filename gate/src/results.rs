@@ -7,11 +7,14 @@
 //!   "fingerprint": { "rustc": "1.95.0", ... },
 //!   "suites": ["benches/callgrind"],
 //!   "filters": [],
+//!   "features": ["inject-slowdown"],
 //!   "benchmarks": {
 //!     "frame::encode/512": { "EstimatedCycles": 3012, "Ir": 1983, ... }
 //!   }
 //! }
 //! ```
+//!
+//! `features` (the cargo features of `irgate run --features`) is written only when there are some.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,6 +42,8 @@ struct ResultsFile {
     suites: Vec<String>,
     #[serde(default)]
     filters: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    features: Vec<String>,
     #[serde(deserialize_with = "files::strict_benchmarks")]
     benchmarks: BTreeMap<String, Counts>,
 }
@@ -61,6 +66,7 @@ pub fn read(path: &Path) -> Result<Results> {
     Ok(Results {
         fingerprint: file.fingerprint,
         suites: file.suites,
+        features: file.features,
         filters: file.filters,
         benchmarks: file.benchmarks,
     })
@@ -74,6 +80,7 @@ pub fn write(path: &Path, results: &Results) -> Result<()> {
             schema_version: SCHEMA_VERSION,
             fingerprint: results.fingerprint.clone(),
             suites: results.suites.clone(),
+            features: results.features.clone(),
             filters: results.filters.clone(),
             benchmarks: results.benchmarks.clone(),
         },
@@ -113,6 +120,16 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
                 ),
             ));
         }
+        if merged.features != part.features {
+            return Err(Error::invalid(
+                &origin,
+                format!(
+                    "cannot merge with {first_origin}: built with other cargo features ({:?} \
+                     there, {:?} here)",
+                    merged.features, part.features
+                ),
+            ));
+        }
         merged.fingerprint.date = merged.fingerprint.date.max(part.fingerprint.date);
         for suite in part.suites {
             if !merged.suites.contains(&suite) {
@@ -145,6 +162,7 @@ mod tests {
                 ..Fingerprint::default()
             },
             suites: vec!["p/b".to_owned()],
+            features: Vec::new(),
             filters: vec![filter.to_owned()],
             benchmarks: ids
                 .iter()
@@ -190,13 +208,32 @@ mod tests {
             error.contains("rustc: `1.95.0` there, `1.94.0` here"),
             "{error}"
         );
+        let mut featured = shard(&["b::y"], "");
+        featured.features = vec!["slow".to_owned()];
+        let error = merge(vec![
+            ("one".into(), shard(&["a::x"], "")),
+            ("two".into(), featured),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("built with other cargo features ([] there, [\"slow\"] here)"),
+            "{error}"
+        );
     }
 
     #[test]
     fn round_trips_through_a_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
-        let results = shard(&["a::x", "b::y"], "");
+        let mut results = shard(&["a::x", "b::y"], "");
+        write(&path, &results).unwrap();
+        assert_eq!(read(&path).unwrap(), results);
+        assert!(
+            !std::fs::read_to_string(&path).unwrap().contains("features"),
+            "a run without features writes the file as before"
+        );
+        results.features = vec!["inject-slowdown".to_owned()];
         write(&path, &results).unwrap();
         assert_eq!(read(&path).unwrap(), results);
     }

@@ -190,6 +190,14 @@ pub struct Selection<'a> {
 }
 
 impl Selection<'_> {
+    /// The features asked for, sorted, each once: what results record.
+    pub fn features(&self) -> Vec<String> {
+        let mut features = self.features.to_vec();
+        features.sort();
+        features.dedup();
+        features
+    }
+
     /// How many benchmarks run at once: the number asked for, else one per core.
     pub fn jobs(&self) -> usize {
         self.jobs.map_or_else(
@@ -324,6 +332,7 @@ pub fn run_suites(
     Ok(Results {
         fingerprint,
         suites: prepared.iter().map(|(s, _)| s.name()).collect(),
+        features: selection.features(),
         filters: filter.map(|f| vec![f.text.clone()]).unwrap_or_default(),
         benchmarks,
     })
@@ -440,6 +449,7 @@ fn read_summaries(
     let results = Results {
         fingerprint: fingerprint::collect(&runner::glibc_tunables(), root, &libraries),
         suites,
+        features: Vec::new(),
         filters: Vec::new(),
         benchmarks,
     };

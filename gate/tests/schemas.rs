@@ -44,6 +44,7 @@ fn the_results_file_is_frozen() {
     let run = Results {
         fingerprint: fingerprint(),
         suites: vec!["benches/callgrind".into()],
+        features: vec!["inject-slowdown".into()],
         filters: vec!["frame::*".into()],
         benchmarks: BTreeMap::from([("frame::decode/b32".to_owned(), counts(47))]),
     };

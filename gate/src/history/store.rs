@@ -232,6 +232,7 @@ pub fn read(path: &Path) -> Result<Run> {
             suites: file.suites,
             filters: file.filters,
             benchmarks: file.benchmarks,
+            ..Results::default()
         },
     };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -281,6 +282,7 @@ mod tests {
                 ..Fingerprint::default()
             },
             suites: vec!["benches/callgrind".into()],
+            features: Vec::new(),
             filters: Vec::new(),
             benchmarks: BTreeMap::from([(
                 "frame::encode/b512".to_owned(),
