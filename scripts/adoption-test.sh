@@ -63,7 +63,8 @@ adopt() {
         irgate init --ci >"$work/init.log" 2>&1 || { cat "$work/init.log" >&2; die "irgate init failed"; }
     fi
     for file_written in gate.toml .irgate/image.env .github/workflows/irgate.yml \
-        .github/workflows/irgate-comment.yml .github/workflows/irgate-refresh.yml; do
+        .github/workflows/irgate-comment.yml .github/workflows/irgate-refresh.yml \
+        .github/workflows/irgate-history.yml; do
         [ -f "$file_written" ] || die "irgate init did not write $file_written"
     done
     grep -q "RUNNER_VERSION=${library#* }" .irgate/image.env || die "image pins do not name $library"

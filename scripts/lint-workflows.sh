@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lints .github/workflows: actionlint (syntax, expressions, action inputs, and shellcheck on every
+# Lints .github/workflows and the workflows `irgate init --ci` writes (gate/templates): actionlint (syntax, expressions, action inputs, and shellcheck on every
 # `run:` script) and zizmor (security: template injection, permissions, unpinned actions, credential
 # persistence, dangerous triggers). Both must report nothing.
 #
@@ -22,6 +22,14 @@ fi
 export PATH="$PWD/$venv/bin:$PATH"
 echo "actionlint $(actionlint --version | head -n 1), $(shellcheck --version | sed -n 's/^version: /shellcheck /p')"
 actionlint -no-color
+# The workflows `irgate init --ci` writes, as a user's repository gets them.
+rendered=$(mktemp -d)
+trap 'rm -rf "$rendered"' EXIT
+mkdir -p "$rendered/.github/workflows"
+for template in gate/templates/*.yml; do
+    sed 's|{{ACTION}}|irgate/irgate@v0.1.0|' "$template" >"$rendered/.github/workflows/${template##*/}"
+done
+(cd "$rendered" && git init -q && actionlint -no-color)
 zizmor --version
 zizmor --offline --no-progress --color never .github/workflows action.yml gate/templates
 echo "workflows: actionlint and zizmor report nothing"

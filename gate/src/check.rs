@@ -195,13 +195,7 @@ fn triage(
         features: &results.features,
         jobs: None,
     };
-    let sides = crate::ab::measure(
-        config,
-        &selection,
-        paths,
-        filter.as_ref(),
-        &commit,
-    )?;
+    let sides = crate::ab::measure(config, &selection, paths, filter.as_ref(), &commit)?;
     let policy = Policy {
         on_env_mismatch: EnvPolicy::Fail,
         ..policy

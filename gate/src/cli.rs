@@ -106,8 +106,10 @@ smallest benchmark's count (no less than 1 Ir, no more than 50), so a +10% chang
 benchmark fails while one instruction moved by code layout passes.
 
 Writes gate.toml at the workspace root (refuses to overwrite it without --force). With --ci, also
-writes the GitHub workflows (.github/workflows/irgate.yml and irgate-comment.yml) and the pinned
-image's Dockerfile (.irgate/Dockerfile). Nothing else is created. Prints the next steps.";
+writes the GitHub workflows (.github/workflows/: irgate.yml checks pull requests, irgate-comment.yml
+posts the comment, irgate-refresh.yml takes baselines in CI, irgate-history.yml records every push
+to main and draws the dashboard) and the pinned image's pins (.irgate/image.env). Nothing else is
+created. Prints the next steps.";
 
 const RUN_ABOUT: &str = "\
 Run every callgrind suite declared in gate.toml (or found in the workspace, without any) and

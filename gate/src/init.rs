@@ -36,6 +36,7 @@ pub const IMAGE_PINS: &str = ".irgate/image.env";
 const PR_WORKFLOW: &str = include_str!("../templates/irgate.yml");
 const COMMENT_WORKFLOW: &str = include_str!("../templates/irgate-comment.yml");
 const REFRESH_WORKFLOW: &str = include_str!("../templates/irgate-refresh.yml");
+const HISTORY_WORKFLOW: &str = include_str!("../templates/irgate-history.yml");
 
 /// Runs `irgate init` in the workspace of the current directory.
 pub fn execute(options: &Options) -> Result<ExitCode> {
@@ -91,6 +92,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             ("irgate.yml", PR_WORKFLOW),
             ("irgate-comment.yml", COMMENT_WORKFLOW),
             ("irgate-refresh.yml", REFRESH_WORKFLOW),
+            ("irgate-history.yml", HISTORY_WORKFLOW),
         ] {
             let path = root.join(".github/workflows").join(name);
             files.push((path, template.replace("{{ACTION}}", ACTION)));
@@ -260,7 +262,8 @@ fn next_steps(options: &Options) -> String {
         out.push_str(
             "  CI: commit .github/workflows/irgate*.yml and .irgate/image.env; take the baselines in\n\
              \x20   CI's pinned image (the 'irgate refresh' workflow), since counts compare only\n\
-             \x20   within one environment\n",
+             \x20   within one environment; the 'irgate history' workflow records every push to\n\
+             \x20   main and draws the dashboard (repository variable IRGATE_PAGES=true publishes it)\n",
         );
     } else {
         out.push_str("  irgate init --ci --force       also write the GitHub workflows\n");
@@ -272,6 +275,23 @@ fn next_steps(options: &Options) -> String {
 mod tests {
     use super::*;
     use crate::model::Counts;
+
+    #[test]
+    fn the_workflows_use_the_action_at_this_version() {
+        for template in [
+            PR_WORKFLOW,
+            COMMENT_WORKFLOW,
+            REFRESH_WORKFLOW,
+            HISTORY_WORKFLOW,
+        ] {
+            assert!(template.contains("uses: {{ACTION}}"), "{template}");
+            assert!(
+                !template.contains("uses: ./"),
+                "a user's repository is not irgate"
+            );
+        }
+        assert!(ACTION.starts_with("irgate/irgate@v"));
+    }
 
     #[test]
     fn the_budget_follows_the_smallest_benchmark() {
