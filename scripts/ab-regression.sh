@@ -41,7 +41,7 @@ if $container; then
     out=$repo/target/container/ab-e2e/out
     where=/irgate/target/container/ab-e2e/out
     irgate() {
-        docker/irgate-container sh -c 'cd "$0" && shift && exec irgate "$@"' \
+        docker/irgate-container sh -c 'cd "$0" && exec irgate "$@"' \
             /irgate/target/container/ab-e2e/tree "$@"
     }
 else
