@@ -63,10 +63,13 @@ trap 'rm -rf "$tree"' EXIT
 # Each side builds in a target directory of its own; seeded with this checkout's build, cargo
 # reuses the dependencies and rebuilds only the workspace's crates (the A/A check below proves the
 # counts are those of a clean build either way).
+# In the image, cargo's home lies inside the target directory, so cargo recorded the crates'
+# sources relative to it (cargo-home/registry/...): a link beside each copy keeps them found.
 for side in head base; do
     if [ -d "$build/release" ] && ! [ -d "$build/irgate/ab/$side/target/release" ]; then
         mkdir -p "$build/irgate/ab/$side/target"
         cp -a "$build/release" "$build/irgate/ab/$side/target/"
+        ! $container || ln -sfn ../../../../cargo-home "$build/irgate/ab/$side/target/cargo-home"
     fi
 done
 
