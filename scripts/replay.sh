@@ -28,6 +28,7 @@
 # usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]
 #   e.g. scripts/replay.sh --config gate.toml --inputs 'codec benches Cargo.lock' . HEAD~40..HEAD codec benches
 set -euo pipefail
+shopt -s inherit_errexit
 usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]"
 config=
 inputs=()
@@ -71,7 +72,9 @@ run() {
         echo "$out"
         return
     fi
-    git -C "$work/tree" checkout -q --detach "$1"
+    # --force: a build may have rewritten a commit's out-of-date Cargo.lock.
+    git -C "$work/tree" checkout -q --force --detach "$1" ||
+        { echo "replay: cannot check $1 out" >&2; exit 2; }
     echo "replay: irgate run at $(git -C "$repo" log -1 --format='%h %s' "$1")" >&2
     (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} --results "$out" \
         >"$work/$1.log" 2>&1) ||
@@ -89,7 +92,7 @@ for commit in $(git -C "$repo" rev-list --reverse "$range"); do
     base=$(run "$parent")
     new=$(run "$commit")
     how=$(cat "$work/$commit.how")
-    git -C "$work/tree" checkout -q --detach "$commit"
+    git -C "$work/tree" checkout -q --force --detach "$commit"
     rm -rf "$work/baselines"
     gate=${config:-$work/tree/gate.toml}
     "$irgate" refresh --results "$base" --baselines "$work/baselines" --config "$gate" >/dev/null
