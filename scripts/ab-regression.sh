@@ -89,7 +89,7 @@ if $aa_only; then
     exit 0
 fi
 
-say "A/B: the worktree with codec/inject-slowdown against HEAD"
+say "A/B: the clone with codec/inject-slowdown against HEAD"
 # The benches crate names codec's features itself (the workspace turns its defaults off).
 sed -i 's/^codec = { workspace = true, features = \[\(.*\)\] }/codec = { workspace = true, features = [\1, "inject-slowdown"] }/' \
     "$tree/benches/Cargo.toml"
