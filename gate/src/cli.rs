@@ -371,10 +371,11 @@ pub struct RunArgs {
     /// parallel (older runners run one at a time)
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<NonZeroUsize>,
-    /// A/B: also build and run the suite at this revision (a branch, tag or commit), checked out
-    /// in a git worktree under the target directory, at the same time and in the same
-    /// environment; its results go beside the working tree's (results.base.json), for `irgate
-    /// check --base`
+    /// A/B: also build and run the suite at this revision (a branch, tag or commit), at the same
+    /// time and in the same environment. The revision is checked out in a git worktree and the
+    /// working tree mirrored beside it (<target>/irgate/ab/{base,head}/src: paths of one length,
+    /// which counts depend on); its results go beside the working tree's (results.base.json), for
+    /// `irgate check --base`
     #[arg(long, value_name = "REV", conflicts_with = "from")]
     pub base: Option<String>,
     #[command(flatten)]
