@@ -67,10 +67,7 @@ impl Baselines {
                 dir: dir.to_owned(),
             });
         }
-        let read_error = |source| Error::Read {
-            path: dir.to_owned(),
-            source,
-        };
+        let read_error = |source| Error::read(dir, source);
         let mut groups = BTreeMap::new();
         for entry in std::fs::read_dir(dir).map_err(read_error)? {
             let path = entry.map_err(read_error)?.path();
@@ -342,10 +339,8 @@ pub fn write_updates(updates: &[GroupUpdate]) -> Result<()> {
                     benchmarks: group.benchmarks.clone(),
                 },
             )?,
-            None => std::fs::remove_file(&update.path).map_err(|source| Error::Write {
-                path: update.path.clone(),
-                source,
-            })?,
+            None => std::fs::remove_file(&update.path)
+                .map_err(|source| Error::write(&update.path, source))?,
         }
     }
     Ok(())

@@ -254,10 +254,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(source) => {
-                return Err(Error::Read {
-                    path: config,
-                    source,
-                });
+                return Err(Error::read(&config, source));
             }
         };
         let text = write_budgets(&text, &config, &spreads, &builds)?;

@@ -151,10 +151,7 @@ fn with_load(report: &Report, load: &str, max: usize) -> String {
 
 /// Appends the markdown report (and the load section) to the step summary file.
 pub fn append_step_summary(path: &Path, report: &Report, load: &str) -> Result<(), Error> {
-    let write_error = |source| Error::Write {
-        path: path.to_owned(),
-        source,
-    };
+    let write_error = |source| Error::write(path, source);
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -252,10 +249,7 @@ const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
 /// Reads and validates the JSON report (untrusted: it may come from another workflow's artifact).
 pub fn read_report(path: &Path) -> Result<Report, Error> {
     let origin = path.display().to_string();
-    let read_error = |source| Error::Read {
-        path: path.to_owned(),
-        source,
-    };
+    let read_error = |source| Error::read(path, source);
     let text = if path == Path::new("-") {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)

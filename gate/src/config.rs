@@ -216,10 +216,7 @@ impl Default for Config {
 impl Config {
     /// Reads and validates the configuration at `path`.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|source| Error::read(path, source))?;
         Self::parse(&text, path)
     }
 

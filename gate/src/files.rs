@@ -17,10 +17,7 @@ use crate::model::Counts;
 /// must be `expected`. The version is checked before the rest, so an old or future file gets a
 /// message about its version rather than about a field.
 pub fn read_versioned<T: DeserializeOwned>(path: &Path, what: &str, expected: u32) -> Result<T> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
     #[derive(Deserialize)]
     struct Probe {
         schema_version: Option<serde_json::Value>,
@@ -58,10 +55,7 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<()> {
 
 /// Writes `bytes` to `path` atomically (temporary file in the same directory + rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let write_error = |source| Error::Write {
-        path: path.to_owned(),
-        source,
-    };
+    let write_error = |source| Error::write(path, source);
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),

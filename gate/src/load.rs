@@ -59,10 +59,7 @@ const VERDICTS: [(&str, &str); 3] = [
 
 /// Reads and checks a comparison file.
 pub fn read(path: &Path) -> Result<LoadComparison> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|source| Error::read(path, source))?;
     let invalid = |message: String| Error::invalid(path.display(), message);
     let comparison: LoadComparison = serde_json::from_str(&text).map_err(|e| {
         invalid(format!(

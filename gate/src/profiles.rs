@@ -96,10 +96,7 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
         let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
         for file in callgrind_files(bench_dir)? {
             let origin = file.display().to_string();
-            let reader = std::fs::File::open(&file).map_err(|source| Error::Read {
-                path: file.clone(),
-                source,
-            })?;
+            let reader = std::fs::File::open(&file).map_err(|source| Error::read(&file, source))?;
             let mut graph = irgate_callgrind::parse(BufReader::new(reader))
                 .map_err(|e| Error::invalid(&origin, e.to_string()))?;
             // Inlined code charged to the project's own inlined function, not its host.
@@ -141,10 +138,7 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
 /// The callgrind output files of one benchmark: `callgrind.*.out` (and the `.out.N` of further
 /// parts or threads), not the `.old` or baseline copies gungraun keeps.
 fn callgrind_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let read_error = |source| Error::Read {
-        path: dir.to_owned(),
-        source,
-    };
+    let read_error = |source| Error::read(dir, source);
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(read_error)? {
         let path = entry.map_err(read_error)?.path();
@@ -222,10 +216,7 @@ pub fn load_baseline(baselines: &Path) -> Result<BTreeMap<String, Profile>> {
     if !dir.is_dir() {
         return Ok(all);
     }
-    let read_error = |source| Error::Read {
-        path: dir.clone(),
-        source,
-    };
+    let read_error = |source| Error::read(&dir, source);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(read_error)?
         .map(|e| e.map(|e| e.path()))
@@ -283,10 +274,7 @@ pub fn write_baseline(
     let mut touched = Vec::new();
     for group in before.iter().filter(|g| !groups.contains_key(*g)) {
         let path = dir.join(format!("{group}.json"));
-        std::fs::remove_file(&path).map_err(|source| Error::Write {
-            path: path.clone(),
-            source,
-        })?;
+        std::fs::remove_file(&path).map_err(|source| Error::write(&path, source))?;
         touched.push(path);
     }
     for (group, benchmarks) in groups {

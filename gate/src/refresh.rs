@@ -44,10 +44,8 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
     }
     let filter = args.filter.as_deref().map(Filter::new).transpose()?;
     if !args.dry_run {
-        std::fs::create_dir_all(&paths.baselines).map_err(|source| Error::Write {
-            path: paths.baselines.clone(),
-            source,
-        })?;
+        std::fs::create_dir_all(&paths.baselines)
+            .map_err(|source| Error::write(&paths.baselines, source))?;
     }
     let baselines = match Baselines::load(&paths.baselines) {
         Err(Error::MissingBaselineDir { .. }) if args.dry_run => Baselines {

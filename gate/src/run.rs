@@ -160,10 +160,7 @@ fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
                     Err(e)
                 }
             })
-            .map_err(|source| Error::Write {
-                path: path.clone(),
-                source,
-            })
+            .map_err(|source| Error::write(&path, source))
     } else {
         crate::profiles::write_run(&path, &all)
     };

@@ -346,12 +346,8 @@ fn write_valgrind_wrapper(scratch: &Path, tunables: &str) -> Result<PathBuf> {
     let path = dir.join("valgrind");
     crate::files::write_atomic(&path, script.as_bytes())?;
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(|source| {
-        Error::Write {
-            path: path.clone(),
-            source,
-        }
-    })?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|source| Error::write(&path, source))?;
     Ok(dir)
 }
 

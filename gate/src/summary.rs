@@ -40,10 +40,7 @@ enum Value {
 
 /// Reads the summary at `path`.
 pub fn read(path: &Path) -> Result<Measurement> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
     parse(&bytes, &path.display().to_string())
 }
 
@@ -235,15 +232,10 @@ pub fn find(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_owned()];
     while let Some(current) = pending.pop() {
-        let entries = std::fs::read_dir(&current).map_err(|source| Error::Read {
-            path: current.clone(),
-            source,
-        })?;
+        let entries =
+            std::fs::read_dir(&current).map_err(|source| Error::read(&current, source))?;
         for entry in entries {
-            let entry = entry.map_err(|source| Error::Read {
-                path: current.clone(),
-                source,
-            })?;
+            let entry = entry.map_err(|source| Error::read(&current, source))?;
             let path = entry.path();
             if path.is_dir() {
                 pending.push(path);

@@ -89,13 +89,10 @@ pub fn render(runs: &[Run], site: &Site) -> BTreeMap<String, String> {
 /// Writes the site's pages into `out` (created if missing), readable by all (a web server serves
 /// them).
 pub fn write(pages: &BTreeMap<String, String>, out: &Path) -> Result<()> {
-    std::fs::create_dir_all(out).map_err(|source| Error::Write {
-        path: out.to_owned(),
-        source,
-    })?;
+    std::fs::create_dir_all(out).map_err(|source| Error::write(out, source))?;
     for (name, html) in pages {
         let path = out.join(name);
-        std::fs::write(&path, html).map_err(|source| Error::Write { path, source })?;
+        std::fs::write(&path, html).map_err(|source| Error::write(&path, source))?;
     }
     Ok(())
 }

@@ -143,10 +143,7 @@ pub fn append(dir: &Path, run: &Run) -> Result<Appended> {
     let path = runs.join(run.file_name());
     let mut text = serde_json::to_string_pretty(&run.to_file()).expect("a run serializes");
     text.push('\n');
-    let write_error = |source| Error::Write {
-        path: path.clone(),
-        source,
-    };
+    let write_error = |source| Error::write(&path, source);
     std::fs::create_dir_all(&runs).map_err(write_error)?;
     let mut temp = tempfile::Builder::new()
         .prefix(".irgate-")
@@ -158,10 +155,8 @@ pub fn append(dir: &Path, run: &Run) -> Result<Appended> {
     match temp.persist_noclobber(&path) {
         Ok(_) => Ok(Appended::Added(path)),
         Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
-            let existing = std::fs::read_to_string(&path).map_err(|source| Error::Read {
-                path: path.clone(),
-                source,
-            })?;
+            let existing =
+                std::fs::read_to_string(&path).map_err(|source| Error::read(&path, source))?;
             if existing == text {
                 Ok(Appended::AlreadyThere(path))
             } else {
@@ -190,10 +185,7 @@ pub fn load(dir: &Path) -> Result<Vec<Run>> {
     if !runs_dir.exists() {
         return Ok(Vec::new());
     }
-    let read_error = |source| Error::Read {
-        path: runs_dir.clone(),
-        source,
-    };
+    let read_error = |source| Error::read(&runs_dir, source);
     let mut runs = Vec::new();
     for entry in std::fs::read_dir(&runs_dir).map_err(read_error)? {
         let path = entry.map_err(read_error)?.path();
