@@ -237,7 +237,9 @@ pub fn execute(benchmark: &str, paths: &Resolved, format: Format) -> Result<Exit
         Format::Table => text(&explained, ""),
         Format::Markdown => crate::report::markdown::explanation(&explained, None),
         Format::Json => {
-            let mut json = serde_json::to_string_pretty(&explained).expect("serializes");
+            let mut json = crate::report::json::inert(
+                &serde_json::to_string_pretty(&explained).expect("serializes"),
+            );
             json.push('\n');
             json
         }

@@ -242,6 +242,11 @@ fn json_keeps_hostile_text_inert_and_exact() {
             assert_eq!(value["rows"][1]["accepted"]["reason"], *hostile);
             assert_eq!(json::parse(&text, "report.json").unwrap(), report);
         }
+        // `irgate explain --format json`.
+        let explained = explained(hostile);
+        let text = json::inert(&serde_json::to_string_pretty(&explained).unwrap());
+        assert_inert_log(&text, "explain --format json");
+        assert_eq!(serde_json::from_str::<Explained>(&text).unwrap(), explained);
     }
 }
 

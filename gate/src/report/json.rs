@@ -120,7 +120,7 @@ pub fn render(report: &Report) -> String {
 /// or that reorder or hide text ([`crate::text::is_deceptive`]) written as `\uXXXX` escapes: the
 /// same JSON, inert where it is printed. All are in the basic plane and, outside strings, pretty
 /// JSON is ASCII with line breaks, so only string contents change.
-fn inert(json: &str) -> String {
+pub fn inert(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         if (c.is_control() && c != '\n') || crate::text::is_deceptive(c) {

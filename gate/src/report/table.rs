@@ -253,7 +253,7 @@ fn verdict(report: &Report) -> String {
             "accepted on purpose",
         ),
         (Status::New, "new without a baseline", "new"),
-        (Status::Stale, "stale (--strict)", "stale"),
+        (Status::Stale, "stale under --strict", "stale"),
         (Status::Vanished, "vanished", "vanished"),
     ];
     let (mut failing, mut passing) = (Vec::new(), Vec::new());
@@ -311,4 +311,64 @@ fn verdict(report: &Report) -> String {
     }
     text.pop();
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Budget, Fingerprint};
+
+    fn row(benchmark: &str, status: Status, fails: bool) -> Row {
+        Row {
+            benchmark: benchmark.into(),
+            metric: "Ir".into(),
+            baseline: Some(100),
+            new: Some(200),
+            limit: Some(Budget {
+                relative_pct: 1.0,
+                absolute: 0,
+            }),
+            status,
+            fails,
+            since: None,
+            accepted: None,
+        }
+    }
+
+    #[test]
+    fn the_verdict_counts_only_failures_as_failures() {
+        let mut rows: Vec<Row> = (0..5)
+            .map(|i| row(&format!("a::over/{i}"), Status::OverBudget, true))
+            .collect();
+        rows.extend((0..3).map(|i| row(&format!("a::stale/{i}"), Status::Stale, false)));
+        rows.extend((0..28).map(|i| row(&format!("a::ok/{i}"), Status::Ok, false)));
+        let mut report = Report {
+            mode: Mode::Baselines,
+            outcome: Outcome::Failed { count: 5 },
+            rows,
+            fingerprint: Fingerprint::default(),
+            env_mismatches: Vec::new(),
+            attribution: Default::default(),
+        };
+        assert_eq!(
+            verdict(&report).lines().next().unwrap(),
+            "FAIL: 5 of 36 benchmarks failed the gate (5 over budget). Not failing: 3 stale."
+        );
+        report.rows[5].fails = true;
+        report.outcome = Outcome::Failed { count: 6 };
+        assert_eq!(
+            verdict(&report).lines().next().unwrap(),
+            "FAIL: 6 of 36 benchmarks failed the gate (5 over budget, 1 stale under --strict). Not \
+             failing: 2 stale."
+        );
+        report.rows.truncate(5);
+        report.rows.iter_mut().for_each(|r| r.fails = false);
+        report.rows[0].status = Status::Accepted;
+        report.rows.truncate(1);
+        report.outcome = Outcome::Passed;
+        assert_eq!(
+            verdict(&report),
+            "PASS: every budget holds over 1 benchmark (1 accepted on purpose)."
+        );
+    }
 }
