@@ -111,9 +111,23 @@ impl Walk<'_> {
     }
 }
 
-/// A function name as a folded frame: no `;` (the frame separator) and no line breaks.
+/// A function name as a folded frame: no `;` (the frame separator), no line breaks; any other
+/// control character (invalid in the SVG's XML) or character that reorders or hides text (the
+/// set of `irgate::text::is_deceptive`) as U+FFFD.
 fn frame(name: &str) -> String {
-    name.replace(';', ":").replace(['\n', '\r'], " ")
+    name.chars()
+        .map(|c| match c {
+            ';' => ':',
+            '\n' | '\r' => ' ',
+            '\u{061C}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{2028}'..='\u{202E}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{FEFF}' => '\u{FFFD}',
+            c if c.is_control() => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
 }
 
 /// A differential flame graph (SVG) of `stacks` (the new run's) against `base`: widths are the

@@ -21,6 +21,7 @@ use crate::filter::Filter;
 use crate::model::Results;
 use crate::paths::Resolved;
 use crate::run::{self, Place, Selection};
+use crate::text::short_commit;
 use crate::workspace::Workspace;
 
 /// The two sides of an A/B run.
@@ -64,7 +65,7 @@ pub fn measure(
     }
     eprintln!(
         "irgate: A/B: the base side is {rev} ({}), checked out at {}",
-        short(&commit),
+        short_commit(&commit),
         base_src.display()
     );
     let base_paths = Resolved {
@@ -94,7 +95,12 @@ pub fn measure(
     head.fingerprint.commit = crate::fingerprint::commit(&paths.root);
     let base = base
         .map_err(|_| Error::Tool("the base side's run panicked".to_owned()))?
-        .map_err(|e| Error::Tool(format!("the base side ({rev}, {}): {e}", short(&commit))))?;
+        .map_err(|e| {
+            Error::Tool(format!(
+                "the base side ({rev}, {}): {e}",
+                short_commit(&commit)
+            ))
+        })?;
     Ok(Sides {
         head,
         base,
@@ -117,8 +123,9 @@ pub fn resolve(root: &Path, rev: &str) -> Result<String> {
         Some(hash) => Ok(hash.trim().to_owned()),
         None => Err(Error::Tool(format!(
             "`{rev}` names no commit in the repository at {} (in a shallow CI checkout, fetch it \
-             first: git fetch --depth=1 origin {rev})",
-            root.display()
+             first: git fetch --depth=1 origin {})",
+            root.display(),
+            crate::text::shell_word(rev)
         ))),
     }
 }
@@ -294,11 +301,6 @@ fn git(dir: &Path, args: &[&str]) -> Result<Option<String>> {
         .then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
 }
 
-/// A commit hash as people read it: its first 12 digits.
-pub fn short(commit: &str) -> &str {
-    &commit[..commit.len().min(12)]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,7 +330,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            error.contains("`no-such-branch` names no commit") && error.contains("git fetch"),
+            error.contains("`no-such-branch` names no commit")
+                && error.ends_with("git fetch --depth=1 origin no-such-branch)"),
+            "{error}"
+        );
+        let error = resolve(dir.path(), "main;touch pwned")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.ends_with("git fetch --depth=1 origin 'main;touch pwned')"),
             "{error}"
         );
     }

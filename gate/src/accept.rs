@@ -2,7 +2,10 @@
 //! through that day, UTC; one with `until_commit = SHA` holds until that commit is in the history
 //! of the commit the results were measured at (it, or an ancestor of it), asked of git in the
 //! repository. An expired entry, or one whose end cannot be told, stops the gate (fail closed).
+//! An entry that lets every benchmark regress, or whose date lies more than a year away, is
+//! warned about.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
@@ -53,6 +56,36 @@ pub fn refuse_expired(
     ))
 }
 
+/// How far ahead an `until` date may lie without a warning.
+const MAX_DAYS_AHEAD: i64 = 366;
+
+/// Warnings about `[[accept]]` entries that hold but accept too much: one matching every one of
+/// the benchmarks `ids` (two or more), one whose date lies more than a year after `today`.
+pub fn warnings(config: &Config, today: NaiveDate, ids: &BTreeSet<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    for accept in &config.accepts {
+        if ids.len() > 1 && ids.iter().all(|id| accept.matches(id)) {
+            out.push(format!(
+                "{}: the [[accept]] entry matches every one of the {} benchmarks: it lets any \
+                 regression pass; name the benchmarks it is for",
+                accept.origin,
+                ids.len()
+            ));
+        }
+        if let Until::Date(date) = accept.until
+            && (date - today).num_days() > MAX_DAYS_AHEAD
+        {
+            out.push(format!(
+                "{}: the [[accept]] entry holds until {date}, {} days from today: an acceptance \
+                 meant for good is a refreshed baseline (`irgate run && irgate refresh`)",
+                accept.origin,
+                (date - today).num_days()
+            ));
+        }
+    }
+    out
+}
+
 /// Whether `commit` is `measured` or one of its ancestors, in the repository at `repo`.
 fn landed(commit: &str, measured: &str, repo: &Path) -> std::result::Result<bool, String> {
     let measured = measured.strip_suffix("-dirty").unwrap_or(measured);
@@ -98,6 +131,31 @@ mod tests {
             error.starts_with("gate.toml:1 (until 2026-11-23, reason: \"on purpose\"): [[accept]] entry expired (today is 2026-11-24"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn an_entry_for_every_benchmark_or_for_years_is_warned_about() {
+        let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+        let ids: BTreeSet<&str> = ["a::x", "a::y"].into();
+        let warned = warnings(&config("until = \"2026-06-30\""), today, &ids);
+        assert_eq!(warned.len(), 1, "{warned:?}");
+        assert!(
+            warned[0].starts_with(
+                "gate.toml:1: the [[accept]] entry matches every one of the 2 benchmarks"
+            ),
+            "{warned:?}"
+        );
+        let ids: BTreeSet<&str> = ["a::x", "b::y"].into();
+        assert!(warnings(&config("until = \"2027-01-02\""), today, &ids).is_empty());
+        let warned = warnings(&config("until = \"2031-01-01\""), today, &ids);
+        assert_eq!(
+            warned,
+            [
+                "gate.toml:1: the [[accept]] entry holds until 2031-01-01, 1826 days from today: an \
+              acceptance meant for good is a refreshed baseline (`irgate run && irgate refresh`)"
+            ]
+        );
+        assert!(warnings(&config("until_commit = \"0123456\""), today, &ids).is_empty());
     }
 
     #[test]

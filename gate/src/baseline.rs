@@ -82,7 +82,7 @@ impl Baselines {
             else {
                 continue;
             };
-            if let Err(message) = crate::id::check(group) {
+            if let Err(message) = crate::id::check_group(group) {
                 return Err(Error::invalid(
                     path.display(),
                     format!("not a baseline file name: {message}"),

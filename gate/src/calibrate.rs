@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::fingerprint;
 use crate::model::Results;
 use crate::paths::Paths;
-use crate::report::{align, thousands};
+use crate::text::{align, thousands};
 
 /// The comment that marks the overrides `--write` owns.
 const MARK: &str = "# irgate calibrate";
@@ -247,7 +247,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     }
     let builds: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
     let spreads = spreads(&runs)?;
-    crate::report::print(&render(&spreads, &builds));
+    crate::text::print(&render(&spreads, &builds));
     if options.write {
         let config = options.paths.resolve()?.config;
         let text = match std::fs::read_to_string(&config) {

@@ -50,7 +50,10 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             report
         }
         Err(error) if options.format != Format::Table => {
-            eprintln!("irgate: error: {error}");
+            eprintln!(
+                "irgate: error: {}",
+                crate::text::terminal(&error.to_string())
+            );
             Report {
                 mode: Default::default(),
                 outcome: Outcome::Undecided {
@@ -64,7 +67,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         }
         Err(error) => return Err(error),
     };
-    report::print(&report::render(&report, options.format, options.full));
+    crate::text::print(&report::render(&report, options.format, options.full));
     Ok(ExitCode::from(report.outcome.exit_code()))
 }
 
@@ -112,10 +115,11 @@ fn compare_inputs(options: &Options) -> Result<Report> {
         let baselines = Baselines::load_nonempty(&paths.baselines)?;
         (baselines, Mode::Baselines)
     };
-    let ids = baselines
+    let ids: std::collections::BTreeSet<&str> = baselines
         .ids()
-        .chain(results.benchmarks.keys().map(String::as_str));
-    let unmatched = config.unmatched_patterns(ids);
+        .chain(results.benchmarks.keys().map(String::as_str))
+        .collect();
+    let unmatched = config.unmatched_patterns(ids.iter().copied());
     if !unmatched.is_empty() {
         return Err(Error::invalid(
             unmatched.join(", "),
@@ -129,6 +133,9 @@ fn compare_inputs(options: &Options) -> Result<Report> {
         &results.fingerprint.commit,
         &paths.root,
     )?;
+    for warning in crate::accept::warnings(&config, chrono::Utc::now().date_naive(), &ids) {
+        eprintln!("irgate: warning: {}", crate::text::terminal(&warning));
+    }
     let mut report = compare::compare(&results, &baselines, &config, options.policy);
     report.mode = mode;
     if let Some(drift) = &config.drift {
@@ -182,7 +189,7 @@ fn triage(
             .map(|m| m.field.as_str())
             .collect::<Vec<_>>()
             .join(", "),
-        crate::ab::short(&commit)
+        crate::text::terminal(crate::text::short_commit(&commit))
     );
     // One filter narrows the run as it narrowed the results; several run everything.
     let filter = match results.filters.as_slice() {

@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
 
 use crate::error::Error;
+use crate::load::LoadComparison;
 use crate::model::{Outcome, Report, Row};
 use crate::report::markdown::{self, STEP_SUMMARY_MAX};
+use crate::text::{signed_pct, terminal};
 
 /// What `irgate comment` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -44,7 +46,7 @@ pub fn run(args: &Options) -> u8 {
             report
         }
         Err(error) => {
-            eprintln!("irgate comment: {error}");
+            eprintln!("irgate comment: {}", terminal(&error.to_string()));
             if in_actions {
                 let message = escape_data(&error.to_string());
                 println!("::error title=irgate comment::{message}");
@@ -55,23 +57,27 @@ pub fn run(args: &Options) -> u8 {
 
     // Informational, never gated: a bad file is reported and left out, the verdict stands.
     let load = match args.load.as_deref().map(crate::load::read) {
-        None => String::new(),
-        Some(Ok(comparison)) => crate::load::markdown(&comparison),
+        None => None,
+        Some(Ok(comparison)) => Some(comparison),
         Some(Err(error)) => {
-            eprintln!("irgate comment: the load comparison is left out: {error}");
+            eprintln!(
+                "irgate comment: the load comparison is left out: {}",
+                terminal(&error.to_string())
+            );
             if in_actions {
                 println!(
                     "::warning title=irgate comment::{}",
                     escape_data(&error.to_string())
                 );
             }
-            String::new()
+            None
         }
     };
+    let load = load.as_ref();
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
-        && let Err(error) = append_step_summary(Path::new(&path), &report, &load)
+        && let Err(error) = append_step_summary(Path::new(&path), &report, load)
     {
-        eprintln!("irgate comment: {error}");
+        eprintln!("irgate comment: {}", terminal(&error.to_string()));
     }
     if in_actions {
         let mut stdout = std::io::stdout().lock();
@@ -80,16 +86,25 @@ pub fn run(args: &Options) -> u8 {
         }
     }
     if args.post {
-        match post(args, &report, &load) {
+        match post(args, &report, load) {
             Ok(Some(Posted::Created { url })) => {
-                println!("irgate: created the pull-request comment: {url}")
+                println!(
+                    "irgate: created the pull-request comment: {}",
+                    terminal(&url)
+                )
             }
             Ok(Some(Posted::Updated { url })) => {
-                println!("irgate: updated the pull-request comment: {url}")
+                println!(
+                    "irgate: updated the pull-request comment: {}",
+                    terminal(&url)
+                )
             }
             Ok(None) => {}
             Err(message) => {
-                eprintln!("irgate comment: could not post the report: {message}");
+                eprintln!(
+                    "irgate comment: could not post the report: {}",
+                    terminal(&message)
+                );
                 if in_actions {
                     println!("::warning title=irgate comment::{}", escape_data(&message));
                 }
@@ -102,7 +117,11 @@ pub fn run(args: &Options) -> u8 {
 }
 
 /// Posts the comment; `Ok(None)` when the pull request moved on and nothing was posted.
-fn post(args: &Options, report: &Report, load: &str) -> Result<Option<Posted>, String> {
+fn post(
+    args: &Options,
+    report: &Report,
+    load: Option<&LoadComparison>,
+) -> Result<Option<Posted>, String> {
     let repo: Repo = args
         .repo
         .as_deref()
@@ -126,7 +145,7 @@ fn post(args: &Options, report: &Report, load: &str) -> Result<Option<Posted>, S
             match client.verify_head(&pr, sha).await {
                 Ok(()) => {}
                 Err(moved @ irgate_github::Error::HeadMoved { .. }) => {
-                    println!("irgate: {moved}");
+                    println!("irgate: {}", terminal(&moved.to_string()));
                     return Ok(None);
                 }
                 Err(error) => return Err(error.to_string()),
@@ -140,17 +159,33 @@ fn post(args: &Options, report: &Report, load: &str) -> Result<Option<Posted>, S
     })
 }
 
-/// The markdown report within `max` characters, then the load section (if any) under its own
-/// heading, apart from the gated counts.
-fn with_load(report: &Report, load: &str, max: usize) -> String {
-    if load.is_empty() || load.len() + 1 >= max {
+/// The markdown report and the load section (if any) under its own heading, apart from the
+/// gated counts, within `max` bytes. The section gets the room the report leaves, and at least a
+/// quarter of `max`: what does not fit in it is left out with a line saying so.
+pub fn with_load(report: &Report, load: Option<&LoadComparison>, max: usize) -> String {
+    let Some(load) = load else {
         return markdown::render(report, max);
+    };
+    let natural = markdown::render(report, max).len();
+    let room = max.saturating_sub(natural + 1).max(max / 4);
+    let mut section = crate::load::markdown(load, room);
+    if section.is_empty() && LOAD_LEFT_OUT.len() <= room {
+        section = LOAD_LEFT_OUT.to_owned();
     }
-    format!("{}\n{load}", markdown::render(report, max - load.len() - 1))
+    let report = markdown::render(report, max.saturating_sub(section.len() + 1));
+    format!("{report}\n{section}")
 }
 
+/// Said in place of a load comparison whose heading alone does not fit.
+const LOAD_LEFT_OUT: &str = "*The load comparison is left out: not even its heading fits within \
+                             GitHub's size limit.*\n";
+
 /// Appends the markdown report (and the load section) to the step summary file.
-pub fn append_step_summary(path: &Path, report: &Report, load: &str) -> Result<(), Error> {
+pub fn append_step_summary(
+    path: &Path,
+    report: &Report,
+    load: Option<&LoadComparison>,
+) -> Result<(), Error> {
     let write_error = |source| Error::write(path, source);
     let mut file = std::fs::OpenOptions::new()
         .create(true)
@@ -218,7 +253,7 @@ fn describe(row: &Row) -> String {
         count(row.new)
     );
     if let Some(pct) = row.change_pct() {
-        text.push_str(&format!(" ({pct:+.2}%)"));
+        text.push_str(&format!(" ({})", signed_pct(pct)));
     }
     if let Some(limit) = row.limit {
         text.push_str(&format!(", budget {}", crate::report::budget(&limit)));
@@ -229,12 +264,16 @@ fn describe(row: &Row) -> String {
     text
 }
 
-/// Escapes a workflow command's message: `%`, CR and LF, so the message stays one line and no
-/// text in it can start a command of its own.
+/// Escapes a workflow command's message: `%`, CR and LF as the runner reads them back, so the
+/// message stays one line and no text in it can start a command of its own; any other control
+/// character, or one that reorders or hides text, as [`crate::text::terminal`] does, since the
+/// line is printed to the log as it is.
 pub fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    let text = text
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    terminal(&text).into_owned()
 }
 
 /// Escapes a workflow command's property value: as data, plus `:` and `,`, so `::` or a comma in

@@ -10,9 +10,9 @@ use crate::fingerprint;
 use crate::library::Library;
 use crate::model::Fingerprint;
 use crate::paths::Paths;
-use crate::report::print;
 use crate::runner::glibc_tunables;
 use crate::suite;
+use crate::text::print;
 use crate::workspace::Workspace;
 
 /// One fingerprint field: its value here and the values the baseline files hold.
@@ -172,7 +172,7 @@ fn render(fields: &[Field]) -> String {
             "{:<7}  {:<width$}  baselines: {}\n",
             "",
             "",
-            values.join("; ")
+            crate::text::terminal(&values.join("; "))
         );
     }
     out

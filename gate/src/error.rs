@@ -124,17 +124,9 @@ impl Error {
     }
 }
 
-/// `text` with each control character escaped (`\u{1b}`, `\n`); everything else kept.
+/// `text` made inert for a terminal or log ([`crate::text::terminal`]).
 fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    crate::text::terminal(text).into_owned()
 }
 
 #[cfg(test)]

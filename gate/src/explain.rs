@@ -13,7 +13,8 @@ use crate::error::{Error, Result};
 use crate::model::{Report, Status};
 use crate::paths::Resolved;
 use crate::profiles::{self, Profiles};
-use crate::report::{Format, thousands};
+use crate::report::Format;
+use crate::text::{plural, signed, signed_delta, terminal, thousands};
 
 /// The most functions listed per benchmark; the rest is summed as one line.
 pub const MOVERS: usize = 8;
@@ -153,7 +154,10 @@ fn explain_one(
         let svg = match flame::differential_svg(stacks, old, new, &title) {
             Ok(svg) => svg,
             Err(error) => {
-                eprintln!("irgate: warning: no flame graph of {id}: {error}");
+                eprintln!(
+                    "irgate: warning: no flame graph of {id}: {}",
+                    terminal(&error.to_string())
+                );
                 return None;
             }
         };
@@ -233,7 +237,9 @@ pub fn execute(benchmark: &str, paths: &Resolved, format: Format) -> Result<Exit
         Format::Table => text(&explained, ""),
         Format::Markdown => crate::report::markdown::explanation(&explained, None),
         Format::Json => {
-            let mut json = serde_json::to_string_pretty(&explained).expect("serializes");
+            let mut json = crate::report::json::inert(
+                &serde_json::to_string_pretty(&explained).expect("serializes"),
+            );
             json.push('\n');
             json
         }
@@ -243,15 +249,6 @@ pub fn execute(benchmark: &str, paths: &Resolved, format: Format) -> Result<Exit
         println!("differential flame graph: {}", dir.join(name).display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `+1,234` / `-5` / `±0`.
-pub fn signed(n: i64) -> String {
-    match n {
-        0 => "±0".to_owned(),
-        n if n < 0 => format!("-{}", thousands(n.unsigned_abs())),
-        n => format!("+{}", thousands(n.unsigned_abs())),
-    }
 }
 
 /// What a mover's kind adds to its name, e.g. `renamed from old` (empty for a plain change).
@@ -275,7 +272,7 @@ pub fn text(explained: &Explained, indent: &str) -> String {
         out,
         "{indent}where the {} Ir of {} went (self Ir by function):",
         signed(e.delta()),
-        explained.benchmark
+        terminal(&explained.benchmark)
     );
     let show_inclusive = e.movers.iter().any(|m| m.inclusive_delta() != m.delta());
     let mut lines = vec![
@@ -291,19 +288,24 @@ pub fn text(explained: &Explained, indent: &str) -> String {
         .to_vec(),
     ];
     for m in &e.movers {
-        let mut name = m.function.clone();
+        let mut name = terminal(&m.function).into_owned();
         let note = kind_note(&m.kind);
         if !note.is_empty() {
-            let _ = write!(name, " ({note})");
+            let _ = write!(name, " ({})", terminal(&note));
         }
-        let mut file = m.file.clone();
+        let mut file = terminal(&m.file).into_owned();
         if let Some((from, delta)) = m.inlined_from.first() {
-            let _ = write!(file, "; {} of it inlined from {from}", signed(*delta));
+            let _ = write!(
+                file,
+                "; {} of it inlined from {}",
+                signed(*delta),
+                terminal(from)
+            );
         }
         if let Kind::Added { called_from } = &m.kind
             && !called_from.is_empty()
         {
-            let _ = write!(file, "; called from {}", called_from.join(", "));
+            let _ = write!(file, "; called from {}", terminal(&called_from.join(", ")));
         }
         let count = |n: u64, present: bool| {
             if present {
@@ -325,7 +327,7 @@ pub fn text(explained: &Explained, indent: &str) -> String {
     lines.extend(
         (rest.functions > 0 || rest.base > 0 || rest.new > 0).then(|| {
             vec![
-                format!("everything else ({})", plural(e.rest.functions)),
+                format!("everything else ({})", plural(e.rest.functions, "function")),
                 thousands(e.rest.base),
                 thousands(e.rest.new),
                 signed(signed_delta(e.rest.new, e.rest.base)),
@@ -340,14 +342,14 @@ pub fn text(explained: &Explained, indent: &str) -> String {
         }
     }
     let last_number = if show_inclusive { 4 } else { 3 };
-    for line in crate::report::align(&lines, |i| (1..=last_number).contains(&i)).lines() {
+    for line in crate::text::align(&lines, |i| (1..=last_number).contains(&i)).lines() {
         let _ = writeln!(out, "{indent}  {line}");
     }
     for i in &e.inclusive {
         let _ = writeln!(
             out,
             "{indent}  inclusive: {} {} -> {} ({}, of which self {})",
-            i.function,
+            terminal(&i.function),
             thousands(i.base),
             thousands(i.new),
             signed(signed_delta(i.new, i.base)),
@@ -355,20 +357,6 @@ pub fn text(explained: &Explained, indent: &str) -> String {
         );
     }
     out
-}
-
-/// `1 function`, `3 functions`.
-fn plural(n: usize) -> String {
-    if n == 1 {
-        "1 function".to_owned()
-    } else {
-        format!("{n} functions")
-    }
-}
-
-/// `new - old` as a signed count.
-pub fn signed_delta(new: u64, old: u64) -> i64 {
-    (i128::from(new) - i128::from(old)).clamp(i64::MIN.into(), i64::MAX.into()) as i64
 }
 
 #[cfg(test)]
@@ -382,12 +370,5 @@ mod tests {
             "filter.passthrough.n8.svg"
         );
         assert_eq!(flamegraph_name("a::../../x"), "a.......x.svg");
-    }
-
-    #[test]
-    fn signs_counts() {
-        assert_eq!(signed(3_890), "+3,890");
-        assert_eq!(signed(-5), "-5");
-        assert_eq!(signed(0), "±0");
     }
 }

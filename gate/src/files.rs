@@ -53,7 +53,9 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     write_atomic(path, text.as_bytes())
 }
 
-/// Writes `bytes` to `path` atomically (temporary file in the same directory + rename).
+/// Writes `bytes` to `path` atomically (temporary file in the same directory + rename). The file
+/// gets the mode `std::fs::write` would give it (0666 less the umask), not the temporary file's
+/// 0600.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let write_error = |source| Error::write(path, source);
     let dir = match path.parent() {
@@ -61,11 +63,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir).map_err(write_error)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".irgate-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(write_error)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".irgate-").suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temp = builder.tempfile_in(dir).map_err(write_error)?;
     temp.write_all(bytes).map_err(write_error)?;
     temp.as_file().sync_all().map_err(write_error)?;
     temp.persist(path).map_err(|e| write_error(e.error))?;
@@ -216,6 +218,19 @@ mod tests {
 
     fn parse(text: &str) -> Result<Doc> {
         serde_json::from_str(text).map_err(|e| json_error(Path::new("f.json"), &e))
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_writes_get_the_mode_of_a_plain_write() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (atomic, plain) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        write_atomic(&atomic, b"{}").unwrap();
+        std::fs::write(&plain, b"{}").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // Under the usual umask 022 the temporary file's 0600 would show as a difference.
+        assert_eq!(mode(&atomic), mode(&plain));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Benchmark ids, `group::function` or `group::function/id`, as every reader checks them where
-//! they enter (summaries, results, baselines): segments of ASCII letters, digits and `_`
-//! separated by `::`, then an optional `/` and one more such segment. The group (the first
-//! segment) names the baseline file, so an id can never make a path leave the baseline directory,
+//! they enter (summaries, results, baselines): two or more segments of ASCII letters, digits and
+//! `_` separated by `::`, then an optional `/` and one more such segment. The group (the first
+//! segment) names the baseline file (`encode/v0`, without `::`, has no group and is refused:
+//! its baseline could not be read back), so an id can never make a path leave the baseline directory,
 //! and no id carries a control character into a terminal or a workflow log.
 
 use std::collections::BTreeMap;
@@ -14,18 +15,32 @@ pub fn check(id: &str) -> Result<(), String> {
         Some((path, bench_id)) => (path, Some(bench_id)),
         None => (id, None),
     };
-    let word = |part: &str| {
-        !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    };
-    if path.split("::").all(word) && bench_id.is_none_or(word) {
+    if path.contains("::") && path.split("::").all(is_word) && bench_id.is_none_or(is_word) {
         Ok(())
     } else {
         Err(format!(
-            "invalid benchmark id {}: an id is `group::function` or `group::function/id`, each \
-             part of ASCII letters, digits and `_`",
+            "invalid benchmark id {}: an id is `group::function` or `group::function/id` (a \
+             bench's `module_path` holds `::`), each part of ASCII letters, digits and `_`",
             escaped(id)
         ))
     }
+}
+
+/// Why `name` is not a group (the first segment of an id, a baseline file's name), or `Ok`.
+pub fn check_group(name: &str) -> Result<(), String> {
+    if is_word(name) {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid group {}: a group is made of ASCII letters, digits and `_`",
+            escaped(name)
+        ))
+    }
+}
+
+/// Whether `part` is one segment of an id: ASCII letters, digits and `_`, at least one.
+fn is_word(part: &str) -> bool {
+    !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The group of a benchmark id: what comes before the first `::` (`frame` for
@@ -89,7 +104,7 @@ mod tests {
             "frame::encode_compressed/b512",
             "filter::alloc",
             "g::f/0",
-            "alone",
+            "a::b::c/d",
         ] {
             assert_eq!(check(id), Ok(()), "{id}");
         }
@@ -99,6 +114,8 @@ mod tests {
     fn refuses_paths_control_characters_and_empty_parts() {
         for id in [
             "",
+            "alone",
+            "encode/v0",
             "../../escape::f",
             "a/b/c",
             "::f",

@@ -11,8 +11,8 @@ use crate::files;
 use crate::library::Library;
 use crate::model::{Budget, Results};
 use crate::paths::{CONFIG_FILE, Paths};
-use crate::report::{print, thousands};
 use crate::suite::{self, Suite};
+use crate::text::{print, thousands};
 use crate::workspace::Workspace;
 use crate::{results, run};
 

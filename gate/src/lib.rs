@@ -40,4 +40,5 @@ pub mod run;
 pub mod runner;
 pub mod suite;
 pub mod summary;
+pub mod text;
 pub mod workspace;

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::report::markdown::code;
+use crate::text::plural;
 
 /// One comparison, as `irload compare --format json` writes it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -96,14 +97,69 @@ pub fn read(path: &Path) -> Result<LoadComparison> {
     Ok(comparison)
 }
 
-/// The comment section: its own heading, the profile, and one row per statistic.
-pub fn markdown(comparison: &LoadComparison) -> String {
-    let mut out = String::from("### Load test (informational, never gated)\n\n");
+/// The comment section in at most `max` bytes: its own heading, the profile, and one row per
+/// statistic. What does not fit (profile entries, then rows, from the end) is left out with a line
+/// saying how much and why; when not even that fits, nothing (the caller says so).
+pub fn markdown(comparison: &LoadComparison, max: usize) -> String {
     let profile: Vec<String> = comparison
         .profile
         .iter()
         .map(|(key, value)| code(&format!("{key}={value}")))
         .collect();
+    let rows: Vec<String> = comparison.rows.iter().map(row).collect();
+    let full = section(comparison, &profile, &rows, None);
+    if full.len() <= max {
+        return full;
+    }
+    // The note is longest when it counts everything left out: reserve that much.
+    let reserve = omitted(profile.len(), rows.len()).len();
+    let frame = section(comparison, &[], &[], None).len() + reserve;
+    if frame > max {
+        return String::new();
+    }
+    let mut used = frame;
+    let kept_rows = fitting(&rows, &mut used, max);
+    let kept_profile = fitting(&profile, &mut used, max);
+    let note = omitted(profile.len() - kept_profile, rows.len() - kept_rows);
+    section(
+        comparison,
+        &profile[..kept_profile],
+        &rows[..kept_rows],
+        Some(&note),
+    )
+}
+
+/// How many of `items` (each with a separator) fit after `used` bytes within `max`; adds theirs.
+fn fitting(items: &[String], used: &mut usize, max: usize) -> usize {
+    let mut kept = 0;
+    for item in items {
+        if *used + item.len() + 2 > max {
+            break;
+        }
+        *used += item.len() + 2;
+        kept += 1;
+    }
+    kept
+}
+
+/// The line saying what was left out of the section, and why.
+fn omitted(profile: usize, rows: usize) -> String {
+    format!(
+        "*Left out of this load comparison to stay within GitHub's size limit: {} and {}; the \
+         file given to `irgate comment --load` holds them all.*\n",
+        plural(profile, "profile field"),
+        plural(rows, "statistic")
+    )
+}
+
+/// The section with the `profile` entries and table `rows` given, and a `note` under the table.
+fn section(
+    comparison: &LoadComparison,
+    profile: &[String],
+    rows: &[String],
+    note: Option<&str>,
+) -> String {
+    let mut out = String::from("### Load test (informational, never gated)\n\n");
     let _ = writeln!(out, "Profile: {}.\n", profile.join(", "));
     let _ = writeln!(
         out,
@@ -119,20 +175,11 @@ pub fn markdown(comparison: &LoadComparison) -> String {
     out.push_str(
         "| latency (µs) | base | new | delta | p | verdict |\n|:--|--:|--:|--:|--:|:--|\n",
     );
-    for row in &comparison.rows {
-        let verdict = VERDICTS
-            .iter()
-            .find(|(v, _)| *v == row.verdict)
-            .map_or("?", |(_, text)| text);
-        let _ = writeln!(
-            out,
-            "| {} | {:.1} | {:.1} | {:+.1} | {:.3} | {verdict} |",
-            code(&row.statistic),
-            row.base_us,
-            row.new_us,
-            row.delta_us,
-            row.p_value
-        );
+    for row in rows {
+        out.push_str(row);
+    }
+    if let Some(note) = note {
+        let _ = write!(out, "\n{note}");
     }
     let _ = writeln!(
         out,
@@ -140,6 +187,22 @@ pub fn markdown(comparison: &LoadComparison) -> String {
         comparison.packets_per_sec.0, comparison.packets_per_sec.1
     );
     out
+}
+
+/// One table row.
+fn row(row: &LoadRow) -> String {
+    let verdict = VERDICTS
+        .iter()
+        .find(|(v, _)| *v == row.verdict)
+        .map_or("?", |(_, text)| text);
+    format!(
+        "| {} | {:.1} | {:.1} | {:+.1} | {:.3} | {verdict} |\n",
+        code(&row.statistic),
+        row.base_us,
+        row.new_us,
+        row.delta_us,
+        row.p_value
+    )
 }
 
 #[cfg(test)]
@@ -164,7 +227,7 @@ mod tests {
     #[test]
     fn renders_its_own_section_with_the_statistic_named() {
         let (_dir, path) = write(SAMPLE);
-        let md = markdown(&read(&path).unwrap());
+        let md = markdown(&read(&path).unwrap(), usize::MAX);
         assert!(
             md.starts_with("### Load test (informational, never gated)\n"),
             "{md}"
@@ -180,10 +243,45 @@ mod tests {
     }
 
     #[test]
+    fn a_large_comparison_keeps_what_fits_and_says_what_was_left_out() {
+        let mut comparison: LoadComparison = serde_json::from_str(SAMPLE).unwrap();
+        let row = comparison.rows[0].clone();
+        comparison.rows = (0..2_000)
+            .map(|i| LoadRow {
+                statistic: format!("p{i}"),
+                ..row.clone()
+            })
+            .collect();
+        for i in 0..500 {
+            comparison
+                .profile
+                .insert(format!("key{i}"), serde_json::json!("x".repeat(100)));
+        }
+        let full = markdown(&comparison, usize::MAX);
+        assert!(!full.contains("Left out"), "{}", &full[..300]);
+        let md = markdown(&comparison, 20_000);
+        assert!(md.len() <= 20_000 && md.len() > 15_000, "{}", md.len());
+        assert!(md.starts_with("### Load test (informational, never gated)\n"));
+        assert!(md.contains("| `p0` | 80.0 | 150.5 | +70.5 | 0.008 | distinguishable |"));
+        let shown = md.matches("| distinguishable |").count();
+        let profile = md.lines().find(|l| l.starts_with("Profile: ")).unwrap();
+        let shown_profile = profile.matches('`').count() / 2;
+        let note = format!(
+            "*Left out of this load comparison to stay within GitHub's size limit: {} profile \
+             fields and {} statistics;",
+            503 - shown_profile,
+            2_000 - shown
+        );
+        assert!(md.contains(&note), "{md}");
+        assert!(md.ends_with("packets/s (new).\n"), "{md}");
+        assert_eq!(markdown(&comparison, 200), "");
+    }
+
+    #[test]
     fn hostile_or_malformed_files_are_refused_or_inert() {
         let hostile = SAMPLE.replace("\"proxied\"", "\"</details>@admin <img src=x>\"");
         let (_dir, path) = write(&hostile);
-        let md = markdown(&read(&path).unwrap());
+        let md = markdown(&read(&path).unwrap(), usize::MAX);
         // Inside a code span HTML and mentions are text: the label appears only there.
         assert!(md.contains("`</details>@admin <img src=x>`"), "{md}");
         assert_eq!(md.matches("<img").count(), 1, "{md}");

@@ -7,7 +7,10 @@ use irgate::cli::Cli;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = cli.command.execute().unwrap_or_else(|error| {
-        eprintln!("irgate: error: {error}");
+        eprintln!(
+            "irgate: error: {}",
+            irgate::text::terminal(&error.to_string())
+        );
         ExitCode::from(2)
     });
     // A closed pipe (`irgate doctor | head`) is not an error of the gate's: the output was

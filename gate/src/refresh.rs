@@ -9,8 +9,8 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::paths::Paths;
-use crate::report::{print, thousands};
 use crate::suite;
+use crate::text::{print, thousands};
 use crate::{profiles, results};
 
 /// What `irgate refresh` was asked to do.

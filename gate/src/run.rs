@@ -344,11 +344,12 @@ fn read_from(
     filter: Option<&Filter>,
 ) -> Result<Results> {
     let mut parts = Vec::new();
-    let mut summaries = Vec::new();
+    let (mut summaries, mut summary_sources) = (Vec::new(), Vec::new());
     for source in sources {
         let results_file = source.join(results::FILE_NAME);
         if source.is_file() && source.file_name() == Some(summary::FILE_NAME.as_ref()) {
             summaries.push(source.clone());
+            summary_sources.push(source.clone());
         } else if source.is_file() {
             parts.push((source.display().to_string(), results::read(source)?));
         } else if results_file.is_file() {
@@ -365,6 +366,7 @@ fn read_from(
                 ));
             }
             summaries.extend(found);
+            summary_sources.push(source.clone());
         } else {
             return Err(Error::Read {
                 path: source.clone(),
@@ -373,7 +375,7 @@ fn read_from(
         }
     }
     if !summaries.is_empty() {
-        parts.push(read_summaries(sources, summaries, root, config)?);
+        parts.push(read_summaries(&summary_sources, summaries, root, config)?);
     }
     let mut merged = results::merge(parts)?;
     if let Some(filter) = filter {

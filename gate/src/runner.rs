@@ -21,9 +21,9 @@ use crate::filter::{self, Filter};
 use crate::id::Origins;
 use crate::library::Library;
 use crate::model::Counts;
-use crate::report::thousands;
 use crate::suite::Suite;
 use crate::summary;
+use crate::text::thousands;
 
 /// The `GLIBC_TUNABLES` used when the environment sets none: glibc then never switches memcpy and
 /// memset to `rep movsb`/`rep stosb`, which callgrind counts as one instruction per byte, so

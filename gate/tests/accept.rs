@@ -99,6 +99,38 @@ fn row<'a>(rows: &'a [Value], id: &str) -> &'a Value {
 
 const ACTIVE: &str = "[[accept]]\nbenchmarks = [\"filter::scan/*\"]\nreason = \"checksums verified on purpose (#42)\"\nuntil = \"2999-12-31\"\n";
 
+/// A reason with a line break and a terminal escape: the table prints it on its line, escaped,
+/// so no line of the log starts a workflow command; an entry for years is warned about.
+#[test]
+fn a_hostile_reason_stays_on_its_line_and_a_far_end_is_warned_about() {
+    let hostile = ACTIVE.replace(
+        "checksums verified on purpose (#42)",
+        "ok\\n::error title=forged::pwned \\u001b[2J\\u202Egnp.exe",
+    );
+    let repo = Repo::new(&hostile);
+    let table = repo.check("table");
+    assert_eq!(table.code, 0, "{}{}", table.stdout, table.stderr);
+    assert!(
+        table
+            .stdout
+            .contains("): ok\\n::error title=forged::pwned \\u{1b}[2J\\u{202e}gnp.exe\n"),
+        "{}",
+        table.stdout
+    );
+    for line in table.stdout.lines().chain(table.stderr.lines()) {
+        assert!(!line.trim_start().starts_with("::"), "{line}");
+        assert!(!line.contains(['\u{1b}', '\u{202E}']), "{line}");
+    }
+    assert!(
+        table.stderr.contains(&format!(
+            "irgate: warning: {}:4: the [[accept]] entry holds until 2999-12-31, ",
+            repo.dir.path().join("gate.toml").display()
+        )),
+        "{}",
+        table.stderr
+    );
+}
+
 #[test]
 fn an_active_entry_lets_the_named_regression_pass_and_every_report_says_why() {
     let repo = Repo::new(ACTIVE);

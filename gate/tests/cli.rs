@@ -433,6 +433,33 @@ fn merges_shards_and_refuses_duplicate_ids() {
     );
 }
 
+/// A benchmark both in a results file and in summaries is refused, each source named once.
+#[test]
+fn a_duplicate_between_results_and_summaries_names_each_source_once() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.irgate(&["run", "--from", &fixture("base"), "--results", "all.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let filter = format!("{}/filter", fixture("base"));
+    let run = sandbox.irgate(&[
+        "run",
+        "--from",
+        "all.json",
+        "--from",
+        &filter,
+        "--results",
+        "x.json",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(&format!(
+            "duplicate benchmark id `filter::alloc`: in all.json and in {filter}\n"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.matches("all.json").count(), 1, "{}", run.stderr);
+}
+
 /// Copies the `base` summaries to `dir`, with `edit` applied to filter/alloc's summary text.
 fn broken_summaries(sandbox: &Sandbox, edit: impl FnOnce(&str) -> String) -> PathBuf {
     let dir = sandbox.path("summaries");

@@ -579,3 +579,40 @@ async fn an_unreadable_report_fails_closed_with_exit_2() {
         "nothing posted for a report that cannot be read"
     );
 }
+
+/// A load comparison too large for the comment keeps the rows that fit and says what was left out
+/// and why, under the whole gated report.
+#[test]
+fn a_large_load_comparison_is_cut_to_fit_and_says_so() {
+    let rows: Vec<serde_json::Value> = (0..3_000)
+        .map(|i| {
+            serde_json::json!({"statistic": format!("p{i}"), "base_us": 1.0, "new_us": 2.0,
+                               "delta_us": 1.0, "p_value": 0.5, "verdict": "within_noise"})
+        })
+        .collect();
+    let load: irgate::load::LoadComparison = serde_json::from_value(serde_json::json!({
+        "profile": {"payload_bytes": 256}, "base_label": "direct", "new_label": "proxied",
+        "base_runs": 5, "new_runs": 5, "alpha": 0.05, "packets_per_sec": [1000.0, 998.0],
+        "rows": rows
+    }))
+    .unwrap();
+    let max = 65_000;
+    let body = irgate::comment::with_load(&failed_report(), Some(&load), max);
+    assert!(body.len() <= max, "{}", body.len());
+    let report = irgate::report::markdown::render(&failed_report(), max);
+    assert!(
+        body.starts_with(&report),
+        "the gated report comes whole, first"
+    );
+    let shown = body.matches("| within noise |").count();
+    assert!((500..3_000).contains(&shown), "{shown}");
+    assert!(
+        body.contains(&format!(
+            "*Left out of this load comparison to stay within GitHub's size limit: 0 profile \
+             fields and {} statistics;",
+            3_000 - shown
+        )),
+        "{}",
+        &body[body.len() - 600..]
+    );
+}

@@ -125,7 +125,7 @@ fn five_changes_of_0_9_percent_fail_a_4_percent_drift_budget() {
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path(), 4.0, 4);
     let anchor = git(dir.path(), &["rev-parse", "v1"]);
-    let since = format!("v1 ({}, 2026-11-10)", &anchor[..10]);
+    let since = format!("v1 ({}, 2026-11-10)", &anchor[..12]);
 
     let run = check(dir.path(), &["--history", "history"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::stats::{self, Detection, Verdict};
 use super::study::{Row, Study};
 use irgate::model::Budget;
-use irgate::report::thousands;
+use irgate::text::thousands;
 
 /// A time in nanoseconds, with a unit that keeps three or four significant digits.
 pub fn time(ns: f64) -> String {
@@ -141,7 +141,7 @@ pub fn table(study: &Study) -> String {
     let (header, rows, numeric) = cells(study);
     let mut lines = vec![header];
     lines.extend(rows);
-    let mut out = irgate::report::align(&lines, |i| numeric[i]);
+    let mut out = irgate::text::align(&lines, |i| numeric[i]);
     out.push('\n');
     out.push_str(&summary(study).join("\n"));
     out.push('\n');

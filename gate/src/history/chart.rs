@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::render::escape;
-use crate::report::thousands;
+use crate::text::thousands;
 
 /// One point of a series: its value (absent where the benchmark did not run), where it links to
 /// and what its tooltip says.
@@ -67,17 +67,16 @@ pub fn line(title: &str, metric: &str, points: &[Point], markers: &[(usize, Mark
         escape(title),
         escape(title)
     );
-    // Grid and y labels.
-    for k in 0..TICKS {
-        let v = low + (high - low) * k as f64 / (TICKS - 1) as f64;
-        let yy = y(v);
+    // Grid and y labels, at round counts one label each.
+    for v in ticks(low, high) {
+        let yy = y(v as f64);
         let _ = write!(
             out,
             r#"<line class="grid" x1="{LEFT}" x2="{}" y1="{yy:.1}" y2="{yy:.1}"/><text class="ylabel" x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
             WIDTH - RIGHT,
             LEFT - 6.0,
             yy + 4.0,
-            thousands(v.round() as u64)
+            thousands(v)
         );
     }
     // Axes and their titles.
@@ -91,10 +90,13 @@ pub fn line(title: &str, metric: &str, points: &[Point], markers: &[(usize, Mark
         LEFT + plot_w / 2.0,
         HEIGHT - 6.0
     );
-    // x labels: the first, the last and evenly spread ones between.
+    // x labels: the first, the last and evenly spread ones between, each date once (runs of one
+    // day share the first one's).
     let step = points.len().div_ceil(MAX_X_LABELS).max(1);
+    let mut last_tick = None;
     for (i, point) in points.iter().enumerate() {
-        if i % step == 0 || i + 1 == points.len() {
+        if (i % step == 0 || i + 1 == points.len()) && last_tick != Some(&point.tick) {
+            last_tick = Some(&point.tick);
             // The outermost labels stay inside the chart.
             let anchor = match i {
                 0 if points.len() > 1 => "start",
@@ -189,6 +191,22 @@ pub fn sparkline(values: &[Option<u64>]) -> String {
     out
 }
 
+/// The y-axis labels for the range `low..=high`: whole counts the smallest round step apart (1, 2
+/// or 5 times a power of ten) that gives at most [`TICKS`] of them, so no two read the same.
+fn ticks(low: f64, high: f64) -> Vec<u64> {
+    let mut step = 1_u64;
+    loop {
+        let (first, last) = ((low / step as f64).ceil(), (high / step as f64).floor());
+        if last - first < TICKS as f64 {
+            return (first as u64..=last as u64).map(|k| k * step).collect();
+        }
+        step = match step.to_string().as_bytes()[0] {
+            b'2' => step / 2 * 5,
+            _ => step * 2,
+        };
+    }
+}
+
 /// The y range: the values' minimum and maximum with 5% room, never empty.
 fn range(values: impl Iterator<Item = u64>) -> (f64, f64) {
     let (min, max) = values.fold((u64::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)));
@@ -248,6 +266,66 @@ mod tests {
         assert_eq!(svg.matches(r#"class="ylabel""#).count(), TICKS);
         assert!(svg.contains("marker refresh") && svg.contains("marker env"));
         assert!(svg.contains("a::b &lt;Ir&gt;") && !svg.contains("<b>"));
+    }
+
+    /// The labels of `class` in `svg`, in order.
+    fn labels(svg: &str, class: &str) -> Vec<String> {
+        let open = format!(r#"<text class="{class}""#);
+        svg.match_indices(&open)
+            .map(|(i, _)| {
+                let rest = &svg[i..];
+                let start = rest.find('>').unwrap() + 1;
+                rest[start..start + rest[start..].find('<').unwrap()].to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn y_labels_are_round_and_never_repeat() {
+        let zeros = line("z", "Ir", &[point(Some(0)), point(Some(0))], &[]);
+        assert_eq!(labels(&zeros, "ylabel"), ["0", "1"]);
+        let counts = [194_516, 198_406, 190_012].map(|v| point(Some(v)));
+        let svg = line("c", "Ir", &counts, &[]);
+        assert_eq!(
+            labels(&svg, "ylabel"),
+            ["190,000", "192,000", "194,000", "196,000", "198,000"]
+        );
+        for (low, high) in [
+            (0.0, 1.0),
+            (10.0, 13.2),
+            (0.0, 7.0),
+            (5.0, 1e9),
+            (99.5, 100.5),
+        ] {
+            let ticks = ticks(low, high);
+            assert!(
+                !ticks.is_empty() && ticks.len() <= TICKS,
+                "{low} {high}: {ticks:?}"
+            );
+            assert!(ticks.windows(2).all(|w| w[0] < w[1]), "{ticks:?}");
+            assert!(ticks.iter().all(|&t| t as f64 >= low && t as f64 <= high));
+        }
+    }
+
+    #[test]
+    fn runs_of_one_day_share_one_x_label() {
+        let day = |tick: &str| Point {
+            tick: tick.into(),
+            ..point(Some(5))
+        };
+        let points = [
+            day("11-20"),
+            day("11-20"),
+            day("11-20"),
+            day("11-21"),
+            day("11-21"),
+        ];
+        assert_eq!(
+            labels(&line("d", "Ir", &points, &[]), "xlabel"),
+            ["11-20", "11-21"]
+        );
+        let points = [day("11-20"), day("11-20")];
+        assert_eq!(labels(&line("d", "Ir", &points, &[]), "xlabel"), ["11-20"]);
     }
 
     #[test]

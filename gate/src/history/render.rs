@@ -19,8 +19,7 @@ use super::store::Run;
 use crate::config::IR;
 use crate::error::{Error, Result};
 use crate::fingerprint;
-use crate::report::markdown::plural;
-use crate::report::thousands;
+use crate::text::{plural, signed_pct, thousands};
 
 /// The overview page's file name.
 pub const INDEX: &str = "index.html";
@@ -54,7 +53,9 @@ pub fn anchor(id: &str) -> String {
     format!("b-{}", id.replace("::", "--").replace('/', "-"))
 }
 
-/// Text escaped for HTML content and quoted attributes.
+/// Text escaped for HTML content and quoted attributes (the HTML and SVG escaper: see
+/// [`crate::text`]): markup characters as entities, control characters as spaces, characters that
+/// reorder or hide text as U+FFFD.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -65,6 +66,7 @@ pub fn escape(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             c if c.is_control() => out.push(' '),
+            c if crate::text::is_deceptive(c) => out.push('\u{FFFD}'),
             c => out.push(c),
         }
     }
@@ -248,7 +250,7 @@ fn change_cell(values: &[Option<u64>], window: usize, env_changes: &[Vec<String>
             } else {
                 "muted"
             };
-            format!("<td class=\"num {class}\">{pct:+.2}%{flag}</td>")
+            format!("<td class=\"num {class}\">{}{flag}</td>", signed_pct(pct))
         }
         _ => "<td class=\"num muted\">–</td>".to_owned(),
     }
@@ -421,5 +423,6 @@ mod tests {
             escape("<a href=\"x\">'&"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;"
         );
+        assert_eq!(escape("a\u{1b}b\u{202E}c"), "a b\u{FFFD}c");
     }
 }

@@ -108,9 +108,9 @@ impl Run {
         self.date.format("%Y%m%dT%H%M%SZ").to_string()
     }
 
-    /// The commit's first 10 characters, as people read it.
+    /// The commit as people read it ([`crate::text::short_commit`]).
     pub fn short_commit(&self) -> &str {
-        &self.commit[..10.min(self.commit.len())]
+        crate::text::short_commit(&self.commit)
     }
 
     fn to_file(&self) -> RunFile {

@@ -34,7 +34,7 @@
 //! explained. Both are absent when empty.
 //!
 //! Added in version 1: `since` on a row of the drift budget (gate.toml's `[drift]`): the anchor,
-//! e.g. `"v0.3.0 (0123456789, 2026-11-11)"`, whose count `baseline` is; the row judges the
+//! e.g. `"v0.3.0 (0123456789ab, 2026-11-11)"`, whose count `baseline` is; the row judges the
 //! growth since then. Absent on other rows.
 //! Added in version 1: on a row with status `accepted` (over budget, let pass by an `[[accept]]`
 //! entry of gate.toml), `accepted`: `{reason, until, origin}`, e.g. `{"reason": "checksums (#42)",
@@ -42,6 +42,8 @@
 //! Added in version 1: `mode`, what the run was compared with: `{"kind": "baselines"}` (the
 //! committed baselines) or `{"kind": "ab", "commit": "..."}` (a base commit measured in the same
 //! job, `irgate run --base`). A report without it was compared with the baselines.
+
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
@@ -109,10 +111,27 @@ pub fn render(report: &Report) -> String {
             .collect(),
         attribution: &report.attribution,
     };
-    let mut text = serde_json::to_string_pretty(&json).expect("a report serializes");
+    let mut text = inert(&serde_json::to_string_pretty(&json).expect("a report serializes"));
     text.push('\n');
     text
 }
+
+/// Pretty JSON text with the characters serde leaves raw that a terminal acts on (DEL, C1 controls)
+/// or that reorder or hide text ([`crate::text::is_deceptive`]) written as `\uXXXX` escapes: the
+/// same JSON, inert where it is printed. All are in the basic plane and, outside strings, pretty
+/// JSON is ASCII with line breaks, so only string contents change.
+pub fn inert(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if (c.is_control() && c != '\n') || crate::text::is_deceptive(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Reads a report back (`irgate comment` does, from an artifact: untrusted): the schema version
 /// must be this one, the exit code must agree with the outcome, and every row must name a valid
 /// benchmark id and a count metric.

@@ -14,11 +14,14 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::{budget, thousands};
+use super::budget;
 use irgate_callgrind::Kind;
 
 use crate::explain::Explained;
 use crate::model::{EnvDelta, FieldMismatch, Fingerprint, Mode, Outcome, Report, Row, Status};
+use crate::text::{
+    is_deceptive, plural, short_commit, signed, signed_delta, signed_pct, thousands,
+};
 
 /// GitHub's limit on a job step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
 pub const STEP_SUMMARY_MAX: usize = 1024 * 1024;
@@ -110,7 +113,7 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
     let _ = write!(
         out,
         "<details><summary>Where the {} Ir of {} went</summary>\n\n",
-        signed(e.delta().into()),
+        signed(e.delta()),
         html_code(&explained.benchmark)
     );
     out.push_str(
@@ -140,7 +143,7 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
             let _ = write!(
                 file,
                 ", {} of it inlined from {}",
-                change(*delta),
+                signed(*delta),
                 code(from)
             );
         }
@@ -154,8 +157,8 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
             "| {name} | {} | {} | {} | {} | {file} |",
             count(m.base_self, !matches!(m.kind, Kind::Added { .. })),
             count(m.new_self, !matches!(m.kind, Kind::Removed)),
-            change(m.delta()),
-            change(m.inclusive_delta()),
+            signed(m.delta()),
+            signed(m.inclusive_delta()),
         );
     }
     let rest = e.rest;
@@ -166,7 +169,7 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
             plural(e.rest.functions, "function"),
             thousands(e.rest.base),
             thousands(e.rest.new),
-            change(crate::explain::signed_delta(e.rest.new, e.rest.base)),
+            signed(signed_delta(e.rest.new, e.rest.base)),
         )
     });
     out.push('\n');
@@ -177,8 +180,8 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
             code(&i.function),
             thousands(i.base),
             thousands(i.new),
-            change(crate::explain::signed_delta(i.new, i.base)),
-            change(i.self_delta)
+            signed(signed_delta(i.new, i.base)),
+            signed(i.self_delta)
         );
     }
     if let Some(name) = &explained.flamegraph {
@@ -194,15 +197,6 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
     }
     out.push_str("</details>\n\n");
     out
-}
-
-/// A count change: `+61`, `-5`, `±0`.
-fn change(n: i64) -> String {
-    if n == 0 {
-        "±0".to_owned()
-    } else {
-        signed(n.into())
-    }
 }
 
 /// Run text as an HTML `<code>` element (for `<summary>`, where markdown does not apply).
@@ -224,11 +218,11 @@ fn compared_with(mode: &Mode) -> String {
         Mode::Baselines => "`baselines/`".to_owned(),
         Mode::Ab { commit } => format!(
             "the base commit {} measured in the same job (A/B)",
-            code(crate::ab::short(commit))
+            code(short_commit(commit))
         ),
         Mode::Remeasured { commit, .. } => format!(
             "the baselines' commit {} measured again here (drift triage)",
-            code(crate::ab::short(commit))
+            code(short_commit(commit))
         ),
     }
 }
@@ -255,7 +249,7 @@ fn triage_table(report: &Report) -> Option<Table> {
          moved {} (baseline → that commit here), the code moved {} (that commit here → this \
          change), and only the code's move is gated.\n\n",
         fields.join(", "),
-        code(crate::ab::short(commit)),
+        code(short_commit(commit)),
         super::moved(environment.iter().map(EnvDelta::change_pct)),
         super::moved(ir_rows.iter().filter_map(|r| r.change_pct())),
     );
@@ -285,11 +279,6 @@ fn triage_table(report: &Report) -> Option<Table> {
         rows,
         after: "\n".into(),
     })
-}
-
-/// A change in percent with its sign, e.g. `+1.25%`.
-fn signed_pct(pct: f64) -> String {
-    format!("{pct:+.2}%")
 }
 
 fn verdict(report: &Report) -> String {
@@ -564,9 +553,9 @@ fn row_line(row: &Row, dashboard: Option<&str>) -> String {
     let change = match (row.baseline, row.new, row.change_pct()) {
         (Some(old), Some(new), _) if old == new => "±0".to_owned(),
         (Some(old), Some(new), Some(pct)) => {
-            format!("{pct:+.2}% ({})", signed(new as i128 - old as i128))
+            format!("{} ({})", signed_pct(pct), signed(signed_delta(new, old)))
         }
-        (Some(old), Some(new), None) => signed(new as i128 - old as i128),
+        (Some(old), Some(new), None) => signed(signed_delta(new, old)),
         _ => "–".to_owned(),
     };
     let budget = row.limit.as_ref().map_or_else(|| "–".to_owned(), budget);
@@ -604,25 +593,6 @@ fn verdict_cell(row: &Row) -> String {
         (Status::Info, false) => "ℹ️",
     };
     format!("{icon} {}", row.status.label())
-}
-
-/// `1 run`, `2 runs`.
-pub(crate) fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-fn signed(n: i128) -> String {
-    let sign = if n < 0 { "-" } else { "+" };
-    format!("{sign}{}", thousands(n.unsigned_abs() as u64))
-}
-
-/// Characters that reorder or hide text (bidirectional overrides, zero-width characters).
-fn is_deceptive(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
 /// At most `max` characters of `text`, one line, without deceptive characters.

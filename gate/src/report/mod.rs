@@ -6,6 +6,7 @@ pub mod markdown;
 pub mod table;
 
 use crate::model::Budget;
+use crate::text::thousands;
 
 /// The formats `irgate check` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -41,49 +42,6 @@ pub fn moved(pcts: impl Iterator<Item = f64>) -> String {
     }
 }
 
-/// Writes `text` to standard output. A reader that went away (`irgate doctor | head`) is not an
-/// error of the gate's: the rest is dropped, and the command's exit code stands.
-pub fn print(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-}
-
-/// Lays out `lines` of cells as an aligned text table, two spaces between columns; columns where
-/// `numeric(i)` holds are right-aligned. Each line ends in a newline, without trailing spaces.
-pub fn align(lines: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
-    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|i| {
-            lines
-                .iter()
-                .filter_map(|line| line.get(i))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for line in lines {
-        let mut text = String::new();
-        for (i, cell) in line.iter().enumerate() {
-            if i > 0 {
-                text.push_str("  ");
-            }
-            let pad = " ".repeat(widths[i] - cell.chars().count());
-            if numeric(i) {
-                text.push_str(&pad);
-                text.push_str(cell);
-            } else {
-                text.push_str(cell);
-                text.push_str(&pad);
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 /// A budget as every report shows it, the larger of its two allowances applying:
 /// `max(0.5%, 1,000)`.
 pub fn budget(limit: &Budget) -> String {
@@ -92,19 +50,6 @@ pub fn budget(limit: &Budget) -> String {
         limit.relative_pct,
         thousands(limit.absolute)
     )
-}
-
-/// `1234567` -> `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Whether `url` is a plain `https://` address, safe to put in a link: printable ASCII without
@@ -122,28 +67,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn aligns_text_left_and_numbers_right() {
-        let lines = vec![
-            vec!["name".to_owned(), "Ir".to_owned()],
-            vec!["a".to_owned(), "1,234".to_owned()],
-        ];
-        assert_eq!(align(&lines, |i| i == 1), "name     Ir\na     1,234\n");
-    }
-
-    #[test]
     fn shows_budgets_as_the_larger_of_two() {
         let limit = Budget {
             relative_pct: 0.5,
             absolute: 1_000,
         };
         assert_eq!(budget(&limit), "max(0.5%, 1,000)");
-    }
-
-    #[test]
-    fn groups_thousands() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000), "1,000");
-        assert_eq!(thousands(4_037_660), "4,037,660");
     }
 }

@@ -13,8 +13,9 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::{budget, thousands};
+use super::budget;
 use crate::model::{EnvDelta, Mode, Outcome, Report, Row, Status};
+use crate::text::{align, plural, short_commit, signed_pct, terminal, thousands};
 
 /// How many movers within budget the summary names.
 const MOVERS: usize = 3;
@@ -28,7 +29,9 @@ pub fn render(report: &Report, full: bool) -> String {
             let _ = writeln!(
                 out,
                 "  {}: baseline `{}`, this run `{}`",
-                m.field, m.baseline, m.current
+                terminal(&m.field),
+                terminal(&m.baseline),
+                terminal(&m.current)
             );
         }
         out.push('\n');
@@ -44,7 +47,7 @@ pub fn render(report: &Report, full: bool) -> String {
         let mut lines = vec![header(with_metric)];
         lines.extend(shown.iter().map(|row| cells(row, with_metric)));
         let first_number = if with_metric { 2 } else { 1 };
-        let table = super::align(&lines, |i| (first_number..first_number + 3).contains(&i));
+        let table = align(&lines, |i| (first_number..first_number + 3).contains(&i));
         let mut table_lines = table.lines();
         out.extend(table_lines.next().map(|header| format!("{header}\n")));
         for (row, line) in shown.iter().zip(table_lines) {
@@ -75,7 +78,7 @@ pub fn render(report: &Report, full: bool) -> String {
             let _ = writeln!(
                 out,
                 "A/B: compared with the base commit {} measured in the same job.",
-                crate::ab::short(commit)
+                terminal(short_commit(commit))
             );
         }
         Mode::Remeasured {
@@ -84,7 +87,7 @@ pub fn render(report: &Report, full: bool) -> String {
         } => out.push_str(&triage(report, commit, environment, full)),
     }
     if let Some(note) = &report.attribution.explanation_note {
-        let _ = writeln!(out, "note: {note}");
+        let _ = writeln!(out, "note: {}", terminal(note));
     }
     out
 }
@@ -100,7 +103,10 @@ fn accepted(report: &Report) -> String {
             let _ = writeln!(
                 out,
                 "Accepted on purpose: {} by {} ({}): {}",
-                row.benchmark, a.origin, a.until, a.reason
+                terminal(&row.benchmark),
+                terminal(&a.origin),
+                terminal(&a.until),
+                terminal(&a.reason)
             );
         }
     }
@@ -117,7 +123,7 @@ fn triage(report: &Report, commit: &str, environment: &[EnvDelta], full: bool) -
         "Drift triage: the environment differs from the baselines', so their commit {} was \
          measured again here: the environment moved {} (baseline -> that commit here), the code \
          moved {} (that commit here -> this change); only the code's move is gated.\n",
-        crate::ab::short(commit),
+        terminal(short_commit(commit)),
         super::moved(environment.iter().map(EnvDelta::change_pct)),
         super::moved(
             report
@@ -146,14 +152,14 @@ fn triage(report: &Report, commit: &str, environment: &[EnvDelta], full: bool) -
         ]];
         lines.extend(moved[..shown].iter().map(|e| {
             vec![
-                e.benchmark.clone(),
+                terminal(&e.benchmark).into_owned(),
                 thousands(e.baseline),
                 thousands(e.remeasured),
-                format!("{:+.2}%", e.change_pct()),
+                signed_pct(e.change_pct()),
             ]
         }));
         out.push('\n');
-        out.push_str(&super::align(&lines, |i| i > 0));
+        out.push_str(&align(&lines, |i| i > 0));
         if shown < moved.len() {
             let _ = writeln!(out, "... {} more (--full)", moved.len() - shown);
         }
@@ -193,9 +199,9 @@ fn movers(report: &Report) -> Option<String> {
             let metric = if row.metric == "Ir" {
                 String::new()
             } else {
-                format!(" {}", row.metric)
+                format!(" {}", terminal(&row.metric))
             };
-            format!("{}{metric} {pct:+.2}%", row.benchmark)
+            format!("{}{metric} {}", terminal(&row.benchmark), signed_pct(*pct))
         })
         .collect();
     Some(format!(
@@ -215,16 +221,13 @@ fn header(with_metric: bool) -> Vec<String> {
 }
 
 fn cells(row: &Row, with_metric: bool) -> Vec<String> {
-    let mut cells = vec![row.benchmark.clone()];
+    let mut cells = vec![terminal(&row.benchmark).into_owned()];
     if with_metric {
-        cells.push(row.metric.clone());
+        cells.push(terminal(&row.metric).into_owned());
     }
     cells.push(row.baseline.map_or("-".to_owned(), thousands));
     cells.push(row.new.map_or("-".to_owned(), thousands));
-    cells.push(
-        row.change_pct()
-            .map_or("-".to_owned(), |pct| format!("{pct:+.2}%")),
-    );
+    cells.push(row.change_pct().map_or("-".to_owned(), signed_pct));
     cells.push(row.limit.as_ref().map_or("-".to_owned(), budget));
     let status = row.status.label();
     cells.push(if row.fails {
@@ -233,45 +236,63 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
         status.to_owned()
     });
     if let (Some(since), Some(verdict)) = (&row.since, cells.last_mut()) {
-        verdict.push_str(&format!(" since {since}"));
+        verdict.push_str(&format!(" since {}", terminal(since)));
     }
     cells
 }
 
-/// The closing sentence: the verdict and what to do about it.
+/// The closing sentence: the verdict and what to do about it. Only rows that fail the gate are
+/// counted as failures; the others are named apart.
 fn verdict(report: &Report) -> String {
     let total = report.benchmark_count();
-    let (over, accepted, new, stale, vanished) = (
-        report.tally(Status::OverBudget, false),
-        report.tally(Status::Accepted, false),
-        report.tally(Status::New, false),
-        report.tally(Status::Stale, false),
-        report.tally(Status::Vanished, false),
-    );
-    let mut notes = Vec::new();
-    for (count, what) in [
-        (over, "over budget"),
-        (accepted, "accepted on purpose"),
-        (new, "new"),
-        (stale, "stale"),
-        (vanished, "vanished"),
-    ] {
-        if count > 0 {
-            notes.push(format!("{count} {what}"));
+    let statuses = [
+        (Status::OverBudget, "over budget", "over budget"),
+        (
+            Status::Accepted,
+            "accepted on purpose",
+            "accepted on purpose",
+        ),
+        (Status::New, "new without a baseline", "new"),
+        (Status::Stale, "stale under --strict", "stale"),
+        (Status::Vanished, "vanished", "vanished"),
+    ];
+    let (mut failing, mut passing) = (Vec::new(), Vec::new());
+    for (status, fails, passes) in statuses {
+        let (all, failed) = (report.tally(status, false), report.tally(status, true));
+        if failed > 0 {
+            failing.push(format!("{failed} {fails}"));
+        }
+        if all > failed {
+            passing.push(format!("{} {passes}", all - failed));
         }
     }
-    let notes = if notes.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", notes.join(", "))
+    let listed = |notes: &[String]| {
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join(", "))
+        }
     };
     let mut text = match &report.outcome {
-        Outcome::Passed => format!("PASS: every budget holds over {total} benchmarks{notes}.\n"),
+        Outcome::Passed => format!(
+            "PASS: every budget holds over {}{}.\n",
+            plural(total, "benchmark"),
+            listed(&passing)
+        ),
         Outcome::Failed { count } => {
-            format!("FAIL: {count} of {total} benchmarks failed the gate{notes}.\n")
+            let mut text = format!(
+                "FAIL: {count} of {} failed the gate{}.",
+                plural(total, "benchmark"),
+                listed(&failing)
+            );
+            if !passing.is_empty() {
+                text.push_str(&format!(" Not failing: {}.", passing.join(", ")));
+            }
+            text.push('\n');
+            text
         }
-        Outcome::Undecided { reason } => format!("UNDECIDED: {reason}.\n"),
-        Outcome::NoVerdict { reason } => format!("NO VERDICT: {reason}.\n"),
+        Outcome::Undecided { reason } => format!("UNDECIDED: {}.\n", terminal(reason)),
+        Outcome::NoVerdict { reason } => format!("NO VERDICT: {}.\n", terminal(reason)),
     };
     let new_fails = report
         .rows
@@ -283,11 +304,71 @@ fn verdict(report: &Report) -> String {
              --allow-new.\n",
         );
     }
-    if stale > 0 {
+    if report.tally(Status::Stale, false) > 0 {
         text.push_str(
             "Stale baselines: `irgate refresh FILTER` after `irgate run` locks in the gain.\n",
         );
     }
     text.pop();
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Budget, Fingerprint};
+
+    fn row(benchmark: &str, status: Status, fails: bool) -> Row {
+        Row {
+            benchmark: benchmark.into(),
+            metric: "Ir".into(),
+            baseline: Some(100),
+            new: Some(200),
+            limit: Some(Budget {
+                relative_pct: 1.0,
+                absolute: 0,
+            }),
+            status,
+            fails,
+            since: None,
+            accepted: None,
+        }
+    }
+
+    #[test]
+    fn the_verdict_counts_only_failures_as_failures() {
+        let mut rows: Vec<Row> = (0..5)
+            .map(|i| row(&format!("a::over/{i}"), Status::OverBudget, true))
+            .collect();
+        rows.extend((0..3).map(|i| row(&format!("a::stale/{i}"), Status::Stale, false)));
+        rows.extend((0..28).map(|i| row(&format!("a::ok/{i}"), Status::Ok, false)));
+        let mut report = Report {
+            mode: Mode::Baselines,
+            outcome: Outcome::Failed { count: 5 },
+            rows,
+            fingerprint: Fingerprint::default(),
+            env_mismatches: Vec::new(),
+            attribution: Default::default(),
+        };
+        assert_eq!(
+            verdict(&report).lines().next().unwrap(),
+            "FAIL: 5 of 36 benchmarks failed the gate (5 over budget). Not failing: 3 stale."
+        );
+        report.rows[5].fails = true;
+        report.outcome = Outcome::Failed { count: 6 };
+        assert_eq!(
+            verdict(&report).lines().next().unwrap(),
+            "FAIL: 6 of 36 benchmarks failed the gate (5 over budget, 1 stale under --strict). Not \
+             failing: 2 stale."
+        );
+        report.rows.truncate(5);
+        report.rows.iter_mut().for_each(|r| r.fails = false);
+        report.rows[0].status = Status::Accepted;
+        report.rows.truncate(1);
+        report.outcome = Outcome::Passed;
+        assert_eq!(
+            verdict(&report),
+            "PASS: every budget holds over 1 benchmark (1 accepted on purpose)."
+        );
+    }
 }

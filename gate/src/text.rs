@@ -1,0 +1,255 @@
+//! Text as irgate writes it: numbers, signs, plurals, short commits, aligned tables, and the one
+//! escaping of untrusted text for a terminal or a log. A leaf: it imports nothing of irgate.
+//!
+//! Untrusted text (benchmark, function and file names read from a pull request's code, `[[accept]]`
+//! reasons, fingerprint values, paths) is made inert once per output format:
+//! - a terminal or a log (standard output and error, which a CI runner also reads): [`terminal`],
+//!   the one function for every such print;
+//! - markdown (the pull-request comment, the step summary): `report::markdown::code` and `prose`;
+//! - HTML and SVG (the dashboard, its charts): `history::render::escape`; the flame graphs'
+//!   SVG is escaped by `irgate-callgrind`;
+//! - workflow command values (annotations): `comment::escape_data` and `escape_property`;
+//! - JSON: serde's string escaping.
+//!
+//! They share [`is_deceptive`], the characters that reorder or hide text.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// How many characters of a commit people read: `ab3f09c12d45`.
+pub const SHORT_COMMIT: usize = 12;
+
+/// `1234567` -> `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A count change with its sign: `+1,234`, `-5`, `±0`.
+pub fn signed(n: i64) -> String {
+    match n {
+        0 => "±0".to_owned(),
+        n if n < 0 => format!("-{}", thousands(n.unsigned_abs())),
+        n => format!("+{}", thousands(n.unsigned_abs())),
+    }
+}
+
+/// `new - old` as a signed count (clamped to `i64`).
+pub fn signed_delta(new: u64, old: u64) -> i64 {
+    (i128::from(new) - i128::from(old)).clamp(i64::MIN.into(), i64::MAX.into()) as i64
+}
+
+/// A change in percent with its sign and two decimals: `+1.25%`, `-0.10%`.
+pub fn signed_pct(pct: f64) -> String {
+    format!("{pct:+.2}%")
+}
+
+/// `1 run`, `2 runs`: `n` and `noun`, plural unless `n` is 1.
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The first [`SHORT_COMMIT`] characters of a commit id, as people read it.
+pub fn short_commit(commit: &str) -> &str {
+    match commit.char_indices().nth(SHORT_COMMIT) {
+        Some((end, _)) => &commit[..end],
+        None => commit,
+    }
+}
+
+/// Lays out `lines` of cells as an aligned text table, two spaces between columns; columns where
+/// `numeric(i)` holds are right-aligned. Each line ends in a newline, without trailing spaces.
+pub fn align(lines: &[Vec<String>], numeric: impl Fn(usize) -> bool) -> String {
+    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            lines
+                .iter()
+                .filter_map(|line| line.get(i))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for line in lines {
+        let mut text = String::new();
+        for (i, cell) in line.iter().enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            let pad = " ".repeat(widths[i] - cell.chars().count());
+            if numeric(i) {
+                text.push_str(&pad);
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                text.push_str(&pad);
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes `text` to standard output. A reader that went away (`irgate doctor | head`) is not an
+/// error of the gate's: the rest is dropped, and the command's exit code stands.
+pub fn print(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// `word` as one word of a POSIX shell command line a user may paste: as it is when it holds
+/// only characters no shell reads specially (and does not start with `-` or `~`), else in
+/// single quotes (a `'` inside as `'\''`).
+pub fn shell_word(word: &str) -> Cow<'_, str> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./:@^+,=%-".contains(c);
+    if !word.is_empty() && !word.starts_with(['-', '~']) && word.chars().all(plain) {
+        return Cow::Borrowed(word);
+    }
+    Cow::Owned(format!("'{}'", word.replace('\'', "'\\''")))
+}
+
+/// Characters that reorder or hide text: bidirectional marks, embeddings, overrides and isolates,
+/// zero-width characters, the byte-order mark, and the Unicode line and paragraph separators.
+pub fn is_deceptive(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{2028}'..='\u{202E}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{FEFF}'
+    )
+}
+
+/// Untrusted `text` made inert for a terminal or a CI log, to print as one value inside a line
+/// irgate writes. Control characters (ESC, BEL, CR, LF, NUL, C1 codes) and [`is_deceptive`]
+/// characters become visible escapes (`\u{1b}`, `\n`), so nothing moves the cursor, starts a line
+/// or reorders what follows. A value that would start a workflow command where it begins a line
+/// (`::error ...`, `::add-mask::`, `##[error]`, after any whitespace) has its first `:` or `#` escaped
+/// (`\u{3a}:error ...`), so the runner reads it as text. Everything else is kept; text that
+/// needs none of this is borrowed, and escaping twice changes nothing more.
+pub fn terminal(text: &str) -> Cow<'_, str> {
+    let body = text.trim_start_matches(char::is_whitespace);
+    let command = body.starts_with(':') || body.starts_with("##");
+    if !command && !text.chars().any(|c| c.is_control() || is_deceptive(c)) {
+        return Cow::Borrowed(text);
+    }
+    let first = text.len() - body.len();
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, c) in text.char_indices() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || is_deceptive(c) || (command && i == first) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_thousands_and_signs_counts_and_percentages() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(4_037_660), "4,037,660");
+        assert_eq!(signed(3_890), "+3,890");
+        assert_eq!(signed(-5), "-5");
+        assert_eq!(signed(0), "±0");
+        assert_eq!(signed(i64::MIN), "-9,223,372,036,854,775,808");
+        assert_eq!(signed_delta(0, u64::MAX), i64::MIN);
+        assert_eq!(signed_delta(7, 5), 2);
+        assert_eq!(signed_pct(1.254), "+1.25%");
+        assert_eq!(signed_pct(-0.1), "-0.10%");
+    }
+
+    #[test]
+    fn says_plurals_and_short_commits() {
+        assert_eq!(plural(1, "run"), "1 run");
+        assert_eq!(plural(0, "run"), "0 runs");
+        assert_eq!(plural(2, "more row"), "2 more rows");
+        assert_eq!(
+            short_commit("e64354b8e2404feea80f83c6e625fecfac741fcf"),
+            "e64354b8e240"
+        );
+        assert_eq!(short_commit("abc"), "abc");
+        assert_eq!(short_commit("ééééééééééééé"), "éééééééééééé");
+    }
+
+    #[test]
+    fn quotes_shell_words_only_where_needed() {
+        for (word, quoted) in [
+            ("origin/main", "origin/main"),
+            ("v1.2.3", "v1.2.3"),
+            ("HEAD^", "HEAD^"),
+            ("main;curl x|sh", "'main;curl x|sh'"),
+            ("$(id)", "'$(id)'"),
+            ("a'b", "'a'\\''b'"),
+            ("`x`", "'`x`'"),
+            ("-x", "'-x'"),
+            ("HEAD~2", "'HEAD~2'"),
+            ("", "''"),
+        ] {
+            assert_eq!(shell_word(word), quoted, "{word}");
+        }
+    }
+
+    #[test]
+    fn aligns_text_left_and_numbers_right() {
+        let lines = vec![
+            vec!["name".to_owned(), "Ir".to_owned()],
+            vec!["a".to_owned(), "1,234".to_owned()],
+        ];
+        assert_eq!(align(&lines, |i| i == 1), "name     Ir\na     1,234\n");
+    }
+
+    #[test]
+    fn terminal_text_is_inert() {
+        for (hostile, inert) in [
+            ("a\u{1b}[2Jb", "a\\u{1b}[2Jb"),
+            ("bell\u{7}\0", "bell\\u{7}\\u{0}"),
+            ("x\r::error::forged", "x\\r::error::forged"),
+            ("reason\n::error title=x::y", "reason\\n::error title=x::y"),
+            ("::error title=forged::", "\\u{3a}:error title=forged::"),
+            ("   ::add-mask::secret", "   \\u{3a}:add-mask::secret"),
+            ("::stop-commands::tok", "\\u{3a}:stop-commands::tok"),
+            ("\u{a0}\t::warning::x", "\u{a0}\\t\\u{3a}:warning::x"),
+            ("##[error]forged", "\\u{23}#[error]forged"),
+            ("evil\u{202E}txt.rs", "evil\\u{202e}txt.rs"),
+            ("zero\u{200B}width\u{2066}", "zero\\u{200b}width\\u{2066}"),
+            ("csi\u{9b}31m", "csi\\u{9b}31m"),
+        ] {
+            assert_eq!(terminal(hostile), inert, "{hostile:?}");
+            assert_eq!(terminal(inert), inert, "escaping twice: {inert:?}");
+        }
+        for plain in [
+            "codec::varint::encode",
+            "<T as Foo>::bar",
+            "src/lib.rs",
+            "a::b",
+        ] {
+            assert!(matches!(terminal(plain), Cow::Borrowed(_)), "{plain}");
+        }
+    }
+}
