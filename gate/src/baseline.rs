@@ -3,7 +3,7 @@
 //!
 //! ```json
 //! {
-//!   "schema_version": 1,
+//!   "schema_version": 2,
 //!   "fingerprint": { "rustc": "1.95.0", "valgrind": "valgrind-3.24.0", ... },
 //!   "benchmarks": {
 //!     "frame::decode/32": {
@@ -27,8 +27,12 @@ use crate::files;
 use crate::fingerprint;
 use crate::model::{Counts, Fingerprint, Metric, Results};
 
-/// The schema version of baseline files this irgate reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version of baseline files this irgate writes: 2 records the build settings in the
+/// fingerprint (`build`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]) and 2.
+pub const READABLE_VERSIONS: &[u32] = &[1, 2];
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,7 +92,7 @@ impl Baselines {
                     format!("not a baseline file name: {message}"),
                 ));
             }
-            let file: BaselineFile = files::read_versioned(&path, "baseline", SCHEMA_VERSION)?;
+            let file: BaselineFile = files::read_versions(&path, "baseline", READABLE_VERSIONS)?;
             if let Some(stray) = file.benchmarks.keys().find(|id| group_of(id) != group) {
                 return Err(Error::invalid(
                     path.display(),

@@ -34,6 +34,13 @@
 //! features = ["callgrind"]     # cargo features to build it with (optional)
 //! args = ["--callgrind-args=--collect-systime=no"]  # more runner arguments (optional)
 //!
+//! # How the suites are built (optional). By default irgate builds them with its measurement build:
+//! # line tables, one codegen unit, nothing stripped (see `runner::Build`), so per-function
+//! # profiles name functions and unrelated code does not move counts. `measurement = false`
+//! # builds them as the workspace's bench profile says.
+//! [build]
+//! measurement = false
+//!
 //! # A cumulative budget (optional): `irgate check --history DIR` fails a benchmark that grew by
 //! # more than this since the anchor, a tag or commit recorded in the history, even when every
 //! # single change stayed within its own budget.
@@ -81,6 +88,9 @@ pub struct Config {
     pub drift: Option<Drift>,
     /// The `[[accept]]` entries, in file order.
     pub accepts: Vec<Accept>,
+    /// Whether the suites are built with irgate's measurement build (`[build] measurement`,
+    /// default true) rather than as the workspace's bench profile says.
+    pub measurement_build: bool,
 }
 
 /// `[drift]`: how much a benchmark may grow in all since an anchor.
@@ -155,6 +165,13 @@ struct RawConfig {
     drift: Option<RawDrift>,
     #[serde(default, rename = "accept")]
     accepts: Vec<Spanned<RawAccept>>,
+    build: Option<RawBuild>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBuild {
+    measurement: bool,
 }
 
 #[derive(Deserialize)]
@@ -209,6 +226,7 @@ impl Default for Config {
             overrides: Vec::new(),
             drift: None,
             accepts: Vec::new(),
+            measurement_build: true,
         }
     }
 }
@@ -452,6 +470,7 @@ impl Config {
             overrides,
             drift,
             accepts,
+            measurement_build: raw.build.is_none_or(|b| b.measurement),
         };
         // An info metric may be gated for some benchmarks by an override, not for all.
         if let Some(both) = config.info.iter().find(|m| config.budgets.contains_key(*m)) {
@@ -666,6 +685,24 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
     fn missing_budgets_table_means_the_default() {
         let config = parse("info = []").unwrap();
         assert_eq!(config.budgets_for("a::b").get(IR), Some(&DEFAULT_BUDGET));
+    }
+
+    #[test]
+    fn the_measurement_build_is_on_unless_gate_toml_opts_out() {
+        assert!(parse("info = []").unwrap().measurement_build);
+        assert!(Config::default().measurement_build);
+        assert!(
+            !parse("[build]\nmeasurement = false\n")
+                .unwrap()
+                .measurement_build
+        );
+        let error = parse("[build]\nmeasurement = \"no\"\n").unwrap_err();
+        assert!(error.to_string().contains("gate.toml:2:"), "{error}");
+        let error = parse("[build]\ncodegen_units = 4\n").unwrap_err();
+        assert!(
+            error.to_string().contains("unknown field `codegen_units`"),
+            "{error}"
+        );
     }
 
     #[test]

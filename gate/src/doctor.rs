@@ -38,6 +38,7 @@ pub fn execute(paths: &Paths) -> Result<ExitCode> {
         &glibc_tunables(),
         &paths.root,
         &libraries(&config, &paths.root),
+        crate::runner::Build::new(config.measurement_build, &paths.root)?.describe(),
     );
     let groups = match Baselines::load(&paths.baselines) {
         Ok(baselines) => baselines.groups,

@@ -17,6 +17,12 @@ use crate::model::Counts;
 /// must be `expected`. The version is checked before the rest, so an old or future file gets a
 /// message about its version rather than about a field.
 pub fn read_versioned<T: DeserializeOwned>(path: &Path, what: &str, expected: u32) -> Result<T> {
+    read_versions(path, what, &[expected])
+}
+
+/// [`read_versioned`] for a kind of file whose `readable` versions (oldest first) all parse into
+/// `T` (fields a newer version added have defaults).
+pub fn read_versions<T: DeserializeOwned>(path: &Path, what: &str, readable: &[u32]) -> Result<T> {
     let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
     #[derive(Deserialize)]
     struct Probe {
@@ -30,12 +36,18 @@ pub fn read_versioned<T: DeserializeOwned>(path: &Path, what: &str, expected: u3
                 format!("no `schema_version`: this is not an irgate {what} file"),
             ));
         }
-        Some(version) if version != expected => {
+        Some(version)
+            if !version
+                .as_u64()
+                .is_some_and(|v| readable.iter().any(|r| u64::from(*r) == v)) =>
+        {
+            let versions: Vec<String> = readable.iter().map(u32::to_string).collect();
             return Err(Error::invalid(
                 path.display(),
                 format!(
                     "unsupported schema_version {version}: this irgate reads {what} files of \
-                     schema_version {expected}"
+                     schema_version {}",
+                    versions.join(" or ")
                 ),
             ));
         }
@@ -292,6 +304,16 @@ mod tests {
         std::fs::write(&path, r#"{"benchmarks": {}}"#).unwrap();
         let error = read_versioned::<serde_json::Value>(&path, "results", 1).unwrap_err();
         assert!(error.to_string().contains("no `schema_version`"), "{error}");
+        std::fs::write(&path, r#"{"schema_version": 1}"#).unwrap();
+        assert!(read_versions::<serde_json::Value>(&path, "results", &[1, 2]).is_ok());
+        let error = read_versions::<serde_json::Value>(&path, "results", &[2]).unwrap_err();
+        assert!(
+            error.to_string().contains(
+                "unsupported schema_version 1: this irgate reads results files of \
+                           schema_version 2"
+            ),
+            "{error}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The environment a set of counts was taken in: collecting it, and comparing two of them.
 //!
 //! Fields that change which instructions run (toolchain, valgrind, the benchmark library, glibc and its
-//! tunables, the CPU the benchmarks see and its code-path flags, ASLR) must match between a
+//! tunables, the CPU the benchmarks see and its code-path flags, ASLR, the build settings) must match between a
 //! baseline and a run for the comparison to mean anything; the rest (host CPU, environment, path,
 //! commit, date) is recorded for people.
 
@@ -24,15 +24,21 @@ pub const MUST_MATCH: &[&str] = &[
     "cpu",
     "cpu_flags",
     "aslr",
+    "build",
 ];
 
 /// The fields that must also be equal when a cache metric is gated: the measured program's
 /// memory layout follows the checkout path and the environment it runs in.
 pub const MUST_MATCH_FOR_CACHE_METRICS: &[&str] = &["environment", "workspace_root"];
 
-/// Collects the fingerprint of this machine, for suites written with `libraries` run with
-/// `glibc_tunables` from `workspace_root`.
-pub fn collect(glibc_tunables: &str, workspace_root: &Path, libraries: &[Library]) -> Fingerprint {
+/// Collects the fingerprint of this machine, for suites written with `libraries`, built as
+/// `build` describes and run with `glibc_tunables` from `workspace_root`.
+pub fn collect(
+    glibc_tunables: &str,
+    workspace_root: &Path,
+    libraries: &[Library],
+    build: String,
+) -> Fingerprint {
     // In the workspace: its rust-toolchain.toml picks the toolchain (an A/B base may pin another).
     let rustc =
         stdout_of(Command::new("rustc").arg("-vV").current_dir(workspace_root)).unwrap_or_default();
@@ -56,6 +62,7 @@ pub fn collect(glibc_tunables: &str, workspace_root: &Path, libraries: &[Library
         cpu_flags: benchmarked.flags,
         host_cpu: cpu::host().identity,
         aslr: aslr_state().to_owned(),
+        build,
         environment: environment(),
         workspace_root: workspace_root.display().to_string(),
         commit: commit(workspace_root),
@@ -93,6 +100,7 @@ pub fn fields(fingerprint: &Fingerprint) -> Vec<(&'static str, String)> {
         cpu_flags,
         host_cpu,
         aslr,
+        build,
         environment,
         workspace_root,
         commit,
@@ -110,6 +118,7 @@ pub fn fields(fingerprint: &Fingerprint) -> Vec<(&'static str, String)> {
         ("cpu_flags", cpu_flags.join(" ")),
         ("host_cpu", host_cpu.clone()),
         ("aslr", aslr.clone()),
+        ("build", build.clone()),
         ("environment", environment.clone()),
         ("workspace_root", workspace_root.clone()),
         ("commit", commit.clone()),

@@ -13,6 +13,14 @@ pub type Metric = String;
 /// The value a fingerprint field records when a tool or file could not be read.
 pub const UNKNOWN: &str = "unknown";
 
+/// The `build` of a fingerprint read from a file that did not record it (schema version 1, before
+/// irgate controlled the build).
+pub const BUILD_UNRECORDED: &str = "not recorded (schema version 1: the bench profile as it was)";
+
+fn build_unrecorded() -> String {
+    BUILD_UNRECORDED.to_owned()
+}
+
 /// One benchmark's counts, by metric.
 pub type Counts = BTreeMap<Metric, u64>;
 
@@ -45,6 +53,11 @@ pub struct Fingerprint {
     pub host_cpu: String,
     /// Whether ASLR was off for the benchmarks: `off`, `on` or `unknown`.
     pub aslr: String,
+    /// The settings the suites were built with (`runner::Build::describe`), e.g. `irgate
+    /// measurement build: codegen-units=1 debug=line-tables-only strip=none incremental=off`.
+    /// Files of schema version 1 did not record it: they read as [`BUILD_UNRECORDED`].
+    #[serde(default = "build_unrecorded")]
+    pub build: String,
     /// Where the counts were taken: `container:<image>` or `host`.
     pub environment: String,
     /// The absolute path the benchmarks ran from (informational: a longer path moves counts by a

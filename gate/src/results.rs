@@ -3,7 +3,7 @@
 //!
 //! ```json
 //! {
-//!   "schema_version": 1,
+//!   "schema_version": 2,
 //!   "fingerprint": { "rustc": "1.95.0", ... },
 //!   "suites": ["benches/callgrind"],
 //!   "filters": [],
@@ -27,8 +27,12 @@ use crate::fingerprint;
 use crate::id::Origins;
 use crate::model::{Counts, Fingerprint, Results};
 
-/// The schema version of results files this irgate reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version of results files this irgate writes: 2 records the build settings in the
+/// fingerprint (`build`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]) and 2.
+pub const READABLE_VERSIONS: &[u32] = &[1, 2];
 
 /// The file name of results, inside the target directory's `irgate/`.
 pub const FILE_NAME: &str = "results.json";
@@ -55,7 +59,7 @@ pub fn read(path: &Path) -> Result<Results> {
             path: path.to_owned(),
         });
     }
-    let file: ResultsFile = files::read_versioned(path, "results", SCHEMA_VERSION)?;
+    let file: ResultsFile = files::read_versions(path, "results", READABLE_VERSIONS)?;
     if let Some(error) = file
         .filters
         .iter()

@@ -291,7 +291,8 @@ pub fn run_suites(
     let prepared = prepare(config, selection, &workspace)?;
     let libraries: Vec<Library> = prepared.iter().map(|(_, l)| l.clone()).collect();
     let tunables = runner::glibc_tunables();
-    let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries);
+    let build = runner::Build::new(config.measurement_build, &workspace.root)?;
+    let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries, build.describe());
     if fingerprint.aslr != "off" {
         eprintln!(
             "irgate: warning: ASLR could not be disabled (setarch -R failed); recorded as aslr={}",
@@ -310,6 +311,7 @@ pub fn run_suites(
         target: target.as_deref(),
         label: place.map_or("", |p| p.label),
         jobs: selection.jobs(),
+        build: &build,
     };
     let mut benchmarks = BTreeMap::new();
     let mut origins = Origins::default();
@@ -392,7 +394,7 @@ fn read_from(
 }
 
 /// Summaries as one results part. Summaries record no environment, so this machine's is recorded,
-/// with the libraries of the workspace's suites; a summary's suite is the one whose package and
+/// with the libraries of the workspace's suites and the build gate.toml asks for; a summary's suite is the one whose package and
 /// bench target name its directory (`<home>/<package>/<bench>/...`).
 fn read_summaries(
     sources: &[PathBuf],
@@ -446,7 +448,12 @@ fn read_summaries(
         .collect::<Vec<_>>()
         .join(", ");
     let results = Results {
-        fingerprint: fingerprint::collect(&runner::glibc_tunables(), root, &libraries),
+        fingerprint: fingerprint::collect(
+            &runner::glibc_tunables(),
+            root,
+            &libraries,
+            runner::Build::new(config.measurement_build, root)?.describe(),
+        ),
         suites,
         features: Vec::new(),
         filters: Vec::new(),

@@ -103,7 +103,7 @@ fn a_malformed_report_is_refused_saying_what_and_where() {
             "not an irgate JSON report (line",
         ),
         (
-            good.replace("\"schema_version\": 1", "\"schema_version\": 9"),
+            good.replace("\"schema_version\": 2", "\"schema_version\": 9"),
             "schema version 9",
         ),
         (

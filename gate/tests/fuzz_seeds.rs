@@ -85,8 +85,8 @@ const RESULTS: &[(&str, Expected)] = &[
     ),
     ("bad-ir-negative.json", Err(":47:14: negative count -1")),
     (
-        "bad-schema-2.json",
-        Err("unsupported schema_version 2: this irgate reads results files"),
+        "bad-schema-3.json",
+        Err("unsupported schema_version 3: this irgate reads results files"),
     ),
     ("bad-filter.json", Err("invalid filter `a[`")),
     ("bad-empty.json", Err(":1:0: truncated JSON")),
@@ -184,8 +184,8 @@ const REPORT: &[(&str, Expected)] = &[
         Err("invalid type: floating point `1.8446744073709552e+19`"),
     ),
     (
-        "bad-schema-2.json",
-        Err("schema version 2 of the JSON report"),
+        "bad-schema-3.json",
+        Err("schema version 3 of the JSON report"),
     ),
     ("bad-empty.json", Err("not an irgate JSON report")),
 ];

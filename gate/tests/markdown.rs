@@ -19,6 +19,9 @@ fn fingerprint() -> Fingerprint {
         cpu_flags: vec!["aes".into(), "avx2".into(), "erms".into()],
         host_cpu: "AuthenticAMD AMD EPYC 9B14".into(),
         aslr: "off".into(),
+        build: "irgate measurement build: codegen-units=1 debug=line-tables-only strip=none \
+                incremental=off"
+            .into(),
         environment: "container:irgate-env".into(),
         workspace_root: "/irgate".into(),
         commit: "0123abcd".into(),

@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 
 use irgate::baseline::{Baselines, Group, GroupUpdate, write_updates};
-use irgate::model::{Budget, Counts, Fingerprint, Outcome, Report, Results, Row, Status};
+use irgate::model::{
+    BUILD_UNRECORDED, Budget, Counts, Fingerprint, Outcome, Report, Results, Row, Status,
+};
 use irgate::report::json;
 use irgate::results;
 
@@ -23,6 +25,9 @@ fn fingerprint() -> Fingerprint {
         cpu_flags: vec!["aes".into(), "avx2".into()],
         host_cpu: "AuthenticAMD AMD EPYC 9B14".into(),
         aslr: "off".into(),
+        build: "irgate measurement build: codegen-units=1 debug=line-tables-only strip=none \
+                incremental=off"
+            .into(),
         environment: "container:irgate-env".into(),
         workspace_root: "/irgate".into(),
         commit: "0123abcd".into(),
@@ -103,4 +108,46 @@ fn the_json_report_is_frozen() {
     let text = json::render(&report);
     insta::assert_snapshot!(text);
     assert_eq!(json::parse(&text, "report.json").unwrap(), report);
+}
+
+/// The fingerprint of `fingerprint()` as schema version 1 wrote it: without `build`.
+fn version_1_fingerprint() -> serde_json::Value {
+    let mut value = serde_json::to_value(fingerprint()).unwrap();
+    value.as_object_mut().unwrap().remove("build");
+    value
+}
+
+#[test]
+fn files_of_schema_version_1_still_read_with_their_build_unrecorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = Fingerprint {
+        build: BUILD_UNRECORDED.to_owned(),
+        ..fingerprint()
+    };
+    let results_path = dir.path().join("results.json");
+    let text = serde_json::json!({
+        "schema_version": 1,
+        "fingerprint": version_1_fingerprint(),
+        "benchmarks": { "frame::decode/b32": { "Ir": 47 } },
+    });
+    std::fs::write(&results_path, text.to_string()).unwrap();
+    assert_eq!(results::read(&results_path).unwrap().fingerprint, old);
+
+    let baselines = dir.path().join("baselines");
+    std::fs::create_dir(&baselines).unwrap();
+    std::fs::write(baselines.join("frame.json"), text.to_string()).unwrap();
+    let loaded = Baselines::load(&baselines).unwrap();
+    assert_eq!(loaded.get("frame::decode/b32").unwrap().1, &old);
+
+    let mut future = text.clone();
+    future["schema_version"] = 3.into();
+    std::fs::write(&results_path, future.to_string()).unwrap();
+    let error = results::read(&results_path).unwrap_err().to_string();
+    assert!(
+        error.contains(
+            "unsupported schema_version 3: this irgate reads results files of \
+                        schema_version 1 or 2"
+        ),
+        "{error}"
+    );
 }

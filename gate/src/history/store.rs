@@ -3,7 +3,7 @@
 //!
 //! ```json
 //! {
-//!   "schema_version": 1,
+//!   "schema_version": 2,
 //!   "commit": "0123abcd…",
 //!   "date": "2026-11-20T10:00:00Z",
 //!   "refreshed": false,
@@ -32,8 +32,12 @@ use crate::error::{Error, Result};
 use crate::files;
 use crate::model::{Counts, Fingerprint, Results};
 
-/// The schema version of history run files this irgate reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version of history run files this irgate writes: 2 records the build settings in the
+/// fingerprint (`build`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]) and 2.
+pub const READABLE_VERSIONS: &[u32] = &[1, 2];
 
 /// The directory, inside the history directory, that holds one file per run.
 pub const RUNS_DIR: &str = "runs";
@@ -205,7 +209,7 @@ pub fn load(dir: &Path) -> Result<Vec<Run>> {
 /// Reads and checks one run file.
 pub fn read(path: &Path) -> Result<Run> {
     let invalid = |message: String| Error::invalid(path.display(), message);
-    let file: RunFile = files::read_versioned(path, "history run", SCHEMA_VERSION)?;
+    let file: RunFile = files::read_versions(path, "history run", READABLE_VERSIONS)?;
     check_commit(&file.commit).map_err(|m| invalid(format!("commit: {m}")))?;
     let date = parse_date(&file.date).map_err(|m| invalid(format!("date: {m}")))?;
     if let Some(error) = file
@@ -304,7 +308,7 @@ mod tests {
         assert_eq!(
             value,
             serde_json::json!({
-                "schema_version": 1,
+                "schema_version": 2,
                 "commit": COMMIT,
                 "date": "2026-11-20T10:00:00Z",
                 "refreshed": true,

@@ -1,8 +1,9 @@
-//! `irgate check --format json`: the report as JSON, schema version 1.
+//! `irgate check --format json`: the report as JSON, schema version 2 (version 1, still read, had
+//! no `build` in its fingerprint).
 //!
 //! ```json
 //! {
-//!   "schema_version": 1,
+//!   "schema_version": 2,
 //!   "outcome": { "kind": "failed", "count": 1 },
 //!   "exit_code": 1,
 //!   "mode": { "kind": "baselines" },
@@ -52,8 +53,12 @@ use crate::model::{
     Accepted, Budget, FieldMismatch, Fingerprint, Metric, Mode, Outcome, Report, Status,
 };
 
-/// The schema version of the JSON report.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version of the JSON report: 2 records the build settings in the fingerprint.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema versions `parse` reads (1 had no `build`, read as
+/// [`crate::model::BUILD_UNRECORDED`]).
+pub const READABLE_VERSIONS: &[u32] = &[1, 2];
 
 #[derive(Serialize)]
 struct JsonReport<'a> {
@@ -133,7 +138,7 @@ pub fn inert(json: &str) -> String {
 }
 
 /// Reads a report back (`irgate comment` does, from an artifact: untrusted): the schema version
-/// must be this one, the exit code must agree with the outcome, and every row must name a valid
+/// must be one it reads, the exit code must agree with the outcome, and every row must name a valid
 /// benchmark id and a count metric.
 pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
     let invalid = |message: String| Error::invalid(origin, message);
@@ -144,10 +149,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
             e.column()
         ))
     })?;
-    if stored.schema_version != SCHEMA_VERSION {
+    if !READABLE_VERSIONS.contains(&stored.schema_version) {
         return Err(invalid(format!(
-            "schema version {} of the JSON report is not the {} this irgate reads",
-            stored.schema_version, SCHEMA_VERSION
+            "schema version {} of the JSON report is not one this irgate reads (1 or 2)",
+            stored.schema_version
         )));
     }
     let exit_code = stored.exit_code;
