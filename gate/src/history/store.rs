@@ -10,6 +10,7 @@
 //!   "fingerprint": { "rustc": "1.95.0", ... },
 //!   "suites": ["benches/callgrind"],
 //!   "filters": [],
+//!   "features": ["inject-slowdown"],
 //!   "benchmarks": { "frame::encode/512": { "Ir": 1983, "EstimatedCycles": 3012 } }
 //! }
 //! ```
@@ -33,7 +34,7 @@ use crate::files;
 use crate::model::{Counts, Fingerprint, Results};
 
 /// The schema version of history run files this irgate writes: 2 records the build settings in the
-/// fingerprint (`build`).
+/// fingerprint (`build`) and the run's cargo `features` (version 1 dropped them).
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]) and 2.
@@ -54,6 +55,8 @@ struct RunFile {
     suites: Vec<String>,
     #[serde(default)]
     filters: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    features: Vec<String>,
     #[serde(deserialize_with = "files::strict_benchmarks")]
     benchmarks: BTreeMap<String, Counts>,
 }
@@ -126,6 +129,7 @@ impl Run {
             fingerprint: self.results.fingerprint.clone(),
             suites: self.results.suites.clone(),
             filters: self.results.filters.clone(),
+            features: self.results.features.clone(),
             benchmarks: self.results.benchmarks.clone(),
         }
     }
@@ -227,8 +231,8 @@ pub fn read(path: &Path) -> Result<Run> {
             fingerprint: file.fingerprint,
             suites: file.suites,
             filters: file.filters,
+            features: file.features,
             benchmarks: file.benchmarks,
-            ..Results::default()
         },
     };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -287,11 +291,14 @@ mod tests {
         }
     }
 
-    /// The schema, frozen: a change here is a new schema version.
+    /// The schema, frozen: a change here is a new schema version. The run's features are kept
+    /// (schema version 1 dropped them).
     #[test]
     fn the_run_file_schema_is_frozen() {
         let dir = tempfile::tempdir().unwrap();
-        let run = Run::from_results(results(1983), None, true, "r").unwrap();
+        let mut with_features = results(1983);
+        with_features.features = vec!["inject-slowdown".into()];
+        let run = Run::from_results(with_features, None, true, "r").unwrap();
         let Appended::Added(path) = append(dir.path(), &run).unwrap() else {
             panic!("not added")
         };
@@ -315,10 +322,30 @@ mod tests {
                 "fingerprint": fingerprint,
                 "suites": ["benches/callgrind"],
                 "filters": [],
+                "features": ["inject-slowdown"],
                 "benchmarks": { "frame::encode/b512": { "Ir": 1983 } }
             })
         );
         assert_eq!(load(dir.path()).unwrap(), [run]);
+    }
+
+    /// A run file of schema version 1 (no `features`, no `build` in the fingerprint) still reads.
+    #[test]
+    fn reads_schema_version_1() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = Run::from_results(results(7), None, false, "r").unwrap();
+        let Appended::Added(path) = append(dir.path(), &run).unwrap() else {
+            panic!("not added")
+        };
+        let mut value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        value["schema_version"] = 1.into();
+        value["fingerprint"].as_object_mut().unwrap().remove("build");
+        std::fs::write(&path, value.to_string()).unwrap();
+        let [read] = load(dir.path()).unwrap().try_into().unwrap();
+        assert_eq!(read.results.benchmarks, run.results.benchmarks);
+        assert!(read.results.features.is_empty());
+        assert_eq!(read.results.fingerprint.build, crate::model::BUILD_UNRECORDED);
     }
 
     #[test]
