@@ -29,8 +29,16 @@ pub struct Options {
     pub default_branch: Option<String>,
 }
 
-/// The action the workflows use, at the version of this irgate.
-pub const ACTION: &str = concat!("irgate/irgate@v", env!("CARGO_PKG_VERSION"));
+/// The action the workflows use: irgate's repository (the package's `repository`, one place to
+/// change it) at the tag of this irgate's version, whose release holds the binary the action
+/// downloads.
+pub fn action() -> String {
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let name = repository
+        .strip_prefix("https://github.com/")
+        .unwrap_or(repository);
+    format!("{name}@v{}", env!("CARGO_PKG_VERSION"))
+}
 
 /// Where `--ci` writes the image pins, relative to the workspace root.
 pub const IMAGE_PINS: &str = ".irgate/image.env";
@@ -154,7 +162,7 @@ fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Result<
     ] {
         let path = root.join(".github/workflows").join(name);
         let text = template
-            .replace("{{ACTION}}", ACTION)
+            .replace("{{ACTION}}", &action())
             .replace("{{BRANCH}}", &branch);
         files.push((path, text));
     }
@@ -486,7 +494,10 @@ mod tests {
                 "a user's repository is not irgate"
             );
         }
-        assert!(ACTION.starts_with("irgate/irgate@v"));
+        let action = action();
+        let (name, tag) = action.split_once('@').unwrap();
+        assert_eq!(name.split('/').count(), 2, "{action}");
+        assert_eq!(tag, concat!("v", env!("CARGO_PKG_VERSION")));
     }
 
     #[test]
