@@ -125,9 +125,12 @@ fn libraries(config: &Config, root: &std::path::Path) -> Vec<Library> {
 /// One line per library: the runner `irgate run` would use for it, or why there is none; and
 /// whether every library has its runner.
 fn runners(libraries: &[Library]) -> (String, bool) {
+    let mut distinct = libraries.to_vec();
+    distinct.sort();
+    distinct.dedup();
     let mut out = String::new();
     let mut all = true;
-    for library in libraries {
+    for library in &distinct {
         let name = format!("{} {}", library.kind.runner(), library.version);
         match library.runner() {
             Ok(runner) => {

@@ -60,7 +60,10 @@ pub fn install(paths: &Paths) -> Result<ExitCode> {
                 found.source
             )));
         }
-        eprintln!("irgate: installed {}", found.path.display());
+        eprintln!(
+            "irgate: installed {}; irgate points `cargo bench` at it, so the PATH needs no change",
+            found.path.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -77,7 +80,12 @@ pub fn path(paths: &Paths) -> Result<ExitCode> {
 /// The distinct libraries of the suites `irgate run` would run here.
 fn libraries(paths: &Paths) -> Result<Vec<Library>> {
     let paths = paths.resolve()?;
-    let config = Config::load_or_default(&paths.config, paths.config_named)?;
+    // Before `irgate init` there is no gate.toml: the suites found, without a word about budgets.
+    let config = if paths.config_named || paths.config.is_file() {
+        Config::load_or_default(&paths.config, paths.config_named)?
+    } else {
+        Config::default()
+    };
     let workspace = Workspace::load(&paths.root)?;
     suite::libraries(&suite::resolve(&config.suites, &workspace)?, &workspace)
 }
