@@ -7,7 +7,9 @@
 #                 default branch `master`.
 # Neither has a rust-toolchain.toml. Another project's runners are first on the PATH, of other
 # versions (stand-ins answering as gungraun-runner 0.19.0 and iai-callgrind-runner 0.15.2 do),
-# which irgate must leave alone and install its own beside. For each, from a clean copy: install irgate (the README's command); `irgate init
+# which irgate must leave alone and install its own beside. Install irgate (the README's command
+# for a clone of irgate: `cargo install --locked --path gate`; the crates.io one installs the same
+# package once published). For each, from a clean copy: `irgate init
 # --ci` with no runner stops before building anything, naming `irgate runner install` and never
 # `--force`, and `irgate doctor` says the runner is missing; `irgate runner install`; `irgate
 # init --ci` pins the toolchain in use and the history workflow to the default branch; init again
@@ -46,8 +48,8 @@ chmod +x "$other"/*
 other_sum=$(cat "$other"/* | sha256sum)
 export PATH=$other:$PATH
 
-# 1. Install: the README's install command, into a scratch root (its build directory is kept
-# between runs).
+# 1. Install: the README's install command for a clone, into a scratch root (its build directory
+# is kept between runs).
 say "installing irgate: cargo install --locked --path gate"
 start=$SECONDS
 CARGO_TARGET_DIR=$repo/target/adoption-install \
