@@ -6,7 +6,8 @@
 #
 # The build context is irgate's source (this directory). The build arguments pin the rest:
 #   BASE_IMAGE      the official Rust image; pin a digest (rust:1.95.0-trixie@sha256:...)
-#   RUST_TOOLCHAIN  the repository's toolchain (its rust-toolchain.toml channel)
+#   RUST_TOOLCHAIN  the repository's exact toolchain (rust-toolchain.toml's channel, or the one
+#                   `irgate init --ci` found in use); it wins over a rust-toolchain.toml in here
 #   RUNNER_CRATE    gungraun-runner or iai-callgrind-runner: the suites' library's runner
 #   RUNNER_VERSION  its exact version (the library's, from cargo metadata)
 #   IRGATE_FEATURES `github` adds `irgate comment` (GitHub Actions needs it)
@@ -57,9 +58,12 @@ COPY --from=irgate /opt/irgate/bin/irgate /usr/local/bin/irgate
 #   `rep movsb`/`rep stosb` (which callgrind counts as one instruction per byte) above a
 #   CPU-dependent threshold;
 # - one fixed repository path, target dir and cargo home (paths end up in binaries and in counts);
+# - RUSTUP_TOOLCHAIN: the pinned toolchain, even where the repository's rust-toolchain.toml names a
+#   loose channel (`stable`) or none;
 # - IRGATE_ENVIRONMENT: recorded in every fingerprint taken in here (`environment`).
 ARG BASE_IMAGE
-ENV GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295:glibc.cpu.x86_rep_stosb_threshold=4294967295 \
+ENV RUSTUP_TOOLCHAIN=${RUST_TOOLCHAIN} \
+    GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295:glibc.cpu.x86_rep_stosb_threshold=4294967295 \
     CARGO_TARGET_DIR=/irgate/target/container \
     CARGO_HOME=/irgate/target/container/cargo-home \
     HOME=/irgate/target/container/home \

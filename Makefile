@@ -3,7 +3,9 @@
 # The gate on this machine: `make gate` runs the callgrind suite and compares it with baselines/;
 # `make baseline` runs it and writes the counts into baselines/ (review the diff, then commit).
 # Extra arguments: RUN_ARGS (e.g. a filter 'frame::*'), CHECK_ARGS (e.g. --on-env-mismatch=warn),
-# REFRESH_ARGS (e.g. a filter, --prune). irgate names the runner to install when it is missing.
+# REFRESH_ARGS (e.g. a filter, --prune). `make install-runner` installs the suite's runner at its
+# exact version into irgate's runner cache (beside any other version; reused when the PATH has
+# it), which `make test` does first.
 #
 # The pinned environment (Dockerfile, docs/container.md): `make image` builds it with this
 # repository's pins (.irgate/image.env), `make gate-container` / `make baseline-container` run
@@ -13,7 +15,7 @@
 IRGATE := scripts/irgate
 IN_CONTAINER := docker/irgate-container
 
-.PHONY: help gate baseline test image gate-container baseline-container
+.PHONY: help gate baseline install-runner test image gate-container baseline-container
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
 
@@ -25,8 +27,11 @@ baseline: ## Run the callgrind suite and write its counts into baselines/
 	$(IRGATE) run $(RUN_ARGS)
 	$(IRGATE) refresh $(REFRESH_ARGS)
 
-test: ## Run every test of the workspace
-	cargo test --workspace --all-features --locked
+install-runner: ## Install the suite's runner into irgate's cache (skipped when found)
+	$(IRGATE) runner install
+
+test: install-runner ## Run every test of the workspace (a test lists the suite: it needs the runner)
+	GUNGRAUN_RUNNER="$$($(IRGATE) runner path)" cargo test --workspace --all-features --locked
 
 image: ## Build the pinned image (irgate-env) with this repository's pins
 	$(IN_CONTAINER) --build-only

@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
 # End to end: a new user adopts irgate in two small workspaces (gate/tests/adoption/), following
 # the README's "Use irgate in your project" from top to bottom:
-#   two-targets   a workspace whose member crate has two gungraun 0.20 bench targets;
-#   iai-feature   a library with an iai-callgrind 0.16 suite behind the `callgrind` feature.
-# For each, from a clean copy: install irgate (the README's command), install the runner irgate
-# names, `irgate init --ci`, `irgate refresh`, `irgate run && irgate check` passes (exit 0), a
-# deliberate regression in one function fails (exit 1) on exactly the benchmarks that call it,
-# and the revert passes again. Needs valgrind, jq and cargo. About 8 minutes here from nothing.
+#   two-targets   a workspace whose member crate has two gungraun 0.20 bench targets, whose
+#                 groups share one name (`digest`); default branch `main`;
+#   iai-feature   a library with an iai-callgrind 0.16 suite behind the `callgrind` feature;
+#                 default branch `master`.
+# Neither has a rust-toolchain.toml. Another project's runners are first on the PATH, of other
+# versions (stand-ins answering as gungraun-runner 0.19.0 and iai-callgrind-runner 0.15.2 do),
+# which irgate must leave alone and install its own beside. Install irgate (the README's command
+# for a clone of irgate: `cargo install --locked --path gate`; the crates.io one installs the same
+# package once published). For each, from a clean copy: `irgate init
+# --ci` with no runner stops before building anything, naming `irgate runner install` and never
+# `--force`, and `irgate doctor` says the runner is missing; `irgate runner install`; `irgate
+# init --ci` pins the toolchain in use and the history workflow to the default branch; init again
+# is refused before it runs anything, leaving the results alone; `irgate refresh` (its baselines
+# explain at once), commit; `irgate run && irgate check` passes (exit 0), a deliberate
+# regression in one function fails (exit 1) on exactly the benchmarks that call it and `irgate
+# explain` names the function, and the revert passes again.
+#
+# Needs valgrind, jq and cargo. Runners go to irgate's cache at target/adoption-runners, kept
+# between runs like the install's build directory: the first run installs gungraun-runner 0.20.0
+# and iai-callgrind-runner 0.16.1 there (about 2.5 minutes each), later runs reuse them. About
+# 8 minutes here when they are cached.
 #
 # usage: scripts/adoption-test.sh
 set -euo pipefail
@@ -19,8 +34,22 @@ command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export IRGATE_RUNNERS=$repo/target/adoption-runners
+# A new user's shell names no runner.
+unset GUNGRAUN_RUNNER IAI_CALLGRIND_RUNNER
 
-# The README's install command, into a scratch root (its build directory is kept between runs).
+# Another project's runners, first on the PATH: irgate must neither use them nor ask to replace
+# them.
+other=$work/other-project/bin
+mkdir -p "$other"
+printf '#!/bin/sh\necho "gungraun-runner 0.19.0"\n' >"$other/gungraun-runner"
+printf '#!/bin/sh\necho "iai-callgrind-runner 0.15.2"\n' >"$other/iai-callgrind-runner"
+chmod +x "$other"/*
+other_sum=$(cat "$other"/* | sha256sum)
+export PATH=$other:$PATH
+
+# 1. Install: the README's install command for a clone, into a scratch root (its build directory
+# is kept between runs).
 say "installing irgate: cargo install --locked --path gate"
 start=$SECONDS
 CARGO_TARGET_DIR=$repo/target/adoption-install \
@@ -28,6 +57,7 @@ CARGO_TARGET_DIR=$repo/target/adoption-install \
 say "installed in $((SECONDS - start)) s"
 export PATH=$work/irgate/bin:$PATH
 [ "$(command -v irgate)" = "$work/irgate/bin/irgate" ] || die "irgate is not the installed one"
+toolchain=$(rustc --version | cut -d' ' -f2)
 
 # expect_gate CODE: `irgate run && irgate check --format json`, whose exit code must be CODE;
 # prints the failing benchmarks.
@@ -39,44 +69,90 @@ expect_gate() {
     jq -r '.rows[] | select(.fails) | .benchmark' "$work/report.json" | sort -u
 }
 
-# adopt NAME FILE FUNCTION LIBRARY EXPECTED...: adopts irgate in a copy of fixture NAME, injects
-# extra work into FUNCTION of FILE, and expects exactly EXPECTED to fail.
-adopt() {
-    local name=$1 file=$2 function=$3 library=$4
-    shift 4
-    local expected
-    expected=$(printf '%s\n' "$@" | sort)
-    say "$name: a clean copy"
-    cp -r "$fixtures/$name" "$work/$name"
-    cd "$work/$name"
-    git init --quiet && git add -A && git -c user.name=t -c user.email=t@t commit --quiet -m fixture
+# expect_refusal LOG CODE COMMAND...: COMMAND must exit CODE (its output in LOG).
+expect_refusal() {
+    local log=$1 code=$2 got=0
+    shift 2
+    "$@" >"$log" 2>&1 || got=$?
+    [ "$got" -eq "$code" ] || { cat "$log" >&2; die "$* exited $got, expected $code"; }
+}
 
-    # As a user would: init, and when irgate asks for the runner, the command it prints, again.
+# 2. Set up, with the checks that come before anything is built.
+set_up() {
+    local name=$1 branch=$2 library=$3
+    say "$name: irgate init --ci with no runner of $library: stops before building"
+    expect_refusal "$work/init.log" 2 env IRGATE_RUNNERS="$work/no-runners" irgate init --ci
+    grep -q 'irgate runner install' "$work/init.log" || { cat "$work/init.log" >&2; die "init does not name irgate runner install"; }
+    ! grep -q -- '--force' "$work/init.log" || die "init asks to replace a runner (--force)"
+    [ ! -e target ] && [ ! -e gate.toml ] || die "init built or wrote something before refusing"
+    expect_refusal "$work/doctor.log" 2 env IRGATE_RUNNERS="$work/no-runners" irgate doctor
+    grep -q '^MISSING  runner  *'"${library%% *}" "$work/doctor.log" ||
+        { cat "$work/doctor.log" >&2; die "doctor does not report the missing runner"; }
+
+    say "$name: irgate runner install (as irgate asks)"
+    irgate runner install
+    local runner
+    runner=$(irgate runner path)
+    case $runner in "$IRGATE_RUNNERS"/*) ;; *) die "the runner is not irgate's cached one: $runner" ;; esac
+    [ "$(cat "$other"/* | sha256sum)" = "$other_sum" ] || die "another project's runner was replaced"
+
     say "$name: irgate init --ci"
-    if ! irgate init --ci >"$work/init.log" 2>&1; then
-        local install
-        install=$(sed -n 's/.*: \(cargo install [a-z-]*-runner --version [0-9.]* --locked\).*/\1/p' \
-            "$work/init.log" | head -n 1)
-        [ -n "$install" ] || { cat "$work/init.log" >&2; die "irgate init failed"; }
-        say "$name: $install (as irgate asks)"
-        $install --quiet
-        irgate init --ci >"$work/init.log" 2>&1 || { cat "$work/init.log" >&2; die "irgate init failed"; }
-    fi
+    irgate init --ci >"$work/init.log" 2>&1 || { cat "$work/init.log" >&2; die "irgate init failed"; }
     for file_written in gate.toml .irgate/image.env .github/workflows/irgate.yml \
         .github/workflows/irgate-comment.yml .github/workflows/irgate-refresh.yml \
         .github/workflows/irgate-history.yml; do
         [ -f "$file_written" ] || die "irgate init did not write $file_written"
     done
-    grep -q "RUNNER_VERSION=${library#* }" .irgate/image.env || die "image pins do not name $library"
-    say "$name: irgate refresh"
-    irgate refresh >/dev/null
+    grep -qx "RUNNER_VERSION=${library#* }" .irgate/image.env || die "image pins do not name $library"
+    grep -qx "RUST_TOOLCHAIN=$toolchain" .irgate/image.env || die "image pins do not name the toolchain in use, $toolchain"
+    [ ! -e rust-toolchain.toml ] || die "init wrote rust-toolchain.toml"
+    grep -q 'no rust-toolchain.toml' "$work/init.log" || die "init does not say where the toolchain comes from"
+    grep -qF "branches: [\"$branch\"]" .github/workflows/irgate-history.yml ||
+        die "the history workflow does not run on $branch"
+    grep -qF "records pushes to \`$branch\`" "$work/init.log" ||
+        { cat "$work/init.log" >&2; die "init does not name the branch $branch"; }
+
+    say "$name: irgate init --ci again: refused before running anything"
+    local results=target/irgate/results.json before
+    before=$(sha256sum <"$results")
+    expect_refusal "$work/again.log" 2 irgate init --ci
+    grep -q 'exists: irgate is set up here already' "$work/again.log" || die "init again: no clear refusal"
+    ! grep -q '^irgate: suite ' "$work/again.log" || die "init again ran the suites before refusing"
+    [ "$(sha256sum <"$results")" = "$before" ] || die "init again overwrote the latest results"
+}
+
+# adopt NAME BRANCH FILE FUNCTION LIBRARY EXPECTED...: adopts irgate in a copy of fixture NAME
+# (default branch BRANCH), injects extra work into FUNCTION of FILE, and expects exactly
+# EXPECTED to fail.
+adopt() {
+    local name=$1 branch=$2 file=$3 function=$4 library=$5
+    shift 5
+    local expected
+    expected=$(printf '%s\n' "$@" | sort)
+    say "$name: a clean copy (default branch $branch)"
+    cp -r "$fixtures/$name" "$work/$name"
+    cd "$work/$name"
+    git init --quiet --initial-branch="$branch" && git add -A &&
+        git -c user.name=t -c user.email=t@t commit --quiet -m fixture
+
+    set_up "$name" "$branch" "$library"
+
+    # 3. The baselines, committed; they explain from the start.
+    say "$name: irgate refresh, commit"
+    irgate refresh >/dev/null 2>"$work/refresh.log" || { cat "$work/refresh.log" >&2; die "irgate refresh failed"; }
+    ! grep -q 'uncommitted' "$work/refresh.log" || die "refresh saw uncommitted changes in a clean fixture"
     [ -n "$(ls baselines/*.json)" ] || die "irgate refresh wrote no baselines"
+    [ -n "$(ls baselines/profiles)" ] || die "the first baselines have no per-function profiles"
     jq -e --arg lib "$library" '.fingerprint.library == $lib' baselines/*.json >/dev/null ||
         die "the baselines' fingerprint does not name $library"
+    git add gate.toml baselines .github .irgate && git -c user.name=t -c user.email=t@t commit --quiet -m "irgate: baselines"
+    irgate explain "$1" >"$work/explain.log" 2>&1 || { cat "$work/explain.log" >&2; die "explain cannot read the first baselines"; }
 
+    # 4. The gate.
     say "$name: irgate run && irgate check (unchanged code: exit 0)"
     [ -z "$(expect_gate 0)" ] || die "unchanged code failed the gate"
-    irgate doctor >/dev/null || die "irgate doctor: the environment does not match the baselines taken here"
+    irgate doctor >"$work/doctor.log" || { cat "$work/doctor.log" >&2; die "irgate doctor: the environment does not match the baselines taken here"; }
+    grep -q '^ok       runner ' "$work/doctor.log" || die "doctor does not show the runner"
 
     say "$name: a regression in $function"
     cp "$file" "$work/original.rs"
@@ -90,6 +166,8 @@ adopt() {
         die "$name: the regression must fail exactly the benchmarks calling $function (< expected, > failed)"
     fi
     say "$name: exit 1 on exactly $(tr '\n' ' ' <<<"$failing")"
+    irgate explain "$1" >"$work/explain.log" 2>&1 || true
+    grep -q "$function" "$work/explain.log" || { cat "$work/explain.log" >&2; die "explain does not name $function"; }
 
     cp "$work/original.rs" "$file"
     say "$name: the revert (exit 0)"
@@ -97,6 +175,9 @@ adopt() {
     cd "$repo"
 }
 
-adopt two-targets text/src/lib.rs fnv1a "gungraun 0.20.0" digest::fnv/b16 digest::fnv/b256
-adopt iai-feature src/lib.rs luhn "iai-callgrind 0.16.1" card::luhn/card card::luhn/long
+adopt two-targets main text/src/lib.rs fnv1a "gungraun 0.20.0" digest::fnv/b16 digest::fnv/b256
+# The two suites share the group `digest`: one baseline file holds both.
+jq -e '.benchmarks | has("digest::count/short") and has("digest::fnv/b16")' \
+    "$work/two-targets/baselines/digest.json" >/dev/null || die "the shared group's baselines do not hold both suites"
+adopt iai-feature master src/lib.rs luhn "iai-callgrind 0.16.1" card::luhn/card card::luhn/long
 say "ok"

@@ -27,7 +27,7 @@ rendered=$(mktemp -d)
 trap 'rm -rf "$rendered"' EXIT
 mkdir -p "$rendered/.github/workflows"
 for template in gate/templates/*.yml; do
-    sed 's|{{ACTION}}|irgate/irgate@v0.1.0|' "$template" >"$rendered/.github/workflows/${template##*/}"
+    sed 's|{{ACTION}}|irgate/irgate@v0.1.0|; s|{{BRANCH}}|master|' "$template" >"$rendered/.github/workflows/${template##*/}"
 done
 (cd "$rendered" && git init -q && actionlint -no-color)
 zizmor --version

@@ -13,9 +13,12 @@
 #      laid out like the official image: RUSTUP_HOME=/usr/local/rustup, CARGO_HOME=/usr/local/cargo,
 #      /usr/local/cargo/bin on PATH;
 #   3. seeds /usr/local/cargo/registry with the crates that the runner pinned in .irgate/image.env
-#      and irgate itself (this workspace's Cargo.lock) need, downloaded by the host's cargo, and
-#      sets CARGO_NET_OFFLINE=true, so the Dockerfile's unchanged install steps build without
-#      network (rebuild with --force when Cargo.lock or the pins change);
+#      (and every runner named with --runner CRATE@VERSION: another repository's pins) and irgate
+#      itself (this workspace's Cargo.lock) need, downloaded by the host's cargo, and sets
+#      CARGO_NET_OFFLINE=true, so the Dockerfile's unchanged install steps build without network
+#      (rebuild with --force when Cargo.lock or the pins change). The runners seeded are listed
+#      in the image's label `irgate.runners`; docker/irgate-container refuses, before building,
+#      pins whose runner the base cannot build offline, and names the command that seeds it;
 #   4. `docker import`s the result as $IRGATE_BASE_IMAGE (default irgate-base:rust-1.95.0-trixie).
 #
 # Idempotent: when the tag exists, seeded for this Cargo.lock and these pins, it is reused and
@@ -31,29 +34,40 @@ TAG=${IRGATE_BASE_IMAGE:-irgate-base:rust-${RUST_VERSION}-${SUITE}}
 
 usage() {
     cat <<EOF
-usage: $0 [--force | --tag]
+usage: $0 [--force] [--runner CRATE@VERSION]... | --tag
 
 Builds the offline base image $TAG (a stand-in for rust:${RUST_VERSION}-${SUITE}) from debootstrap
-and this machine's Rust toolchain, unless it already exists. --force rebuilds it; --tag prints
-the tag and exits.
+and this machine's Rust toolchain, unless it already exists. --force rebuilds it; --runner also
+seeds the crates of another runner (e.g. iai-callgrind-runner@0.16.1, for a repository pinning
+it); --tag prints the tag and exits.
 Environment: IRGATE_BASE_IMAGE (tag), IRGATE_DEBIAN_MIRROR (default: the host apt's Debian mirror).
 EOF
 }
 
 force=false
-case "${1:-}" in
-    "") ;;
-    --force) force=true ;;
-    --tag) echo "$TAG"; exit 0 ;;
-    -h | --help) usage; exit 0 ;;
-    *) usage >&2; exit 2 ;;
-esac
+# Runners to seed, CRATE@VERSION: this repository's pin first.
+runners=("$("$REPO_ROOT/scripts/pin" RUNNER_CRATE)@$("$REPO_ROOT/scripts/pin" RUNNER_VERSION)")
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --force) force=true ;;
+        --runner)
+            [[ ${2:-} =~ ^(gungraun-runner|iai-callgrind-runner)@[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+                { echo "--runner takes gungraun-runner@X.Y.Z or iai-callgrind-runner@X.Y.Z, not '${2:-}'" >&2; exit 2; }
+            runners+=("$2")
+            shift ;;
+        --tag) echo "$TAG"; exit 0 ;;
+        -h | --help) usage; exit 0 ;;
+        *) usage >&2; exit 2 ;;
+    esac
+    shift
+done
+mapfile -t runners < <(printf '%s\n' "${runners[@]}" | sort -u)
 
 say() { printf 'offline-base-image: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
 # The seeded crates follow Cargo.lock and the pins: an image seeded for others is rebuilt.
-seed_key=$(cat "$REPO_ROOT/Cargo.lock" "$REPO_ROOT/.irgate/image.env" | sha256sum | cut -c1-16)
+seed_key=$( { cat "$REPO_ROOT/Cargo.lock" "$REPO_ROOT/.irgate/image.env"; echo "${runners[*]}"; } | sha256sum | cut -c1-16)
 if ! $force && [ "$(docker image inspect --format '{{index .Config.Labels "irgate.seed"}}' "$TAG" 2>/dev/null)" = "$seed_key" ]; then
     say "reusing $TAG ($(docker image inspect --format '{{.Id}}' "$TAG" | cut -c1-19))"
     exit 0
@@ -70,9 +84,6 @@ toolchain_src=$rustup_home/toolchains/$RUST_VERSION-$HOST_TRIPLE
 rustup_bin=$(command -v rustup) || die "rustup is missing"
 rustup_bin=$(readlink -f "$rustup_bin")
 
-# The runner pinned for this repository (.irgate/image.env, the image's build arguments).
-runner_crate=$("$REPO_ROOT/scripts/pin" RUNNER_CRATE)
-runner_version=$("$REPO_ROOT/scripts/pin" RUNNER_VERSION)
 
 # The Debian mirror that the host's apt already uses (deb822 "URIs:" or one-line "deb URL ...").
 mirror=${IRGATE_DEBIAN_MIRROR:-$(
@@ -112,29 +123,31 @@ for proxy in cargo cargo-clippy cargo-fmt clippy-driver rustc rustdoc rustfmt ru
     ln -s rustup "$rootfs/usr/local/cargo/bin/$proxy"
 done
 
-say "3/4 downloading the crates of $runner_crate $runner_version and of irgate (host cargo, --locked)"
+say "3/4 downloading the crates of ${runners[*]} and of irgate (host cargo, --locked)"
 seed=$work/cargo-seed
-mkdir -p "$work/probe/src" "$seed"
-printf 'fn main() {}\n' >"$work/probe/src/main.rs"
-cat >"$work/probe/Cargo.toml" <<EOF
-[package]
-name = "runner-probe"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-$runner_crate = "=$runner_version"
-EOF
+mkdir -p "$seed"
+# seed_runner CRATE VERSION: the runner's crates as `cargo install --locked` resolves them (its own
+# Cargo.lock), through a probe package that depends on it.
+seed_runner() {
+    local crate=$1 version=$2 probe=$work/probe-$1-$2 file
+    mkdir -p "$probe/src"
+    printf 'fn main() {}\n' >"$probe/src/main.rs"
+    printf '[package]\nname = "runner-probe"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\n%s = "=%s"\n' \
+        "$crate" "$version" >"$probe/Cargo.toml"
+    (cd "$probe" && cargo fetch --quiet) || { echo "no $crate $version on the crates registry" >&2; return 1; }
+    file=$(find "$seed/registry/cache" -name "$crate-$version.crate" | head -n 1)
+    [ -n "$file" ] || { echo "$crate-$version.crate was not downloaded" >&2; return 1; }
+    tar -xzf "$file" -C "$work"
+    cargo fetch --quiet --locked --manifest-path "$work/$crate-$version/Cargo.toml"
+}
 (
-    cd "$work/probe"
     export CARGO_HOME=$seed RUSTUP_TOOLCHAIN=$RUST_VERSION
-    cargo fetch --quiet
-    crate=$(find "$seed/registry/cache" -name "$runner_crate-$runner_version.crate" | head -n 1)
-    [ -n "$crate" ] || { echo "$runner_crate-$runner_version.crate was not downloaded" >&2; exit 1; }
-    tar -xzf "$crate" -C "$work"
-    cargo fetch --quiet --locked --manifest-path "$work/$runner_crate-$runner_version/Cargo.toml"
+    for runner in "${runners[@]}"; do
+        seed_runner "${runner%@*}" "${runner#*@}"
+    done
     # irgate itself is built in the image from this source, with its locked crates.
     cargo fetch --quiet --locked --manifest-path "$REPO_ROOT/Cargo.toml"
-) || die "could not download the runner's crates with the host's cargo"
+) || die "could not download the runners' crates (${runners[*]}) with the host's cargo"
 mkdir -p "$rootfs/usr/local/cargo/registry"
 cp -a "$seed/registry/index" "$seed/registry/cache" "$rootfs/usr/local/cargo/registry/"
 # As in the official image: any user may use the toolchain and cargo home.
@@ -149,6 +162,7 @@ tar -C "$rootfs" --numeric-owner -cf - . | docker import \
     --change 'ENV CARGO_NET_OFFLINE=true' \
     --change 'CMD ["bash"]' \
     --change "LABEL irgate.seed=$seed_key" \
-    --message "irgate offline base: debootstrap $SUITE ($mirror) + host Rust $RUST_VERSION + $runner_crate $runner_version and irgate crates" \
+    --change "LABEL irgate.runners=\"${runners[*]}\"" \
+    --message "irgate offline base: debootstrap $SUITE ($mirror) + host Rust $RUST_VERSION + ${runners[*]} and irgate crates" \
     - "$TAG" >/dev/null
 say "built $TAG ($(docker image inspect --format '{{.Id}}' "$TAG" | cut -c1-19))"

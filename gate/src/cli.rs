@@ -28,6 +28,7 @@ The workflow:
   irgate explain    show where a benchmark's instructions went, function by function
   irgate history    record runs of the default branch; draw the dashboard
   irgate calibrate  how far code layout moves each count; the budgets that follow
+  irgate runner     install the exact callgrind runner the suites need, beside other versions
 
 Exit codes (every command): 0 every budget holds (or the command did its work), 1 a budget is
 exceeded, 2 the gate cannot decide (bad or missing input, a different environment, a tool
@@ -89,6 +90,9 @@ pub enum Command {
     /// suggest (and write) budgets.
     #[command(long_about = CALIBRATE_ABOUT)]
     Calibrate(CalibrateArgs),
+    /// Install (or show) the exact callgrind runner each suite's library needs.
+    #[command(subcommand)]
+    Runner(RunnerCommand),
     /// Post the JSON report as the pull request's one irgate comment; write the step summary.
     #[cfg(feature = "github")]
     #[command(long_about = COMMENT_ABOUT)]
@@ -105,11 +109,19 @@ see how large the benchmarks are, and chooses the budget from that: +1%, and at 
 smallest benchmark's count (no less than 1 Ir, no more than 50), so a +10% change of the smallest
 benchmark fails while one instruction moved by code layout passes.
 
-Writes gate.toml at the workspace root (refuses to overwrite it without --force). With --ci, also
-writes the GitHub workflows (.github/workflows/: irgate.yml checks pull requests, irgate-comment.yml
-posts the comment, irgate-refresh.yml takes baselines in CI, irgate-history.yml records every push
-to main and draws the dashboard) and the pinned image's pins (.irgate/image.env). Nothing else is
-created. Prints the next steps.";
+Writes gate.toml at the workspace root. With --ci, also writes the GitHub workflows
+(.github/workflows/: irgate.yml checks pull requests, irgate-comment.yml posts the comment,
+irgate-refresh.yml takes baselines in CI, irgate-history.yml records every push to the default
+branch and draws the dashboard) and the pinned image's pins (.irgate/image.env: the toolchain of
+rust-toolchain.toml, else the one in use here, and the runner's exact version). Nothing else is
+created.
+
+Everything that can be checked is checked before anything is built: that no file to write exists
+(--force overwrites), the toolchain and default branch to pin, that the suites share one runner
+for the image, valgrind, and that the runner of each suite's library is there at its exact
+version (`irgate runner install` installs it). The run writes the results and the per-function
+profiles, so `irgate refresh` then takes baselines that `irgate explain` can read. Prints the
+next steps.";
 
 const RUN_ABOUT: &str = "\
 Run every callgrind suite declared in gate.toml (or found in the workspace, without any) and
@@ -124,8 +136,9 @@ choice), and ASLR off. Prints one progress line per benchmark. The environment (
 valgrind, the library, glibc, CPU, ASLR state, commit) is recorded with the counts, so `irgate
 check` can refuse to compare counts taken in different environments.
 
-Benchmark ids are `group::function/id`; a group must be unique across suites (a run refuses a
-duplicate and names both suites).
+Benchmark ids are `group::function/id` (the bench file's name left out), so an id must be unique
+across suites: a run refuses one found in two suites and names both. Suites may share a group:
+its baseline file then holds the benchmarks of each.
 
 With --from, nothing runs: the counts come from summary directories (every summary.json below
 them) or irgate results files, possibly from several CI shards, merged into one. A benchmark
@@ -178,8 +191,13 @@ shown for information.
 `cpu` is the CPU as programs running under valgrind see it: valgrind presents its own CPU model to
 them, and glibc and the crates choose their code paths by that model, not by the host's.
 
-Exit codes: 0 every field that matters matches (or there are no baselines yet), 2 one differs or
-the baselines cannot be read.";
+It also shows the runner `irgate run` would use for each suite's library ($GUNGRAUN_RUNNER or
+$IAI_CALLGRIND_RUNNER, irgate's runner cache, or the PATH), which must be the library's exact
+version.
+
+Exit codes: 0 every field that matters matches (or there are no baselines yet) and every runner
+is there, 2 one differs, a runner is missing or of another version, or the baselines cannot be
+read.";
 
 #[cfg(feature = "github")]
 const COMMENT_ABOUT: &str = "\
@@ -222,6 +240,45 @@ benchmark with a trend line of its Ir and its change over the last --window runs
 group-<group>.html, a chart of Ir and of every other recorded metric per benchmark, with the runs
 that refreshed the baselines or changed the environment marked; runs.html, every run with its
 commit (linked to --repo-url when given). Publish it with GitHub Pages, or as an artifact.";
+
+const RUNNER_INSTALL_ABOUT: &str = "\
+Install the callgrind runner of every suite's library (gungraun-runner or iai-callgrind-runner, at
+the library's exact version) that is not found yet, into irgate's runner cache: one directory per
+version ($IRGATE_RUNNERS, else $XDG_CACHE_HOME/irgate/runners, else ~/.cache/irgate/runners), side
+by side, so repositories needing different versions share a machine. The runner on the PATH is
+never replaced.
+
+`irgate run` uses, in this order: $GUNGRAUN_RUNNER (or $IAI_CALLGRIND_RUNNER) when set, which
+must then be the exact version; the cache's runner of that version; the PATH's, when it is that
+version. A runner already found is not installed again. Installing builds the runner with cargo
+(about 2.5 minutes).";
+
+/// `irgate runner` commands.
+#[derive(Debug, Subcommand)]
+pub enum RunnerCommand {
+    /// Install the runners the suites need into irgate's cache (skipping those found).
+    #[command(long_about = RUNNER_INSTALL_ABOUT)]
+    Install(RunnerArgs),
+    /// Print the runner each suite's library will use, one path a line (exit 2 when missing).
+    Path(RunnerArgs),
+}
+
+/// Arguments of `irgate runner`.
+#[derive(Debug, Args)]
+pub struct RunnerArgs {
+    /// Budget configuration, whose [[suite]]s are used [default: gate.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+impl From<&RunnerArgs> for Paths {
+    fn from(args: &RunnerArgs) -> Paths {
+        Paths {
+            config: args.config.clone(),
+            ..Paths::default()
+        }
+    }
+}
 
 /// `irgate history` commands.
 #[derive(Debug, Subcommand)]
@@ -347,6 +404,10 @@ pub struct InitArgs {
     /// Overwrite files that exist
     #[arg(long)]
     pub force: bool,
+    /// The branch the history workflow records (--ci) [default: the repository's default
+    /// branch: origin's HEAD, else the one of `main` and `master` that exists, else the current]
+    #[arg(long, value_name = "BRANCH")]
+    pub default_branch: Option<String>,
 }
 
 /// Arguments of `irgate run`.
@@ -523,6 +584,7 @@ impl Command {
                 ci: args.ci,
                 run: !args.no_run,
                 force: args.force,
+                default_branch: args.default_branch.clone(),
             }),
             Command::Run(args) => crate::run::execute(&crate::run::Options {
                 filter: args.filter.clone(),
@@ -557,6 +619,10 @@ impl Command {
                 paths: (&args.paths).into(),
             }),
             Command::Doctor(args) => crate::doctor::execute(&(&args.paths).into()),
+            Command::Runner(RunnerCommand::Install(args)) => {
+                crate::runner_cache::install(&args.into())
+            }
+            Command::Runner(RunnerCommand::Path(args)) => crate::runner_cache::path(&args.into()),
             Command::Calibrate(args) => crate::calibrate::execute(&crate::calibrate::Options {
                 results: args.results.clone(),
                 write: args.write,

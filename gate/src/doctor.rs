@@ -34,10 +34,11 @@ impl Field {
 pub fn execute(paths: &Paths) -> Result<ExitCode> {
     let paths = paths.resolve()?;
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
+    let libraries = libraries(&config, &paths.root);
     let here = fingerprint::collect(
         &glibc_tunables(),
         &paths.root,
-        &libraries(&config, &paths.root),
+        &libraries,
         crate::runner::Build::new(config.measurement_build, &paths.root)?.describe(),
     );
     let groups = match Baselines::load(&paths.baselines) {
@@ -65,18 +66,33 @@ pub fn execute(paths: &Paths) -> Result<ExitCode> {
         "irgate doctor: the environment here, {source}\n\n"
     ));
     print(&render(&fields));
+    let (runners, runners_ok) = runners(&libraries);
+    print(&runners);
     print("\n");
+    let code = |matches: bool| {
+        if matches && runners_ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(2)
+        }
+    };
+    if !runners_ok {
+        print(
+            "A suite's runner is missing or of another version: `irgate run` stops before \
+             building (`irgate runner install` installs the right one beside any other).\n",
+        );
+    }
     if groups.is_empty() {
         print(
             "Nothing to compare with: take baselines with `irgate run && irgate refresh`, in the \
              environment the gate will run in (the pinned image, in CI).\n",
         );
-        Ok(ExitCode::SUCCESS)
+        Ok(code(true))
     } else if differing.is_empty() {
         print(
             "Every field that changes counts matches the baselines': counts taken here compare.\n",
         );
-        Ok(ExitCode::SUCCESS)
+        Ok(code(true))
     } else {
         print(&format!(
             "{} field(s) that change counts differ: {}. Counts taken here do not compare with the \
@@ -109,6 +125,33 @@ fn libraries(config: &Config, root: &std::path::Path) -> Vec<Library> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// One line per library: the runner `irgate run` would use for it, or why there is none; and
+/// whether every library has its runner.
+fn runners(libraries: &[Library]) -> (String, bool) {
+    let mut distinct = libraries.to_vec();
+    distinct.sort();
+    distinct.dedup();
+    let mut out = String::new();
+    let mut all = true;
+    for library in &distinct {
+        let name = format!("{} {}", library.kind.runner(), library.version);
+        match library.runner() {
+            Ok(runner) => {
+                out += &format!(
+                    "ok       runner          {name} at {} ({})\n",
+                    runner.path.display(),
+                    runner.source
+                );
+            }
+            Err(error) => {
+                all = false;
+                out += &format!("MISSING  runner          {name}: {error}\n");
+            }
+        }
+    }
+    (out, all)
 }
 
 /// Every fingerprint field, with its value here and the distinct values of the baseline groups.

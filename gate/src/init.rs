@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 use crate::config::{Config, DEFAULT_BUDGET};
 use crate::error::{Error, Result};
@@ -11,10 +11,10 @@ use crate::files;
 use crate::library::Library;
 use crate::model::{Budget, Results};
 use crate::paths::{CONFIG_FILE, Paths};
+use crate::run;
 use crate::suite::{self, Suite};
 use crate::text::{print, thousands};
 use crate::workspace::Workspace;
-use crate::{results, run};
 
 /// What `irgate init` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -25,10 +25,20 @@ pub struct Options {
     pub run: bool,
     /// Overwrite files that exist.
     pub force: bool,
+    /// The branch the history workflow records (default: the repository's default branch).
+    pub default_branch: Option<String>,
 }
 
-/// The action the workflows use, at the version of this irgate.
-pub const ACTION: &str = concat!("irgate/irgate@v", env!("CARGO_PKG_VERSION"));
+/// The action the workflows use: irgate's repository (the package's `repository`, one place to
+/// change it) at the tag of this irgate's version, whose release holds the binary the action
+/// downloads.
+pub fn action() -> String {
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let name = repository
+        .strip_prefix("https://github.com/")
+        .unwrap_or(repository);
+    format!("{name}@v{}", env!("CARGO_PKG_VERSION"))
+}
 
 /// Where `--ci` writes the image pins, relative to the workspace root.
 pub const IMAGE_PINS: &str = ".irgate/image.env";
@@ -44,7 +54,6 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         .map_err(|e| Error::Tool(format!("cannot read the current directory: {e}")))?;
     let workspace = Workspace::load(&cwd)?;
     let root = workspace.root.clone();
-    let mut files: Vec<(PathBuf, String)> = Vec::new();
 
     let suites = suite::resolve(&[], &workspace)?;
     let libraries = suites
@@ -66,15 +75,39 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     }
     print(&found);
 
+    // Everything that can be checked is checked before the suites are built and run.
+    let ci = if options.ci {
+        Some(ci_files(
+            &root,
+            &libraries,
+            options.default_branch.as_deref(),
+        )?)
+    } else {
+        None
+    };
+    let mut planned = vec![root.join(CONFIG_FILE)];
+    planned.extend(
+        ci.iter()
+            .flat_map(|c| c.files.iter().map(|(path, _)| path.clone())),
+    );
+    if !options.force
+        && let Some(existing) = planned.iter().find(|path| path.exists())
+    {
+        return Err(Error::Tool(format!(
+            "{} exists: irgate is set up here already, and init does not overwrite it (--force \
+             does); nothing was run or written",
+            existing.display()
+        )));
+    }
+
     let (limit, why) = if options.run {
         let mut config = Config::default();
         config.suites = suites.clone();
         let paths = Paths::default().resolve()?;
         let results = run::run_suites(&config, &run::Selection::default(), &paths, None, None)?;
-        results::write(&paths.results, &results)?;
+        run::save(&paths, &results)?;
         print(&format!(
-            "irgate init: wrote {} ({} benchmarks): `irgate refresh` turns it into baselines\n",
-            paths.results.display(),
+            "irgate init: ran {} benchmarks: `irgate refresh` turns them into baselines\n",
             results.benchmarks.len()
         ));
         chosen_budget(&results)
@@ -84,34 +117,65 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             "the default (the suites were not run: --no-run)".to_owned(),
         )
     };
-    files.push((root.join(CONFIG_FILE), gate_toml(&suites, &limit, &why)));
-    if options.ci {
-        let pins = image_pins(&root, &libraries)?;
-        files.push((root.join(IMAGE_PINS), pins));
-        for (name, template) in [
-            ("irgate.yml", PR_WORKFLOW),
-            ("irgate-comment.yml", COMMENT_WORKFLOW),
-            ("irgate-refresh.yml", REFRESH_WORKFLOW),
-            ("irgate-history.yml", HISTORY_WORKFLOW),
-        ] {
-            let path = root.join(".github/workflows").join(name);
-            files.push((path, template.replace("{{ACTION}}", ACTION)));
-        }
-    }
-    if !options.force
-        && let Some((existing, _)) = files.iter().find(|(path, _)| path.exists())
-    {
-        return Err(Error::Tool(format!(
-            "{} exists: irgate init does not overwrite it (--force does)",
-            existing.display()
-        )));
+    let mut files = vec![(root.join(CONFIG_FILE), gate_toml(&suites, &limit, &why))];
+    let mut notes = Vec::new();
+    let mut branch = None;
+    if let Some(ci) = ci {
+        files.extend(ci.files);
+        notes.extend(ci.notes);
+        branch = Some(ci.branch);
     }
     for (path, text) in &files {
         files::write_atomic(path, text.as_bytes())?;
         print(&format!("irgate init: wrote {}\n", relative(path, &root)));
     }
-    print(&next_steps(options));
+    for note in &notes {
+        print(&format!("\nNote: {note}\n"));
+    }
+    print(&next_steps(options.run, branch.as_deref()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `--ci` writes, and what the user should know about it.
+struct CiFiles {
+    /// The image pins and the workflows, by path.
+    files: Vec<(PathBuf, String)>,
+    /// Choices made for the user (the toolchain, the branch).
+    notes: Vec<String>,
+    /// The branch the history workflow records.
+    branch: String,
+}
+
+/// The image pins and the workflows for the workspace at `root`, checked before anything runs.
+fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Result<CiFiles> {
+    let toolchain = toolchain(root)?;
+    let (branch, branch_source) = default_branch(root, branch)?;
+    let mut files = vec![(
+        root.join(IMAGE_PINS),
+        image_pins(&toolchain.channel, libraries)?,
+    )];
+    for (name, template) in [
+        ("irgate.yml", PR_WORKFLOW),
+        ("irgate-comment.yml", COMMENT_WORKFLOW),
+        ("irgate-refresh.yml", REFRESH_WORKFLOW),
+        ("irgate-history.yml", HISTORY_WORKFLOW),
+    ] {
+        let path = root.join(".github/workflows").join(name);
+        let text = template
+            .replace("{{ACTION}}", &action())
+            .replace("{{BRANCH}}", &branch);
+        files.push((path, text));
+    }
+    let mut notes: Vec<String> = toolchain.note.into_iter().collect();
+    notes.push(format!(
+        "the history workflow records pushes to `{branch}` ({branch_source}; --default-branch \
+         names another)"
+    ));
+    Ok(CiFiles {
+        files,
+        notes,
+        branch,
+    })
 }
 
 /// The budget for the sizes measured: +1%, and at least 5% of the smallest benchmark's Ir (from 1
@@ -177,9 +241,9 @@ fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_owned()).to_string()
 }
 
-/// The pins of the pinned image for this repository: its toolchain (from rust-toolchain.toml)
-/// and the runner of its suites' library.
-fn image_pins(root: &Path, libraries: &[Library]) -> Result<String> {
+/// The pins of the pinned image for this repository: its toolchain and the runner of its
+/// suites' library.
+fn image_pins(toolchain: &str, libraries: &[Library]) -> Result<String> {
     let mut distinct: Vec<&Library> = libraries.iter().collect();
     distinct.sort();
     distinct.dedup();
@@ -195,20 +259,85 @@ fn image_pins(root: &Path, libraries: &[Library]) -> Result<String> {
                 .join(", ")
         )));
     };
-    let toolchain = rust_toolchain(root)?;
     Ok(format!(
         "# The pinned image's build arguments for this repository (irgate's Dockerfile), written\n\
-         # by `irgate init --ci`. The toolchain follows rust-toolchain.toml; the runner is the exact\n\
-         # version of the suites' library. Change them on purpose: counts change with them.\n\
+         # by `irgate init --ci`. The toolchain is the image's own (rust-toolchain.toml's when it\n\
+         # names an exact one); the runner is the exact version of the suites' library. Change\n\
+         # them on purpose: counts change with them.\n\
          RUST_TOOLCHAIN={toolchain}\nRUNNER_CRATE={}\nRUNNER_VERSION={}\n",
         library.kind.runner(),
         library.version
     ))
 }
 
-/// The toolchain channel of `root/rust-toolchain.toml` (or `rust-toolchain`); an error when
-/// there is none, since counts change with the compiler.
-fn rust_toolchain(root: &Path) -> Result<String> {
+/// The toolchain the pinned image installs, and a note when it is not the repository's own pin.
+#[derive(Debug, PartialEq)]
+struct Toolchain {
+    /// An exact toolchain: `1.95.0`, `nightly-2026-11-01`.
+    channel: String,
+    /// What the choice means for the user, when the repository does not pin it exactly.
+    note: Option<String>,
+}
+
+/// The image's toolchain: the channel of `root/rust-toolchain.toml` (or `rust-toolchain`) when
+/// it is exact, else the toolchain in use in `root` (counts change with the compiler, so the
+/// image needs an exact one; rust-toolchain.toml is left alone, since it would change every
+/// contributor's toolchain).
+fn toolchain(root: &Path) -> Result<Toolchain> {
+    let local = "local runs use the toolchain rustup picks, and their counts compare only with \
+                 baselines taken with the same rustc (`irgate doctor` shows it); the baselines \
+                 CI gates with are taken in the image";
+    match toolchain_file(root)? {
+        Some((_, channel)) if is_exact(&channel) => Ok(Toolchain {
+            channel,
+            note: None,
+        }),
+        Some((file, channel)) => {
+            let used = toolchain_in_use(root)?;
+            Ok(Toolchain {
+                note: Some(format!(
+                    "{file} names `{channel}`, not an exact toolchain: the pinned image uses \
+                     {used}, the one it selects here now ({IMAGE_PINS}, RUST_TOOLCHAIN); {local}",
+                    file = file.display()
+                )),
+                channel: used,
+            })
+        }
+        None => {
+            let used = toolchain_in_use(root)?;
+            Ok(Toolchain {
+                note: Some(format!(
+                    "no rust-toolchain.toml: the pinned image uses Rust {used}, the toolchain in \
+                     use here, pinned in {IMAGE_PINS} (RUST_TOOLCHAIN) only, so contributors' \
+                     toolchains are unchanged; {local}. Change it there on purpose: counts \
+                     change with it"
+                )),
+                channel: used,
+            })
+        }
+    }
+}
+
+/// Whether a toolchain channel names one exact toolchain: a full version, or a dated channel.
+fn is_exact(channel: &str) -> bool {
+    let dated = |rest: &str| {
+        rest.len() == 10
+            && rest.char_indices().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    c == '-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+    };
+    semver::Version::parse(channel).is_ok_and(|v| v.pre.is_empty())
+        || ["nightly-", "beta-"]
+            .iter()
+            .any(|prefix| channel.strip_prefix(prefix).is_some_and(dated))
+}
+
+/// The file and channel of `root/rust-toolchain.toml` (or `rust-toolchain`), if there is one.
+fn toolchain_file(root: &Path) -> Result<Option<(PathBuf, String)>> {
     for name in ["rust-toolchain.toml", "rust-toolchain"] {
         let path = root.join(name);
         let Ok(text) = std::fs::read_to_string(&path) else {
@@ -220,22 +349,93 @@ fn rust_toolchain(root: &Path) -> Result<String> {
                 .and_then(|t| t.get("channel"))
                 .and_then(|c| c.as_str())
             {
-                return Ok(channel.to_owned());
+                return Ok(Some((path, channel.to_owned())));
             }
         } else if !text.trim().is_empty() && !text.contains('[') {
-            return Ok(text.trim().to_owned());
+            return Ok(Some((path, text.trim().to_owned())));
         }
         return Err(Error::invalid(
             path.display(),
             "no `[toolchain] channel`: the pinned image needs an exact toolchain",
         ));
     }
-    Err(Error::Tool(format!(
-        "{}: no rust-toolchain.toml: counts change with the compiler, so the pinned image needs \
-         an exact one. Add rust-toolchain.toml with `[toolchain] channel = \"1.95.0\"` (your \
-         version), then run `irgate init --ci` again",
-        root.display()
-    )))
+    Ok(None)
+}
+
+/// The release of the toolchain `rustc` is in `root` (`1.95.0`); an error for a nightly or beta,
+/// whose exact name rustc does not print.
+fn toolchain_in_use(root: &Path) -> Result<String> {
+    let output = Command::new("rustc")
+        .arg("--version")
+        .current_dir(root)
+        .output()
+        .map_err(|e| Error::Tool(format!("cannot run rustc --version: {e}")))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.trim();
+    match line.split_whitespace().nth(1).map(semver::Version::parse) {
+        Some(Ok(version)) if output.status.success() && version.pre.is_empty() => {
+            Ok(version.to_string())
+        }
+        _ => Err(Error::Tool(format!(
+            "the toolchain in use here is `{line}`, not a release the pinned image can install \
+             by version: pin an exact one (rust-toolchain.toml with `channel = \"1.95.0\"` or \
+             `\"nightly-2026-11-01\"`), then run `irgate init --ci` again"
+        ))),
+    }
+}
+
+/// The branch the history workflow records, and how it was chosen: the one given, else origin's
+/// HEAD, else the one of `main` and `master` that exists, else the current branch.
+fn default_branch(root: &Path, given: Option<&str>) -> Result<(String, String)> {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+            .filter(|text| !text.is_empty())
+    };
+    let (branch, source) = if let Some(branch) = given {
+        (branch.to_owned(), "as given".to_owned())
+    } else if let Some(remote) = git(&[
+        "symbolic-ref",
+        "--quiet",
+        "--short",
+        "refs/remotes/origin/HEAD",
+    ]) && let Some(branch) = remote.strip_prefix("origin/")
+    {
+        (branch.to_owned(), "origin's default branch".to_owned())
+    } else if let Some(local) = git(&[
+        "for-each-ref",
+        "--format=%(refname:short)",
+        "refs/heads/main",
+        "refs/heads/master",
+    ])
+    .filter(|names| names.lines().count() == 1)
+    {
+        (
+            local,
+            "the repository's branch of the two usual names".to_owned(),
+        )
+    } else if let Some(current) = git(&["symbolic-ref", "--quiet", "--short", "HEAD"]) {
+        (current, "the current branch".to_owned())
+    } else {
+        return Err(Error::Tool(format!(
+            "{}: cannot tell the repository's default branch (no origin HEAD, no `main` or \
+             `master`, no current branch): name it with --default-branch",
+            root.display()
+        )));
+    };
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._/-".contains(c);
+    if branch.is_empty() || branch.starts_with('-') || !branch.chars().all(plain) {
+        return Err(Error::Tool(format!(
+            "default branch {branch:?}: irgate writes branch names of letters, digits and `._/-` \
+             only into workflows"
+        )));
+    }
+    Ok((branch, source))
 }
 
 fn relative(path: &Path, root: &Path) -> String {
@@ -245,9 +445,10 @@ fn relative(path: &Path, root: &Path) -> String {
         .to_string()
 }
 
-fn next_steps(options: &Options) -> String {
+/// What to do after init: `ran` when the suites ran, `branch` the history's branch with --ci.
+fn next_steps(ran: bool, branch: Option<&str>) -> String {
     let mut out = String::from("\nNext steps:\n");
-    if options.run {
+    if ran {
         out.push_str(
             "  irgate refresh                 take the baselines from the run above (baselines/)\n",
         );
@@ -258,15 +459,18 @@ fn next_steps(options: &Options) -> String {
         "  git add gate.toml baselines/   commit them: that is how counts are accepted\n\
          \x20 irgate run && irgate check     the gate, after every change\n",
     );
-    if options.ci {
-        out.push_str(
-            "  CI: commit .github/workflows/irgate*.yml and .irgate/image.env; take the baselines in\n\
-             \x20   CI's pinned image (the 'irgate refresh' workflow), since counts compare only\n\
-             \x20   within one environment; the 'irgate history' workflow records every push to\n\
-             \x20   main and draws the dashboard (repository variable IRGATE_PAGES=true publishes it)\n",
-        );
-    } else {
-        out.push_str("  irgate init --ci --force       also write the GitHub workflows\n");
+    match branch {
+        Some(branch) => {
+            let _ = write!(
+                out,
+                "  CI: commit .github/workflows/irgate*.yml and .irgate/image.env; take the baselines in\n\
+                 \x20   CI's pinned image (the 'irgate refresh' workflow), since counts compare only\n\
+                 \x20   within one environment; the 'irgate history' workflow records every push to\n\
+                 \x20   {branch} and draws the dashboard (repository variable IRGATE_PAGES=true\n\
+                 \x20   publishes it)\n"
+            );
+        }
+        None => out.push_str("  irgate init --ci --force       also write the GitHub workflows\n"),
     }
     out
 }
@@ -290,7 +494,10 @@ mod tests {
                 "a user's repository is not irgate"
             );
         }
-        assert!(ACTION.starts_with("irgate/irgate@v"));
+        let action = action();
+        let (name, tag) = action.split_once('@').unwrap();
+        assert_eq!(name.split('/').count(), 2, "{action}");
+        assert_eq!(tag, concat!("v", env!("CARGO_PKG_VERSION")));
     }
 
     #[test]
@@ -329,5 +536,91 @@ mod tests {
         let config = Config::parse(&text, Path::new("gate.toml")).unwrap();
         assert_eq!(config.suites, suites);
         assert_eq!(config.budgets_for("a::b")["Ir"], limit);
+    }
+
+    #[test]
+    fn only_exact_toolchains_are_pinned_as_named() {
+        for exact in ["1.95.0", "nightly-2026-11-01", "beta-2026-01-31"] {
+            assert!(is_exact(exact), "{exact}");
+        }
+        for loose in [
+            "stable",
+            "1.95",
+            "nightly",
+            "1.95.0-beta.1",
+            "nightly-2026-1-1",
+        ] {
+            assert!(!is_exact(loose), "{loose}");
+        }
+    }
+
+    #[test]
+    fn without_a_toolchain_file_the_image_pins_the_toolchain_in_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let toolchain = toolchain(dir.path()).unwrap();
+        let version = semver::Version::parse(&toolchain.channel).unwrap();
+        assert!(version.pre.is_empty(), "{version}");
+        let note = toolchain.note.unwrap();
+        assert!(
+            note.contains("no rust-toolchain.toml") && note.contains("contributors' toolchains"),
+            "{note}"
+        );
+
+        std::fs::write(
+            dir.path().join("rust-toolchain.toml"),
+            "[toolchain]\nchannel = \"1.93.1\"\n",
+        )
+        .unwrap();
+        let pinned = toolchain_file(dir.path()).unwrap().unwrap().1;
+        assert_eq!(pinned, "1.93.1");
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = Command::new("git")
+            .args(["-c", "init.defaultBranch=trunk"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn the_history_follows_the_repositorys_default_branch() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "--quiet"]);
+        // Nothing committed: the current branch.
+        assert_eq!(default_branch(dir.path(), None).unwrap().0, "trunk");
+        git(dir.path(), &["checkout", "--quiet", "-b", "master"]);
+        git(
+            dir.path(),
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "--quiet",
+                "--allow-empty",
+                "-m",
+                "c",
+            ],
+        );
+        git(dir.path(), &["checkout", "--quiet", "-b", "feature"]);
+        let (branch, why) = default_branch(dir.path(), None).unwrap();
+        assert_eq!(branch, "master", "{why}");
+        assert_eq!(
+            default_branch(dir.path(), Some("develop")).unwrap().0,
+            "develop"
+        );
+        let error = default_branch(dir.path(), Some("x]\n  evil: y"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("letters, digits"), "{error}");
+
+        let text = HISTORY_WORKFLOW.replace("{{BRANCH}}", &branch);
+        assert!(text.contains("branches: [\"master\"]"), "{text}");
+        assert!(!text.contains("main"), "{text}");
     }
 }

@@ -38,6 +38,7 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod runner;
+pub mod runner_cache;
 pub mod suite;
 pub mod summary;
 pub mod text;

@@ -17,7 +17,9 @@
 //! matches bench binary names, not benchmark ids. Read from each version's runner argument
 //! definitions and summary models.
 
+use std::ffi::OsString;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::{Error, Result};
@@ -149,58 +151,198 @@ impl Library {
         self.at_least(Kind::Gungraun, 18)
     }
 
-    /// The command that installs the matching runner.
-    pub fn install_command(&self) -> String {
-        format!(
-            "cargo install {} --version {} --locked",
-            self.kind.runner(),
-            self.version
+    /// The runner's directory in irgate's cache, `<cache>/<runner>-<version>`, where `irgate
+    /// runner install` puts it (`cargo install --root`); `None` without a cache directory.
+    pub fn cache_root(&self) -> Option<PathBuf> {
+        let dir = runners_dir()?;
+        Some(dir.join(format!("{}-{}", self.kind.runner(), self.version)))
+    }
+
+    /// The runner binary in irgate's cache, when `$<RUNNER_ENV>` does not name one and the
+    /// cache holds it: what `cargo bench` must be pointed at (the PATH's runner is used
+    /// otherwise).
+    pub fn cached_runner(&self) -> Option<PathBuf> {
+        if std::env::var_os(self.kind.runner_env()).is_some_and(|v| !v.is_empty()) {
+            return None;
+        }
+        let binary = self.cache_root()?.join("bin").join(self.kind.runner());
+        binary.is_file().then_some(binary)
+    }
+
+    /// The `cargo install` command that puts the matching runner into irgate's cache, beside
+    /// the other versions, without touching the PATH's runner.
+    pub fn install_command(&self) -> Vec<String> {
+        let mut command: Vec<String> = [
+            "cargo",
+            "install",
+            &self.kind.runner(),
+            "--version",
+            &self.version.to_string(),
+            "--locked",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        if let Some(root) = self.cache_root() {
+            command.extend(["--root".to_owned(), root.display().to_string()]);
+        }
+        command
+    }
+
+    /// The runner `cargo bench` will use, which must be this version: `$<RUNNER_ENV>` when set,
+    /// else irgate's cache, else the PATH. An error says what was found and how to get the
+    /// right one side by side, never by replacing another version.
+    pub fn runner(&self) -> Result<Runner> {
+        let env = self.kind.runner_env();
+        let cached = self
+            .cache_root()
+            .map(|r| r.join("bin").join(self.kind.runner()));
+        self.find_runner(
+            std::env::var_os(env).filter(|v| !v.is_empty()),
+            cached.as_deref(),
         )
     }
 
-    /// The version of the runner `cargo bench` would use (`$<RUNNER_ENV>`, else the runner on
-    /// the PATH), or `None` when there is none.
-    ///
-    /// Runners before gungraun 0.17.1 have no `--version`; asked to serve library version 0.0.0,
-    /// every runner refuses with "<runner> (<its version>) is newer than ...".
-    pub fn installed_runner(&self) -> Option<String> {
-        let runner = std::env::var(self.kind.runner_env()).unwrap_or_else(|_| self.kind.runner());
-        let output = Command::new(&runner).arg("--version").output().ok()?;
-        if output.status.success() {
-            return String::from_utf8_lossy(&output.stdout)
-                .split_whitespace()
-                .nth(1)
-                .map(str::to_owned);
-        }
-        let output = Command::new(&runner)
-            .arg("0.0.0")
-            .env("IAI_CALLGRIND_COLOR", "never")
-            .env("GUNGRAUN_COLOR", "never")
-            .output()
-            .ok()?;
-        let text = String::from_utf8_lossy(&output.stderr);
-        let (_, after) = text.split_once(" (")?;
-        let (version, rest) = after.split_once(')')?;
-        rest.trim_start()
-            .starts_with("is newer than")
-            .then(|| version.to_owned())
-    }
-
-    /// Stops with the exact install command when the runner is missing or of another version.
-    pub fn check_runner(&self) -> Result<()> {
-        let install = self.install_command();
+    fn find_runner(&self, env_value: Option<OsString>, cached: Option<&Path>) -> Result<Runner> {
+        let env = self.kind.runner_env();
+        let wanted = self.version.to_string();
         let runner = self.kind.runner();
-        match self.installed_runner() {
-            None => Err(Error::Tool(format!(
-                "{runner} is not installed; the suite uses {self}, whose runner must be the same \
-                 version: {install}"
-            ))),
-            Some(found) if found != self.version.to_string() => Err(Error::Tool(format!(
-                "{runner} {found} does not match the suite's library, {self}: {install} --force"
-            ))),
-            Some(_) => Ok(()),
+        if let Some(value) = env_value {
+            let path = PathBuf::from(value);
+            return match runner_version(path.as_os_str()) {
+                Some(found) if found == wanted => Ok(Runner {
+                    path,
+                    source: Source::Env(env),
+                }),
+                found => Err(Error::Tool(format!(
+                    "${env} points at {} ({}), but the suite uses {self}, whose runner must be \
+                     {runner} {wanted}: point ${env} at that version, or unset it and run \
+                     `irgate runner install`",
+                    path.display(),
+                    found.map_or("not a runner that answers".to_owned(), |v| format!(
+                        "{runner} {v}"
+                    )),
+                ))),
+            };
+        }
+        if let Some(path) = cached.filter(|p| p.is_file()) {
+            return match runner_version(path.as_os_str()) {
+                Some(found) if found == wanted => Ok(Runner {
+                    path: path.to_owned(),
+                    source: Source::Cache,
+                }),
+                found => Err(Error::Tool(format!(
+                    "{}: irgate's cached {runner} answers {}, not {wanted}: delete {} and run \
+                     `irgate runner install`",
+                    path.display(),
+                    found.as_deref().unwrap_or("nothing"),
+                    path.parent()
+                        .and_then(Path::parent)
+                        .unwrap_or(path)
+                        .display()
+                ))),
+            };
+        }
+        let on_path = find_on_path(&runner);
+        let found = on_path.as_ref().and_then(|p| runner_version(p.as_os_str()));
+        if let (Some(path), Some(found)) = (&on_path, &found)
+            && *found == wanted
+        {
+            return Ok(Runner {
+                path: path.clone(),
+                source: Source::Path,
+            });
+        }
+        let there = match (&on_path, &found) {
+            (Some(path), Some(found)) => format!(
+                "the PATH's {runner} ({}) is {found}, which irgate leaves alone (another \
+                 project may need it); ",
+                path.display()
+            ),
+            _ => format!("no {runner} on the PATH or in irgate's cache; "),
+        };
+        Err(Error::Tool(format!(
+            "the suite uses {self}, whose runner must be {runner} {wanted}: {there}`irgate runner \
+             install` installs it into irgate's cache beside any other version (about 2.5 \
+             minutes: `{}`), or point ${env} at one",
+            self.install_command().join(" ")
+        )))
+    }
+}
+
+/// A runner binary and where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Runner {
+    /// The binary.
+    pub path: PathBuf,
+    /// How it was found.
+    pub source: Source,
+}
+
+/// Where a runner was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The library's runner variable (`GUNGRAUN_RUNNER`, `IAI_CALLGRIND_RUNNER`).
+    Env(&'static str),
+    /// irgate's runner cache.
+    Cache,
+    /// The PATH.
+    Path,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Env(var) => write!(f, "${var}"),
+            Source::Cache => f.write_str("irgate's cache"),
+            Source::Path => f.write_str("the PATH"),
         }
     }
+}
+
+/// irgate's runner cache: `$IRGATE_RUNNERS`, else `$XDG_CACHE_HOME/irgate/runners`, else
+/// `$HOME/.cache/irgate/runners`; `None` when none of them is set.
+pub fn runners_dir() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("IRGATE_RUNNERS")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("irgate").join("runners")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache").join("irgate").join("runners")))
+}
+
+/// The first `name` on the PATH.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+/// The version a runner binary reports, or `None` when it does not answer as a runner.
+///
+/// Runners before gungraun 0.17.1 have no `--version`; asked to serve library version 0.0.0,
+/// every runner refuses with "<runner> (<its version>) is newer than ...".
+fn runner_version(runner: &std::ffi::OsStr) -> Option<String> {
+    let output = Command::new(runner).arg("--version").output().ok()?;
+    if output.status.success() {
+        return String::from_utf8_lossy(&output.stdout)
+            .split_whitespace()
+            .nth(1)
+            .map(str::to_owned);
+    }
+    let output = Command::new(runner)
+        .arg("0.0.0")
+        .env("IAI_CALLGRIND_COLOR", "never")
+        .env("GUNGRAUN_COLOR", "never")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stderr);
+    let (_, after) = text.split_once(" (")?;
+    let (version, rest) = after.split_once(')')?;
+    rest.trim_start()
+        .starts_with("is newer than")
+        .then(|| version.to_owned())
 }
 
 #[cfg(test)]
@@ -227,7 +369,7 @@ mod tests {
         assert_eq!(gun18.kind.runner_env(), "GUNGRAUN_RUNNER");
         assert_eq!(iai16.kind.runner_env(), "IAI_CALLGRIND_RUNNER");
         assert_eq!(
-            iai16.install_command(),
+            iai16.install_command()[..6].join(" "),
             "cargo install iai-callgrind-runner --version 0.16.1 --locked"
         );
         assert_eq!(iai16.to_string(), "iai-callgrind 0.16.1");
@@ -247,5 +389,70 @@ mod tests {
         );
         assert!(library("gungraun", "0.21.0").check_supported().is_err());
         assert!(Library::from_crate("divan", &semver::Version::new(0, 1, 0)).is_none());
+    }
+
+    /// A stand-in runner at `dir/<runner>` that reports `version` as runners do.
+    fn fake_runner(dir: &Path, name: &str, version: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\necho '{name} {version}'\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn the_runner_variable_wins_and_must_be_the_exact_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = library("gungraun", "0.19.3");
+        let right = fake_runner(dir.path(), "gungraun-runner", "0.19.3");
+        let found = lib
+            .find_runner(Some(right.clone().into_os_string()), None)
+            .unwrap();
+        assert_eq!(found.path, right);
+        assert_eq!(found.source.to_string(), "$GUNGRAUN_RUNNER");
+
+        let other = tempfile::tempdir().unwrap();
+        let wrong = fake_runner(other.path(), "gungraun-runner", "0.18.0");
+        let cached = fake_runner(dir.path(), "cached", "0.19.3");
+        let error = lib
+            .find_runner(Some(wrong.into_os_string()), Some(&cached))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("$GUNGRAUN_RUNNER points at")
+                && error.contains("(gungraun-runner 0.18.0)")
+                && error.contains("must be gungraun-runner 0.19.3"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_cache_serves_its_version_and_a_missing_runner_is_installed_beside_others() {
+        let dir = tempfile::tempdir().unwrap();
+        // No real runner answers for this version, whatever the PATH holds.
+        let lib = library("gungraun", "0.17.9");
+        let cached = fake_runner(dir.path(), "gungraun-runner", "0.17.9");
+        let found = lib.find_runner(None, Some(&cached)).unwrap();
+        assert_eq!((found.path, found.source), (cached, Source::Cache));
+
+        let error = lib
+            .find_runner(None, Some(&dir.path().join("absent")))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("`irgate runner install`"), "{error}");
+        assert!(error.contains("must be gungraun-runner 0.17.9"), "{error}");
+        assert!(!error.contains("--force"), "{error}");
+    }
+
+    #[test]
+    fn a_cached_runner_of_another_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = library("iai-callgrind", "0.13.9");
+        let cached = fake_runner(dir.path(), "iai-callgrind-runner", "0.13.0");
+        let error = lib
+            .find_runner(None, Some(&cached))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("answers 0.13.0, not 0.13.9"), "{error}");
     }
 }

@@ -75,6 +75,9 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
         },
     )?;
     print(&describe(&updates, &baselines, &results.benchmarks));
+    if let Some(commit) = results.fingerprint.commit.strip_suffix("-dirty") {
+        eprintln!("irgate: warning: {}", dirty_warning(commit));
+    }
     if args.dry_run {
         print("(dry run: nothing written)\n");
     } else {
@@ -82,6 +85,16 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
         refresh_profiles(&paths.baselines, &paths.results, &in_scope)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What baselines of results taken on a working tree with uncommitted changes lack.
+fn dirty_warning(commit: &str) -> String {
+    format!(
+        "the results were taken with uncommitted changes: the baselines record commit \
+         `{commit}-dirty`, code that is in no commit, so `irgate check --on-env-mismatch=remeasure` \
+         cannot measure it again and `irgate history add` refuses the run; commit first, then \
+         `irgate run && irgate refresh`, for baselines of a commit"
+    )
 }
 
 /// Stores the run's per-function profiles of the refreshed benchmarks in baselines/profiles/,

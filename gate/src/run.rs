@@ -83,6 +83,14 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Writes the results of suites run here, and their per-function profiles beside them (what
+/// `irgate refresh` stores for `irgate explain`).
+pub fn save(paths: &Resolved, results: &Results) -> Result<()> {
+    write_results(paths, results)?;
+    write_profiles(&runner_output(results, &paths.root), paths, results);
+    Ok(())
+}
+
 /// Writes `results` where `paths` says, and says so.
 fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
     results::write(&paths.results, results)?;
@@ -251,7 +259,7 @@ pub fn prepare(
                 library.kind.crate_name()
             )));
         }
-        library.check_runner()?;
+        library.runner()?;
     }
     Ok(prepared)
 }

@@ -393,6 +393,9 @@ fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings) -> Command
     if let Some(home) = settings.home {
         command.env(library.kind.home_env(), home);
     }
+    if let Some(runner) = library.cached_runner() {
+        command.env(library.kind.runner_env(), runner);
+    }
     if let Some(target) = settings.target {
         command.env("CARGO_TARGET_DIR", target);
     }

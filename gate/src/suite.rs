@@ -83,6 +83,18 @@ pub fn resolve(declared: &[Suite], workspace: &Workspace) -> Result<Vec<Suite>> 
     Ok(found)
 }
 
+/// The distinct libraries of `suites`, sorted; an error for a suite whose library cannot be told
+/// or is not supported.
+pub fn libraries(suites: &[Suite], workspace: &Workspace) -> Result<Vec<Library>> {
+    let mut libraries = suites
+        .iter()
+        .map(|s| s.library(workspace))
+        .collect::<Result<Vec<Library>>>()?;
+    libraries.sort();
+    libraries.dedup();
+    Ok(libraries)
+}
+
 /// The names of the `declared` suites that did not run, by the `ran` names a results file lists.
 pub fn missing(declared: &[Suite], ran: &[String]) -> Vec<String> {
     declared

@@ -8,7 +8,7 @@
 //! path (`<file>::<group>::<function>`), then `/<id>` when the bench has one:
 //! `frame::encode_compressed/512`. Callgrind metrics keep gungraun's names (`Ir`,
 //! `EstimatedCycles`, ...); DHAT metrics are prefixed: `dhat.TotalBytes`. Rates (`L1HitRate`, ...)
-//! are derived floats, not counts, and are left out.
+//! are derived, not counts, and are left out, however their numbers are written.
 
 use std::path::{Path, PathBuf};
 
@@ -112,7 +112,8 @@ fn measurement(
     let mut counts = Counts::new();
     for (name, value) in metrics {
         match value {
-            Value::Float(_) if name.ends_with("Rate") => {}
+            // A rate may come back as `0` from a tool that rewrote `0.0`: still a rate.
+            _ if name.ends_with("Rate") => {}
             _ if !crate::config::is_count_metric(&name) => {
                 return Err(Error::invalid(
                     origin,
@@ -391,5 +392,27 @@ mod tests {
             "filter::alloc"
         );
         assert_eq!(benchmark_id("alone", None), "alone");
+    }
+
+    #[test]
+    fn rates_rewritten_as_whole_numbers_are_still_rates() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/summaries/base/varint/encode.v127/summary.json"
+        );
+        let mut value: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+        let metrics = value
+            .pointer_mut("/profiles/0/data/total/metrics")
+            .and_then(serde_json::Value::as_object_mut)
+            .unwrap();
+        // What a JSON tool writes for 0.0 and for a whole rate.
+        metrics["D1MissRate"]["values"]["new"] = serde_json::json!(0);
+        metrics["L1HitRate"]["values"]["new"] = serde_json::json!(100);
+        let bytes = serde_json::to_vec(&value).unwrap();
+        let measurement = parse(&bytes, "rewritten.json").unwrap();
+        assert_eq!(measurement.id, "varint::encode/v127");
+        assert!(measurement.counts.contains_key("Ir"));
+        assert!(!measurement.counts.keys().any(|name| name.ends_with("Rate")));
     }
 }

@@ -122,11 +122,35 @@ fn library_of(metadata: &Metadata, id: &PackageId) -> Option<Library> {
     })
 }
 
-/// The first line of a multi-line tool message.
+/// A multi-line tool message on one line, every cause kept: cargo's "Caused by:" lines name what
+/// actually failed (a missing git submodule, a manifest that does not parse).
 fn one_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
-        .find(|line| !line.is_empty() && !line.starts_with("Caused by"))
-        .unwrap_or(text)
-        .to_owned()
+        .filter(|line| !line.is_empty() && *line != "Caused by:")
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_metadata_failure_keeps_its_causes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Cargo.toml"),
+            "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nsub = { path = \"vendor/sub\" }\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+        let error = Workspace::load(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("cannot read the Cargo workspace"), "{error}");
+        // The cause cargo gives after "Caused by:", the missing manifest, is kept.
+        assert!(error.contains("vendor/sub/Cargo.toml"), "{error}");
+        assert!(!error.contains('\n'), "{error}");
+    }
 }

@@ -715,6 +715,7 @@ fn help_explains_each_command() {
         "irgate explain",
         "irgate history",
         "irgate calibrate",
+        "irgate runner",
         "Exit codes",
         "0 every budget holds",
     ] {
@@ -728,10 +729,27 @@ fn help_explains_each_command() {
         ("refresh", "replaced atomically"),
         ("doctor", "field by field"),
         ("explain", "differential flame graph"),
-        ("comment", "never appears in any output"),
         ("calibrate", "layout-sensitive"),
+        ("runner", "exact callgrind runner"),
     ] {
         let help = sandbox.irgate(&[command, "--help"]);
+        assert_eq!(help.code, 0, "{command}: {}", help.stderr);
+        assert!(help.stdout.contains(fragment), "{command}: {}", help.stdout);
+    }
+    // `comment` exists with the `github` feature only (`cargo test --workspace` builds without).
+    let comment = sandbox.irgate(&["comment", "--help"]);
+    if cfg!(feature = "github") {
+        assert_eq!(comment.code, 0, "{}", comment.stderr);
+        assert!(comment.stdout.contains("never appears in any output"));
+    } else {
+        assert_eq!(comment.code, 2, "{}", comment.stdout);
+        assert!(comment.stderr.contains("unrecognized subcommand 'comment'"));
+    }
+    for (command, fragment) in [
+        ("runner install", "never replaced"),
+        ("init", "before anything is built"),
+    ] {
+        let help = sandbox.irgate(&command.split(' ').chain(["--help"]).collect::<Vec<_>>());
         assert_eq!(help.code, 0, "{command}: {}", help.stderr);
         assert!(help.stdout.contains(fragment), "{command}: {}", help.stdout);
     }
@@ -847,4 +865,28 @@ fn a_results_file_with_an_invalid_filter_is_refused() {
     });
     let run = sandbox.check("bad.json", &[]);
     assert_error(&run, &["bad.json", "invalid filter `frame::[`"]);
+}
+
+#[test]
+fn refresh_says_when_the_results_were_taken_on_uncommitted_changes() {
+    let sandbox = Sandbox::new();
+    let commit = "c".repeat(40);
+    sandbox.results("base", "clean.json", |r| {
+        r["fingerprint"]["commit"] = json!(commit)
+    });
+    let clean = sandbox.irgate(&["refresh", "--results", "clean.json"]);
+    assert_eq!(clean.code, 0, "{}", clean.stderr);
+    assert!(!clean.stderr.contains("uncommitted"), "{}", clean.stderr);
+
+    sandbox.results("base", "dirty.json", |r| {
+        r["fingerprint"]["commit"] = json!(format!("{commit}-dirty"))
+    });
+    let dirty = sandbox.irgate(&["refresh", "--results", "dirty.json"]);
+    assert_eq!(dirty.code, 0, "{}", dirty.stderr);
+    assert!(
+        dirty.stderr.contains("taken with uncommitted changes")
+            && dirty.stderr.contains(&format!("`{commit}-dirty`")),
+        "{}",
+        dirty.stderr
+    );
 }

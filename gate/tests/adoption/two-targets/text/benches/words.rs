@@ -9,5 +9,5 @@ fn count(text: &str) -> usize {
     black_box(text::count_words(black_box(text)))
 }
 
-library_benchmark_group!(name = words, benchmarks = count);
-main!(library_benchmark_groups = words);
+library_benchmark_group!(name = digest, benchmarks = count);
+main!(library_benchmark_groups = digest);
