@@ -112,6 +112,9 @@ pub struct Explanation {
     /// holds most of the change.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inclusive: Vec<Inclusive>,
+    /// Cost outside any function and outside the totals, when either side has some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unattributed: Option<Unattributed>,
 }
 
 /// The remainder of an explanation, as one line.
@@ -123,6 +126,16 @@ pub struct Rest {
     pub new: u64,
     /// How many functions it sums (functions below a profile's floor not counted).
     pub functions: usize,
+}
+
+/// Cost callgrind counted outside any function and outside the totals (a whole-program run's
+/// first instructions): shown on a line of its own, not in the change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unattributed {
+    /// In the baseline.
+    pub base: u64,
+    /// In the new run.
+    pub new: u64,
 }
 
 impl Explanation {
@@ -324,12 +337,17 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
         functions: rest_count,
     };
     let inclusive = inclusive_view(base, new, &movers);
+    let unattributed = (base.unattributed > 0 || new.unattributed > 0).then_some(Unattributed {
+        base: base.unattributed,
+        new: new.unattributed,
+    });
     Explanation {
         base_total: base.total,
         new_total: new.total,
         movers,
         rest,
         inclusive,
+        unattributed,
     }
 }
 
@@ -462,6 +480,7 @@ mod tests {
         let total = functions.iter().map(|(_, f)| f.self_cost).sum();
         Profile {
             total,
+            unattributed: 0,
             floor: 1,
             functions: functions
                 .into_iter()

@@ -176,6 +176,7 @@ calls=1 1
 1 20
 fn=c
 1 60
+totals: 100
 ";
 
     #[test]
@@ -202,7 +203,7 @@ fn=c
         // `(below main)`: as callgrind writes it for every Rust program.
         let text = "events: Ir\nsummary: 7\nob=libc\nfn=(below main)\ncfn=__libc_start_main\ncalls=1 1\n1 7\n\
                     fn=__libc_start_main\ncob=prog\ncfn=(below main)\ncalls=1 1\n1 7\n\
-                    ob=prog\nfn=(below main)\ncfn=main\ncalls=1 1\n1 7\nfn=main\n1 7\n";
+                    ob=prog\nfn=(below main)\ncfn=main\ncalls=1 1\n1 7\nfn=main\n1 7\ntotals: 7\n";
         let graph = parse(text.as_bytes()).unwrap();
         assert_eq!(graph.nodes.len(), 4);
         let stacks = stacks(&graph, "Ir");
@@ -220,7 +221,7 @@ fn=c
 
     #[test]
     fn survives_recursion_and_names_with_separators() {
-        let text = "events: Ir\nfn=f;g\n1 5\ncfn=f;g\ncalls=3 1\n1 50\ncfn=h\ncalls=1 1\n1 5\nfn=h\n1 5\ncfn=f;g\ncalls=1 1\n1 1\n";
+        let text = "events: Ir\nfn=f;g\n1 5\ncfn=f;g\ncalls=3 1\n1 50\ncfn=h\ncalls=1 1\n1 5\nfn=h\n1 5\ncfn=f;g\ncalls=1 1\n1 1\ntotals: 10\n";
         let graph = parse(text.as_bytes()).unwrap();
         let stacks = stacks(&graph, "Ir");
         let expected: BTreeMap<String, u64> = [("f:g".to_owned(), 5), ("f:g;h".to_owned(), 4)]

@@ -8,6 +8,7 @@
 //! inlined function of the project's own code.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::parse::{CallGraph, demangle};
 
@@ -21,28 +22,30 @@ pub fn resolve(
     measured: std::time::SystemTime,
     is_own: impl Fn(&str) -> bool,
 ) -> usize {
-    let mut loaders: HashMap<String, Option<addr2line::Loader>> = HashMap::new();
+    let mut loaders: HashMap<Arc<str>, Option<addr2line::Loader>> = HashMap::new();
     let mut resolved = 0;
     for node in &mut graph.nodes {
         if node.by_address.is_empty() {
             continue;
         }
         let loader = loaders.entry(node.object.clone()).or_insert_with(|| {
-            let modified = std::fs::metadata(&node.object).and_then(|m| m.modified());
+            let modified = std::fs::metadata(&*node.object).and_then(|m| m.modified());
             let same_build = modified.is_ok_and(|built| built <= measured);
             same_build
-                .then(|| addr2line::Loader::new(&node.object).ok())
+                .then(|| addr2line::Loader::new(&*node.object).ok())
                 .flatten()
         });
         let Some(loader) = loader else {
             continue;
         };
-        let mut inlined: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        let mut inlined: BTreeMap<Arc<str>, Vec<u64>> = BTreeMap::new();
         for (&address, cost) in &node.by_address {
             let Some(name) = inlined_function(loader, address, &is_own) else {
                 continue;
             };
-            let entry = inlined.entry(name).or_insert_with(|| vec![0; cost.len()]);
+            let entry = inlined
+                .entry(Arc::from(name))
+                .or_insert_with(|| vec![0; cost.len()]);
             for (sum, c) in entry.iter_mut().zip(cost) {
                 *sum = sum.saturating_add(*c);
             }
@@ -92,7 +95,7 @@ mod tests {
     #[test]
     fn without_the_binary_the_split_by_file_stays() {
         let text = "positions: instr line\nevents: Ir\nob=/nonexistent/binary\nfl=/ws/a.rs\nfn=f\n\
-                    0x10 1 5\nfi=/ws/b.rs\n0x14 2 3\n";
+                    0x10 1 5\nfi=/ws/b.rs\n0x14 2 3\ntotals: 8\n";
         let mut graph = parse(text.as_bytes()).unwrap();
         assert_eq!(graph.nodes[0].by_address.len(), 2);
         let now = std::time::SystemTime::now();

@@ -34,6 +34,10 @@ pub struct Function {
 pub struct Profile {
     /// The benchmark's total (equal to the sum of every function's self cost).
     pub total: u64,
+    /// Cost callgrind counted outside any function and outside `total` (its `summary:` beyond
+    /// its `totals:`): the first instructions of a whole-program run, before any function.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unattributed: u64,
     /// Functions whose self and inclusive cost are both below this were left out; their cost
     /// is in `total` only.
     pub floor: u64,
@@ -75,7 +79,7 @@ impl Profile {
                 });
             // Functions of one name in several objects are one function here.
             let entry = functions
-                .entry(node.name.clone())
+                .entry(node.name.to_string())
                 .or_insert_with(|| Function {
                     file: normalize(&node.file),
                     self_cost: 0,
@@ -95,16 +99,14 @@ impl Profile {
             for callee in caller.calls.keys() {
                 let callee = &graph.nodes[*callee].name;
                 if *callee != caller.name
-                    && let Some(f) = functions.get_mut(callee)
+                    && let Some(f) = functions.get_mut(&**callee)
                 {
-                    f.callers.push(caller.name.clone());
+                    f.callers.push(caller.name.to_string());
                 }
             }
         }
-        let total = match &graph.totals {
-            Some(totals) => totals[e],
-            None => functions.values().map(|f| f.self_cost).sum(),
-        };
+        let listed = || functions.values().map(|f| f.self_cost).sum();
+        let total = graph.totals.get(e).copied().unwrap_or_else(listed);
         for f in functions.values_mut() {
             f.callers.sort();
             f.callers.dedup();
@@ -114,6 +116,7 @@ impl Profile {
         functions.retain(|_, f| f.inclusive > 0);
         Some(Profile {
             total,
+            unattributed: graph.unattributed.get(e).copied().unwrap_or(0),
             floor: 0,
             functions,
         })
@@ -143,6 +146,7 @@ impl Profile {
         }
         Profile {
             total: self.total,
+            unattributed: self.unattributed,
             floor,
             functions,
         }
@@ -156,6 +160,7 @@ impl Profile {
     /// Merges another profile of the same benchmark (another part or thread) into this one.
     pub fn merge(&mut self, other: Profile) {
         self.total += other.total;
+        self.unattributed += other.unattributed;
         self.floor = self.floor.max(other.floor);
         for (name, f) in other.functions {
             match self.functions.get_mut(&name) {
@@ -175,6 +180,10 @@ impl Profile {
             }
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A source path as it reads in a report, the same on every machine: relative to `root` (the
@@ -230,6 +239,7 @@ fn=leaf
 cfn=never
 calls=1 5
 5 0
+totals: 1100
 ";
 
     #[test]

@@ -141,17 +141,12 @@ fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
                 .map(Option::unwrap_or_default)
         };
         match found {
-            Ok(found) => {
-                all.benchmarks.extend(found.benchmarks);
-                all.stacks.extend(found.stacks);
-            }
+            Ok(found) => all.extend(found),
             Err(error) => eprintln!("irgate: warning: no per-function profiles: {error}"),
         }
     }
-    all.benchmarks
-        .retain(|id, _| results.benchmarks.contains_key(id));
-    all.stacks.retain(|id, _| all.benchmarks.contains_key(id));
-    let written = if all.benchmarks.is_empty() {
+    all.retain(|id| results.benchmarks.contains_key(id));
+    let written = if all.is_empty() {
         std::fs::remove_file(&path)
             .or_else(|e| {
                 if e.kind() == std::io::ErrorKind::NotFound {

@@ -169,6 +169,16 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
             change(crate::explain::signed_delta(e.rest.new, e.rest.base)),
         )
     });
+    if let Some(u) = e.unattributed {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | | |",
+            crate::explain::UNATTRIBUTED,
+            thousands(u.base),
+            thousands(u.new),
+            change(crate::explain::signed_delta(u.new, u.base)),
+        );
+    }
     out.push('\n');
     for i in &e.inclusive {
         let _ = writeln!(
