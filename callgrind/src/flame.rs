@@ -29,7 +29,7 @@ pub fn stacks(graph: &CallGraph, event: &str) -> BTreeMap<String, u64> {
         .map(|(i, node)| {
             node.calls
                 .iter()
-                .filter(|(callee, _)| **callee != i)
+                .filter(|(callee, _)| *callee != i)
                 .map(|(_, call)| call.cost.get(e).copied().unwrap_or(0))
                 .fold(node.self_cost[e], u64::saturating_add)
         })
@@ -38,7 +38,7 @@ pub fn stacks(graph: &CallGraph, event: &str) -> BTreeMap<String, u64> {
         .nodes
         .iter()
         .enumerate()
-        .flat_map(|(i, node)| node.calls.keys().copied().filter(move |c| *c != i))
+        .flat_map(|(i, node)| node.calls.iter().map(|(c, _)| *c).filter(move |c| *c != i))
         .collect();
     let mut walk = Walk {
         graph,
@@ -101,7 +101,7 @@ impl Walk<'_> {
         let calls: Vec<(usize, u64)> = self.graph.nodes[node]
             .calls
             .iter()
-            .filter(|(callee, _)| **callee != node)
+            .filter(|(callee, _)| *callee != node)
             .map(|(callee, call)| (*callee, call.cost.get(self.event).copied().unwrap_or(0)))
             .collect();
         for (callee, call_cost) in calls {

@@ -39,7 +39,7 @@ pub fn resolve(
             continue;
         };
         let mut inlined: BTreeMap<Arc<str>, Vec<u64>> = BTreeMap::new();
-        for (&address, cost) in &node.by_address {
+        for (address, cost) in node.by_address.iter() {
             let Some(name) = inlined_function(loader, address, &is_own) else {
                 continue;
             };

@@ -64,9 +64,69 @@ pub struct Node {
     /// ([`crate::inline::resolve`] turns it into by inlined function).
     pub inlined: BTreeMap<Arc<str>, Vec<u64>>,
     /// Self cost by instruction address, when the file has `instr` positions.
-    pub by_address: BTreeMap<u64, Vec<u64>>,
-    /// Calls made, by callee index into [`CallGraph::nodes`].
-    pub calls: BTreeMap<usize, Call>,
+    pub by_address: Addresses,
+    /// Calls made, by callee index into [`CallGraph::nodes`]: sorted by callee, one entry each.
+    pub calls: Vec<(usize, Call)>,
+}
+
+impl Node {
+    /// The calls to `callee`, if any.
+    pub fn call(&self, callee: usize) -> Option<&Call> {
+        let found = self.calls.binary_search_by_key(&callee, |(c, _)| *c);
+        found.ok().map(|i| &self.calls[i].1)
+    }
+}
+
+/// Self cost by instruction address, held flat (an address and its costs, per event): in the
+/// order read, an address repeated when its cost lines were not consecutive.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Addresses {
+    events: usize,
+    addresses: Vec<u64>,
+    costs: Vec<u64>,
+}
+
+impl Addresses {
+    /// Each address with its costs.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &[u64])> {
+        self.addresses
+            .iter()
+            .copied()
+            .zip(self.costs.chunks_exact(self.events.max(1)))
+    }
+
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        self.addresses.len()
+    }
+
+    /// No address.
+    pub fn is_empty(&self) -> bool {
+        self.addresses.is_empty()
+    }
+
+    /// Adds `costs` at `address`; returns whether that took a new entry.
+    fn add(&mut self, address: u64, costs: &[u64]) -> Result<bool, String> {
+        self.events = costs.len();
+        if self.addresses.last() == Some(&address) {
+            let at = self.costs.len() - costs.len();
+            add(&mut self.costs[at..], costs)?;
+            return Ok(false);
+        }
+        grow(&mut self.addresses, 1);
+        grow(&mut self.costs, costs.len());
+        self.addresses.push(address);
+        self.costs.extend_from_slice(costs);
+        Ok(true)
+    }
+}
+
+/// Makes room for `more` items in `vector`, doubling from its exact size (a vector's own growth
+/// starts at 4, too much for the one address of most functions).
+fn grow<T>(vector: &mut Vec<T>, more: usize) {
+    if vector.capacity() - vector.len() < more {
+        vector.reserve_exact(vector.len().max(more));
+    }
 }
 
 /// The calls from one function to another.
@@ -211,9 +271,16 @@ struct Part {
     sum: Vec<u64>,
 }
 
-/// Bytes charged per held item beyond its own size: the allocator's header and rounding, and a
-/// growing collection's spare capacity (up to as much again, both while it reallocates).
+/// Bytes charged per allocation beyond its size: the allocator's header and rounding.
 const SLACK: usize = 32;
+
+/// How many times its size an item of a growing vector or hash table is charged: the spare
+/// capacity of a doubled table (a hash table is at most 7/8 full), and the old table while it
+/// is copied.
+const GROWTH: usize = 3;
+
+/// How many times its size an entry of a B-tree is charged: its nodes are at least half full.
+const TREE: usize = 2;
 
 #[derive(Default)]
 struct Parser {
@@ -474,7 +541,7 @@ impl Parser {
                 .ok_or_else(|| format!("{} ({id}) is used before it is defined", space.what()));
         }
         let name = self.intern(space, name);
-        self.held += 2 * (size_of::<(u64, Arc<str>)>() + 8);
+        self.held += GROWTH * (size_of::<(u64, Arc<str>)>() + 1);
         self.table(space).insert(id, name.clone());
         Ok(name)
     }
@@ -500,8 +567,8 @@ impl Parser {
         if let Some(held) = self.names.get(name) {
             return held.clone();
         }
-        // The text, its header, and its slot in the set (twice: the set grows by doubling).
-        self.held += name.len() + SLACK + 2 * (size_of::<Arc<str>>() + 8);
+        // The text with its header, and its slot in the set.
+        self.held += name.len() + SLACK + GROWTH * (size_of::<Arc<str>>() + 1);
         let held: Arc<str> = Arc::from(name);
         self.names.insert(held.clone());
         held
@@ -514,11 +581,11 @@ impl Parser {
         }
         let index = self.graph.nodes.len();
         let events = self.graph.events.len();
-        // The node (twice: the vector of nodes grows by doubling), its costs and its key.
-        self.held += 2 * size_of::<Node>()
+        // The node, its costs and its key.
+        self.held += GROWTH * size_of::<Node>()
             + events * 8
             + SLACK
-            + 2 * (size_of::<(Arc<str>, Arc<str>, usize)>() + 8);
+            + GROWTH * (size_of::<(Arc<str>, Arc<str>, usize)>() + 1);
         self.graph.nodes.push(Node {
             name: key.1.clone(),
             object: key.0.clone(),
@@ -606,17 +673,15 @@ impl Parser {
         self.part.started = true;
         self.part.sum.resize(costs.len(), 0);
         add(&mut self.part.sum, &costs)?;
-        let entry_size = size_of::<(u64, Vec<u64>)>() + costs.len() * 8 + 2 * SLACK;
         let node = &mut self.graph.nodes[index];
         add(&mut node.self_cost, &costs)?;
-        if let Some(address) = address {
-            let entry = node.by_address.entry(address).or_insert_with(|| {
-                self.held += entry_size;
-                vec![0; costs.len()]
-            });
-            add(entry, &costs)?;
+        if let Some(address) = address
+            && node.by_address.add(address, &costs)?
+        {
+            self.held += GROWTH * (8 + 8 * costs.len());
         }
         if inlined {
+            let entry_size = TREE * size_of::<(Arc<str>, Vec<u64>)>() + costs.len() * 8 + 2 * SLACK;
             let entry = node.inlined.entry(self.fi.clone()).or_insert_with(|| {
                 self.held += entry_size;
                 vec![0; costs.len()]
@@ -635,14 +700,13 @@ impl Parser {
         }
         let costs = self.costs(trimmed)?;
         let caller = self.current.ok_or("`calls=` before any `fn=`")?;
-        let entry_size = size_of::<(usize, Call)>() + costs.len() * 8 + 2 * SLACK;
-        let call = self.graph.nodes[caller]
-            .calls
-            .entry(callee)
-            .or_insert_with(|| {
-                self.held += entry_size;
-                Call::default()
-            });
+        let calls = &mut self.graph.nodes[caller].calls;
+        // One entry per callee: the last one again, or a new one (merged in `finish`).
+        if calls.last().is_none_or(|(last, _)| *last != callee) {
+            self.held += GROWTH * size_of::<(usize, Call)>() + costs.len() * 8 + SLACK;
+            calls.push((callee, Call::default()));
+        }
+        let call = &mut calls.last_mut().expect("pushed").1;
         call.count = call
             .count
             .checked_add(count)
@@ -679,6 +743,7 @@ impl Parser {
         }
         for node in &mut self.graph.nodes {
             node.self_cost.resize(events, 0);
+            merge_calls(&mut node.calls).map_err(ParseError::File)?;
         }
         Ok(self.graph)
     }
@@ -724,6 +789,30 @@ impl Parser {
             .map(|i| values.get(*i).copied().unwrap_or(0))
             .collect())
     }
+}
+
+/// Sorts `calls` by callee and merges the entries of one callee.
+fn merge_calls(calls: &mut Vec<(usize, Call)>) -> Result<(), String> {
+    if calls.is_sorted_by(|a, b| a.0 < b.0) {
+        return Ok(());
+    }
+    calls.sort_by_key(|(callee, _)| *callee);
+    let mut merged: Vec<(usize, Call)> = Vec::with_capacity(calls.len());
+    for (callee, call) in calls.drain(..) {
+        match merged.last_mut() {
+            Some((last, into)) if *last == callee => {
+                into.count = into
+                    .count
+                    .checked_add(call.count)
+                    .ok_or("a call count overflows 64 bits")?;
+                into.cost.resize(into.cost.len().max(call.cost.len()), 0);
+                add(&mut into.cost, &call.cost)?;
+            }
+            _ => merged.push((callee, call)),
+        }
+    }
+    *calls = merged;
+    Ok(())
 }
 
 fn add(sum: &mut [u64], costs: &[u64]) -> Result<(), String> {
@@ -809,7 +898,7 @@ totals: 21 4
         assert_eq!(&*main.file, "src/main.rs");
         let helper = graph.node("demo::helper").expect("demangled without hash");
         assert_eq!(
-            main.calls[&helper],
+            *main.call(helper).unwrap(),
             Call {
                 count: 2,
                 cost: vec![14, 3]
@@ -965,9 +1054,9 @@ totals: 2
         assert_eq!(graph.totals, [4]);
         let main = &graph.nodes[graph.node("main").unwrap()];
         assert_eq!(main.self_cost, [1]);
-        assert_eq!(main.by_address[&0x10], [1]);
+        assert_eq!(main.by_address.iter().next(), Some((0x10, &[1][..])));
         let helper = graph.node("demo::helper").unwrap();
-        assert_eq!(main.calls[&helper].cost, [3]);
+        assert_eq!(main.call(helper).unwrap().cost, [3]);
         let options = Options {
             event: Some("Bc".into()),
             ..Options::default()
@@ -1000,6 +1089,28 @@ totals: 2
                 && error.contains("more than the 100000 bytes this reader may hold"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn merges_the_calls_to_one_callee_and_the_costs_of_one_address() {
+        let text = "positions: instr\nevents: Ir\nfn=f\n0x10 1\n0x10 2\n0x14 1\n0x10 1\n\
+                    cfn=g\ncalls=1 0x20\n0x10 5\ncfn=h\ncalls=2 0x30\n0x10 7\n\
+                    cfn=g\ncalls=3 0x20\n0x14 6\nfn=g\n0x20 11\nfn=h\n0x30 7\ntotals: 23\n";
+        let graph = graph(text);
+        let f = &graph.nodes[0];
+        let calls: Vec<(usize, u64, Vec<u64>)> = f
+            .calls
+            .iter()
+            .map(|(callee, call)| (*callee, call.count, call.cost.clone()))
+            .collect();
+        assert_eq!(calls, [(1, 4, vec![11]), (2, 2, vec![7])]);
+        let addresses: Vec<(u64, Vec<u64>)> =
+            f.by_address.iter().map(|(a, c)| (a, c.to_vec())).collect();
+        assert_eq!(
+            addresses,
+            [(0x10, vec![3]), (0x14, vec![1]), (0x10, vec![1])]
+        );
+        assert_eq!(f.self_cost, [5]);
     }
 
     #[test]

@@ -65,7 +65,7 @@ impl Profile {
             let called: u64 = node
                 .calls
                 .iter()
-                .filter(|(callee, _)| graph.nodes[**callee].name != node.name)
+                .filter(|(callee, _)| graph.nodes[*callee].name != node.name)
                 .map(|(_, call)| call.cost.get(e).copied().unwrap_or(0))
                 .fold(0u64, u64::saturating_add);
             let inlined = node
@@ -96,7 +96,7 @@ impl Profile {
             }
         }
         for caller in &graph.nodes {
-            for callee in caller.calls.keys() {
+            for (callee, _) in &caller.calls {
                 let callee = &graph.nodes[*callee].name;
                 if *callee != caller.name
                     && let Some(f) = functions.get_mut(&**callee)
