@@ -70,6 +70,10 @@ pub struct Mover {
     /// change, largest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inlined_from: Vec<(String, i64)>,
+    /// Code the program's `main` does not run (a whole-program run's start-up and exit), on the
+    /// side where the function is.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside_main: bool,
 }
 
 impl Mover {
@@ -195,6 +199,7 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
             base_inclusive: a.inclusive,
             new_inclusive: b.inclusive,
             inlined_from: Vec::new(),
+            outside_main: false,
         });
     }
 
@@ -263,6 +268,7 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
                     base_inclusive: incl_to,
                     new_inclusive: incl_from,
                     inlined_from: Vec::new(),
+                    outside_main: false,
                 }
             } else {
                 Mover {
@@ -276,6 +282,7 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
                     base_inclusive: incl_from,
                     new_inclusive: incl_to,
                     inlined_from: Vec::new(),
+                    outside_main: false,
                 }
             };
             movers.push(mover);
@@ -312,6 +319,7 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
             base_inclusive: pick(a, |f| f.inclusive),
             new_inclusive: pick(b, |f| f.inclusive),
             inlined_from: Vec::new(),
+            outside_main: false,
         };
         for mover in split_inlined(mover, a, b) {
             if mover.delta() == 0 {
@@ -327,6 +335,13 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
             .cmp(&x.delta().unsigned_abs())
             .then_with(|| x.function.cmp(&y.function))
     });
+    for m in &mut movers {
+        let side = new
+            .functions
+            .get(&m.function)
+            .or(base.functions.get(&m.function));
+        m.outside_main = side.is_some_and(|f| f.outside_main);
+    }
     let shown = movers.len().min(limit);
     rest_count += movers.len() - shown;
     movers.truncate(shown);
@@ -396,6 +411,7 @@ fn split_inlined(mut host: Mover, a: Option<&Function>, b: Option<&Function>) ->
             base_inclusive: old,
             new_inclusive: new,
             inlined_from: Vec::new(),
+            outside_main: false,
         });
     }
     out.insert(0, host);
@@ -473,6 +489,7 @@ mod tests {
             inclusive,
             callers: callers.iter().map(|c| c.to_string()).collect(),
             inlined: BTreeMap::new(),
+            outside_main: false,
         }
     }
 

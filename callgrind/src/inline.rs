@@ -16,7 +16,10 @@ use crate::parse::{CallGraph, demangle};
 /// for every address, the innermost frame whose source file `is_own` accepts, when that frame is
 /// an inlined one (not the function itself). Functions whose object cannot be read (gone, no
 /// debug information, or rebuilt after `measured`, so its addresses are not the measured ones)
-/// keep their by-file split. Returns how many functions were resolved.
+/// keep their by-file split. A function whose file, as callgrind names it, is not one `is_own`
+/// accepts gets the own file most of its cost (first event) is in, if any: callgrind names the
+/// file of the function's first instruction, often inlined library code. Returns how many
+/// functions were resolved.
 pub fn resolve(
     graph: &mut CallGraph,
     measured: std::time::SystemTime,
@@ -39,8 +42,16 @@ pub fn resolve(
             continue;
         };
         let mut inlined: BTreeMap<Arc<str>, Vec<u64>> = BTreeMap::new();
+        let mut own_files: BTreeMap<String, u64> = BTreeMap::new();
         for (address, cost) in node.by_address.iter() {
-            let Some(name) = inlined_function(loader, address, &is_own) else {
+            let Some(frames) = frames(loader, address) else {
+                continue;
+            };
+            if let Some(file) = own_file(&frames, &is_own) {
+                let first = cost.first().copied().unwrap_or(0);
+                *own_files.entry(file).or_insert(0) += first;
+            }
+            let Some(name) = inlined_function(&frames, &is_own) else {
                 continue;
             };
             let entry = inlined
@@ -51,17 +62,22 @@ pub fn resolve(
             }
         }
         node.inlined = inlined;
+        if !is_own(&node.file)
+            && let Some((file, _)) = own_files.into_iter().max_by_key(|(_, cost)| *cost)
+        {
+            node.file = Arc::from(file);
+        }
         resolved += 1;
     }
     resolved
 }
 
-/// The innermost own-code function inlined at `address`, if the instruction is inlined code.
-fn inlined_function(
+/// The frames at `address`, innermost first (the last is the function the code is in): name
+/// and source file of each.
+fn frames(
     loader: &addr2line::Loader,
     address: u64,
-    is_own: &impl Fn(&str) -> bool,
-) -> Option<String> {
+) -> Option<Vec<(Option<String>, Option<String>)>> {
     let mut frames = loader.find_frames(address).ok()?;
     let mut chain = Vec::new();
     while let Ok(Some(frame)) = frames.next() {
@@ -77,6 +93,27 @@ fn inlined_function(
             .map(|n| demangle(&n));
         chain.push((name, file));
     }
+    Some(chain)
+}
+
+/// The source file of the function itself at an address (its outermost frame's location), when
+/// it is the project's own.
+fn own_file(
+    frames: &[(Option<String>, Option<String>)],
+    is_own: &impl Fn(&str) -> bool,
+) -> Option<String> {
+    frames
+        .last()
+        .and_then(|(_, file)| file.clone())
+        .filter(|file| is_own(file))
+}
+
+/// The innermost own-code function inlined at an address (`frames` as [`frames`] gives them), if
+/// the instruction is inlined code.
+fn inlined_function(
+    chain: &[(Option<String>, Option<String>)],
+    is_own: &impl Fn(&str) -> bool,
+) -> Option<String> {
     // Innermost first; the last frame is the function the code was inlined into.
     let outer = chain.len().checked_sub(1)?;
     // Named with its file (`/ws/codec/src/varint.rs: decode_varint`): line tables name

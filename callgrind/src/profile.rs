@@ -2,7 +2,7 @@
 //! callers, and the code inlined into it from other files. Compact enough to commit next to a
 //! baseline, sorted so its diff reads well.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +26,10 @@ pub struct Function {
     /// profile's floor left out).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inlined: BTreeMap<String, u64>,
+    /// In a whole-program run (a binary benchmark), code that ran where the program's `main`
+    /// does not reach: the process's start-up and exit (dynamic loader, C library, Rust runtime).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub outside_main: bool,
 }
 
 /// One benchmark's per-function profile of one event.
@@ -59,7 +63,9 @@ impl Profile {
     ) -> Option<Profile> {
         let e = graph.event(event)?;
         let mut functions: BTreeMap<String, Function> = BTreeMap::new();
-        for node in &graph.nodes {
+        let main = under_main(graph);
+        let (mut inside, mut outside) = (BTreeSet::new(), BTreeSet::new());
+        for (index, node) in graph.nodes.iter().enumerate() {
             let self_cost = node.self_cost[e];
             // A recursive call's cost is already in the function's own: count it once.
             let called: u64 = node
@@ -77,6 +83,17 @@ impl Profile {
                     *map.entry(file).or_insert(0) += cost;
                     map
                 });
+            // Code that ran, where `main` does not reach.
+            if self_cost > 0
+                && let Some(reached) = &main
+            {
+                let side = if reached[index] {
+                    &mut inside
+                } else {
+                    &mut outside
+                };
+                side.insert(&*node.name);
+            }
             // Functions of one name in several objects are one function here.
             let entry = functions
                 .entry(node.name.to_string())
@@ -86,6 +103,7 @@ impl Profile {
                     inclusive: 0,
                     callers: Vec::new(),
                     inlined: BTreeMap::new(),
+                    outside_main: false,
                 });
             entry.self_cost = entry.self_cost.saturating_add(self_cost);
             entry.inclusive = entry
@@ -107,7 +125,8 @@ impl Profile {
         }
         let listed = || functions.values().map(|f| f.self_cost).sum();
         let total = graph.totals.get(e).copied().unwrap_or_else(listed);
-        for f in functions.values_mut() {
+        for (name, f) in functions.iter_mut() {
+            f.outside_main = outside.contains(name.as_str()) && !inside.contains(name.as_str());
             f.callers.sort();
             f.callers.dedup();
             f.inclusive = f.inclusive.min(total);
@@ -171,6 +190,7 @@ impl Profile {
                     mine.self_cost += f.self_cost;
                     mine.inclusive = (mine.inclusive + f.inclusive).min(self.total);
                     mine.callers.extend(f.callers);
+                    mine.outside_main &= f.outside_main;
                     mine.callers.sort();
                     mine.callers.dedup();
                     for (file, cost) in f.inlined {
@@ -184,6 +204,33 @@ impl Profile {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
+
+/// Which functions the program's own `main` reaches by calls, when `graph` is a whole Rust
+/// program's run: that `main` is what the runtime's `__rust_begin_short_backtrace` calls.
+/// `None` when there is no such frame (a library benchmark, collected inside the benchmark only).
+fn under_main(graph: &CallGraph) -> Option<Vec<bool>> {
+    let mut reached = vec![false; graph.nodes.len()];
+    let mut todo: Vec<usize> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.name.ends_with("::__rust_begin_short_backtrace"))
+        .flat_map(|(i, n)| n.calls.iter().map(|(c, _)| *c).filter(move |c| *c != i))
+        .collect();
+    if todo.is_empty() {
+        return None;
+    }
+    while let Some(i) = todo.pop() {
+        if !std::mem::replace(&mut reached[i], true) {
+            todo.extend(graph.nodes[i].calls.iter().map(|(c, _)| *c));
+        }
+    }
+    Some(reached)
 }
 
 /// A source path as it reads in a report, the same on every machine: relative to `root` (the

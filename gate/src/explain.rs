@@ -358,6 +358,9 @@ pub fn text(explained: &Explained, indent: &str) -> String {
         if !note.is_empty() {
             let _ = write!(name, " ({note})");
         }
+        if m.outside_main {
+            let _ = write!(name, " ({OUTSIDE_MAIN})");
+        }
         let mut file = m.file.clone();
         if let Some((from, delta)) = m.inlined_from.first() {
             let _ = write!(file, "; {} of it inlined from {from}", signed(*delta));
@@ -428,6 +431,9 @@ pub fn text(explained: &Explained, indent: &str) -> String {
     }
     out
 }
+
+/// What a function outside the program's `main` is, in a whole-program run.
+pub const OUTSIDE_MAIN: &str = "outside main: process start-up or exit";
 
 /// The label of the line of cost outside any function.
 pub const UNATTRIBUTED: &str = "no function (callgrind's count before the program's first function, \

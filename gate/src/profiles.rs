@@ -170,7 +170,7 @@ fn benchmark(
         }
         let profile = Profile::from_graph(&graph, EVENT, |f| normalize_file(f, &root_text))
             .ok_or_else(|| format!("{origin}: records no {EVENT}"))?;
-        for (stack, cost) in flame::stacks(&graph, EVENT) {
+        for (stack, cost) in flame::stacks(&graph, EVENT, |f| normalize_file(f, &root_text)) {
             *stacks.entry(stack).or_insert(0) += cost;
         }
         match &mut merged {
@@ -401,6 +401,7 @@ mod tests {
                     inclusive: total,
                     callers: vec!["main".into()],
                     inlined: BTreeMap::from([("codec/src/varint.rs".into(), 3)]),
+                    outside_main: false,
                 },
             )]),
         }

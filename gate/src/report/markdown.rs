@@ -119,11 +119,14 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
     );
     for m in &e.movers {
         let note = crate::explain::kind_note(&m.kind);
-        let name = if note.is_empty() {
+        let mut name = if note.is_empty() {
             code(&m.function)
         } else {
             format!("{} ({})", code(&m.function), prose(&note))
         };
+        if m.outside_main {
+            let _ = write!(name, " ({})", crate::explain::OUTSIDE_MAIN);
+        }
         let count = |n: u64, present: bool| {
             if present {
                 thousands(n)
