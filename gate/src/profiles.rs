@@ -143,13 +143,12 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
     Ok(profiles)
 }
 
+/// A benchmark's profile and its Ir per call stack.
+type Profiled = (Profile, BTreeMap<String, u64>);
+
 /// One benchmark's profile and call stacks from the callgrind files in `dir`, whose total must be
 /// `ir`; `None` when there is no callgrind file, the reason when they cannot be used.
-fn benchmark(
-    dir: &Path,
-    root: &Path,
-    ir: u64,
-) -> Result<Option<(Profile, BTreeMap<String, u64>)>, String> {
+fn benchmark(dir: &Path, root: &Path, ir: u64) -> Result<Option<Profiled>, String> {
     let root_text = root.to_string_lossy();
     // Inlined code charged to the project's own inlined function, not its host.
     let own = format!("{}/", root_text.trim_end_matches('/'));
