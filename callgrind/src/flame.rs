@@ -18,6 +18,10 @@ const MAX_DEPTH: usize = 64;
 /// The most stacks kept (the largest); a call graph with more is summarised.
 const MAX_STACKS: usize = 2_000;
 
+/// The most paths walked: a call graph can hold exponentially many (each layer of a DAG
+/// calling each function of the next), so past this each function's subtree is one frame.
+const MAX_VISITS: usize = 20_000;
+
 /// `event`'s cost per call stack, root first, frames joined by `;`; inlined code is a frame above
 /// its host, named by `normalize` applied to its key in [`crate::parse::Node::inlined`] (as
 /// [`Profile::from_graph`] names it).
@@ -55,6 +59,7 @@ pub fn stacks(
         inclusive: &inclusive,
         out: &mut out,
         path: Vec::new(),
+        visits: 0,
     };
     let mut roots: Vec<usize> = (0..graph.nodes.len())
         .filter(|i| !called.contains(i))
@@ -87,9 +92,19 @@ struct Walk<'g> {
     inclusive: &'g [u64],
     out: &'g mut BTreeMap<String, u64>,
     path: Vec<usize>,
+    visits: usize,
 }
 
 impl Walk<'_> {
+    /// The current path as a folded stack.
+    fn stack(&self) -> String {
+        self.path
+            .iter()
+            .map(|i| frame(&self.graph.nodes[*i].name))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
     /// Unfolds `node` reached with `cost` of its inclusive cost.
     fn visit(&mut self, node: usize, cost: u64) {
         let total = self.inclusive[node];
@@ -98,13 +113,16 @@ impl Walk<'_> {
         }
         let scale = |part: u64| (u128::from(part) * u128::from(cost) / u128::from(total)) as u64;
         self.path.push(node);
+        self.visits += 1;
+        if self.visits > MAX_VISITS {
+            // The whole subtree's cost in this frame: the stacks still add up.
+            let stack = self.stack();
+            *self.out.entry(stack).or_insert(0) += cost;
+            self.path.pop();
+            return;
+        }
         let host = &self.graph.nodes[node];
-        let stack = self
-            .path
-            .iter()
-            .map(|i| frame(&self.graph.nodes[*i].name))
-            .collect::<Vec<_>>()
-            .join(";");
+        let stack = self.stack();
         let mut own = host.self_cost[self.event];
         for (inlined, cost) in &host.inlined {
             let cost = cost.get(self.event).copied().unwrap_or(0).min(own);
@@ -299,6 +317,36 @@ totals: 100
             title("varint.rs")
         );
         assert!(!title("leaf").contains('+'), "{}", title("leaf"));
+    }
+
+    #[test]
+    fn a_call_graph_of_exponentially_many_paths_is_walked_in_bounded_time() {
+        // 40 layers of two functions, each calling both of the next: 2^40 paths.
+        let mut text = String::from("events: Ir\n");
+        let layers = 40;
+        for layer in 0..layers {
+            for f in 0..2 {
+                text.push_str(&format!("fn=f{layer}_{f}\n1 1\n"));
+                if layer + 1 < layers {
+                    // Each callee's inclusive cost: itself and both of its callees'.
+                    let below = (1u64 << (layers - layer - 1)) - 1;
+                    for g in 0..2 {
+                        text.push_str(&format!("cfn=f{}_{g}\ncalls=1 1\n1 {below}\n", layer + 1));
+                    }
+                }
+            }
+        }
+        text.push_str(&format!("totals: {}\n", 2 * layers));
+        let graph = parse(text.as_bytes()).unwrap();
+        let stacks = stacks(&graph, "Ir", str::to_owned);
+        let roots = 2 * ((1u64 << layers) - 1);
+        // Scaled shares round down, at most one instruction per path walked.
+        let sum = stacks.values().sum::<u64>();
+        assert!(
+            sum <= roots && sum + MAX_VISITS as u64 >= roots,
+            "{sum} of {roots}"
+        );
+        assert!(stacks.len() <= MAX_STACKS + 1);
     }
 
     #[test]
