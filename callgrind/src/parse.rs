@@ -348,7 +348,8 @@ impl Parser {
         match key {
             "version" if value != "1" => {
                 return Err(format!(
-                    "format version {value} is not the 1 this reader knows"
+                    "format version {} is not the 1 this reader knows",
+                    excerpt(value)
                 ));
             }
             "positions" => {
@@ -362,7 +363,8 @@ impl Parser {
                         .any(|k| !matches!(k.as_str(), "line" | "instr"))
                 {
                     return Err(format!(
-                        "unknown positions `{value}` (expected `line` and/or `instr`)"
+                        "unknown positions `{}` (expected `line` and/or `instr`)",
+                        excerpt(value)
                     ));
                 }
                 self.positions = kinds;
@@ -840,10 +842,18 @@ fn size(bytes: usize) -> String {
     }
 }
 
-/// At most 60 characters of `text`, for messages.
+/// At most 60 characters of `text`, for messages: control characters (a terminal's escapes, line
+/// breaks) written as escapes, since the text comes from the file.
 fn excerpt(text: &str) -> String {
-    let mut out: String = text.chars().take(60).collect();
-    if out.len() < text.len() {
+    let mut out = String::new();
+    for c in text.chars().take(60) {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    if text.chars().nth(60).is_some() {
         out.push('…');
     }
     out
@@ -1012,6 +1022,10 @@ totals: 2
                 "line 2: unknown specification `xyz=`",
             ),
             ("events: Ir\n!!\n", "line 2: not a callgrind line: `!!`"),
+            (
+                "events: Ir\n\u{1b}[2J\n",
+                "line 2: not a callgrind line: `\\u{1b}[2J`",
+            ),
             (
                 "positions: column\n",
                 "line 1: unknown positions `column` (expected `line` and/or `instr`)",
