@@ -32,6 +32,8 @@ pub struct Sides {
     pub base: Results,
     /// Where each side's runner wrote its files (head, base).
     pub homes: [PathBuf; 2],
+    /// Where each side's sources were built (head, base): the root of its profiles' paths.
+    pub roots: [PathBuf; 2],
 }
 
 /// Where the base side's results go, beside the head side's: `results.json` ->
@@ -67,6 +69,7 @@ pub fn measure(
         short(&commit),
         base_src.display()
     );
+    let roots = [head_src.clone(), base_src.clone()];
     let base_paths = Resolved {
         root: base_src,
         ..paths.clone()
@@ -99,6 +102,7 @@ pub fn measure(
         head,
         base,
         homes: [head_place.home(), base_place.home()],
+        roots,
     })
 }
 

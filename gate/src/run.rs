@@ -55,14 +55,20 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             ..paths.clone()
         };
         let [head_home, base_home] = &sides.homes;
-        for (side, results, home) in [
-            (&paths, &sides.head, head_home),
-            (&base_paths, &sides.base, base_home),
+        let [head_root, base_root] = &sides.roots;
+        for (side, results, home, root) in [
+            (&paths, &sides.head, head_home, head_root),
+            (&base_paths, &sides.base, base_home, base_root),
         ] {
             write_results(side, results)?;
+            // Source paths relative to the side's own checkout, so that the sides compare.
+            let built = Resolved {
+                root: root.clone(),
+                ..side.clone()
+            };
             write_profiles(
                 &suite_dirs(results, std::slice::from_ref(home)),
-                side,
+                &built,
                 results,
             );
         }
