@@ -108,10 +108,16 @@ explain_binary() {
     local function=$1
     shift
     cd "$work/binary-bench"
+    # The profiles of the last run (the reverted code, same counts) into the baselines.
+    irgate refresh >/dev/null
+    [ -n "$(ls baselines/profiles/*.json)" ] || die "binary-bench: irgate refresh stored no profiles"
     cp src/main.rs "$work/original.rs"
     sed -i "/pub fn $function(/a\\    for i in 0..40u32 { std::hint::black_box(i); }" src/main.rs
     [ "$(expect_gate 1)" = "$(printf '%s\n' "$@" | sort)" ] || die "binary-bench: the regression did not fail $*"
-    grep -q "warning" "$work/run.log" && { cat "$work/run.log" >&2; die "binary-bench: irgate run warned"; }
+    if grep -q "no per-function profile" "$work/run.log"; then
+        cat "$work/run.log" >&2
+        die "binary-bench: irgate run left profiles out"
+    fi
     local bench top
     for bench in "$@"; do
         irgate explain "$bench" >"$work/explain.log" || { cat "$work/explain.log" >&2; die "irgate explain $bench failed"; }
