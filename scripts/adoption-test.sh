@@ -180,4 +180,38 @@ adopt two-targets main text/src/lib.rs fnv1a "gungraun 0.20.0" digest::fnv/b16 d
 jq -e '.benchmarks | has("digest::count/short") and has("digest::fnv/b16")' \
     "$work/two-targets/baselines/digest.json" >/dev/null || die "the shared group's baselines do not hold both suites"
 adopt iai-feature master src/lib.rs luhn "iai-callgrind 0.16.1" card::luhn/card card::luhn/long
+
+# --- binary benchmarks (gate/tests/adoption/binary-bench): a command-line tool whose suite is one
+# gungraun binary benchmark group (the whole program run with arguments). Adopted as above, then
+# the same slowed function again: `irgate explain` must name it, with its file, as the top row of
+# each failing benchmark. About 1 minute more than the adoption alone.
+explain_binary() {
+    local function=$1
+    shift
+    cd "$work/binary-bench"
+    # The profiles of the last run (the reverted code, same counts) into the baselines.
+    irgate refresh >/dev/null
+    [ -n "$(ls baselines/profiles/*.json)" ] || die "binary-bench: irgate refresh stored no profiles"
+    cp src/main.rs "$work/original.rs"
+    sed -i "/pub fn $function(/a\\    for i in 0..40u32 { std::hint::black_box(i); }" src/main.rs
+    [ "$(expect_gate 1)" = "$(printf '%s\n' "$@" | sort)" ] || die "binary-bench: the regression did not fail $*"
+    if grep -q "no per-function profile" "$work/run.log"; then
+        cat "$work/run.log" >&2
+        die "binary-bench: irgate run left profiles out"
+    fi
+    local bench top
+    for bench in "$@"; do
+        irgate explain "$bench" >"$work/explain.log" || { cat "$work/explain.log" >&2; die "irgate explain $bench failed"; }
+        top=$(sed -n 3p "$work/explain.log")
+        [[ "$top" == *"tool::$function "*"src/main.rs"* ]] ||
+            { cat "$work/explain.log" >&2; die "binary-bench: explain $bench does not name $function first"; }
+        say "binary-bench: explain $bench: $(awk '{$1=$1};1' <<<"$top")"
+    done
+    cp "$work/original.rs" src/main.rs
+    cd "$repo"
+}
+adopt binary-bench main src/main.rs collatz_steps "gungraun 0.20.0" cli::tool/large cli::tool/small
+explain_binary collatz_steps cli::tool/large cli::tool/small
+# --- end of binary benchmarks
+
 say "ok"

@@ -70,6 +70,10 @@ pub struct Mover {
     /// change, largest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inlined_from: Vec<(String, i64)>,
+    /// Code the program's `main` does not run (a whole-program run's start-up and exit), on the
+    /// side where the function is.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside_main: bool,
 }
 
 impl Mover {
@@ -112,6 +116,9 @@ pub struct Explanation {
     /// holds most of the change.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inclusive: Vec<Inclusive>,
+    /// Cost outside any function and outside the totals, when either side has some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unattributed: Option<Unattributed>,
 }
 
 /// The remainder of an explanation, as one line.
@@ -123,6 +130,16 @@ pub struct Rest {
     pub new: u64,
     /// How many functions it sums (functions below a profile's floor not counted).
     pub functions: usize,
+}
+
+/// Cost callgrind counted outside any function and outside the totals (a whole-program run's
+/// first instructions): shown on a line of its own, not in the change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unattributed {
+    /// In the baseline.
+    pub base: u64,
+    /// In the new run.
+    pub new: u64,
 }
 
 impl Explanation {
@@ -182,6 +199,7 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
             base_inclusive: a.inclusive,
             new_inclusive: b.inclusive,
             inlined_from: Vec::new(),
+            outside_main: false,
         });
     }
 
@@ -250,6 +268,7 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
                     base_inclusive: incl_to,
                     new_inclusive: incl_from,
                     inlined_from: Vec::new(),
+                    outside_main: false,
                 }
             } else {
                 Mover {
@@ -263,6 +282,7 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
                     base_inclusive: incl_from,
                     new_inclusive: incl_to,
                     inlined_from: Vec::new(),
+                    outside_main: false,
                 }
             };
             movers.push(mover);
@@ -299,6 +319,7 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
             base_inclusive: pick(a, |f| f.inclusive),
             new_inclusive: pick(b, |f| f.inclusive),
             inlined_from: Vec::new(),
+            outside_main: false,
         };
         for mover in split_inlined(mover, a, b) {
             if mover.delta() == 0 {
@@ -314,6 +335,13 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
             .cmp(&x.delta().unsigned_abs())
             .then_with(|| x.function.cmp(&y.function))
     });
+    for m in &mut movers {
+        let side = new
+            .functions
+            .get(&m.function)
+            .or(base.functions.get(&m.function));
+        m.outside_main = side.is_some_and(|f| f.outside_main);
+    }
     let shown = movers.len().min(limit);
     rest_count += movers.len() - shown;
     movers.truncate(shown);
@@ -324,12 +352,17 @@ pub fn explain(base: &Profile, new: &Profile, limit: usize) -> Explanation {
         functions: rest_count,
     };
     let inclusive = inclusive_view(base, new, &movers);
+    let unattributed = (base.unattributed > 0 || new.unattributed > 0).then_some(Unattributed {
+        base: base.unattributed,
+        new: new.unattributed,
+    });
     Explanation {
         base_total: base.total,
         new_total: new.total,
         movers,
         rest,
         inclusive,
+        unattributed,
     }
 }
 
@@ -378,6 +411,7 @@ fn split_inlined(mut host: Mover, a: Option<&Function>, b: Option<&Function>) ->
             base_inclusive: old,
             new_inclusive: new,
             inlined_from: Vec::new(),
+            outside_main: false,
         });
     }
     out.insert(0, host);
@@ -455,6 +489,7 @@ mod tests {
             inclusive,
             callers: callers.iter().map(|c| c.to_string()).collect(),
             inlined: BTreeMap::new(),
+            outside_main: false,
         }
     }
 
@@ -462,6 +497,7 @@ mod tests {
         let total = functions.iter().map(|(_, f)| f.self_cost).sum();
         Profile {
             total,
+            unattributed: 0,
             floor: 1,
             functions: functions
                 .into_iter()

@@ -8,6 +8,7 @@
 //! inlined function of the project's own code.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::parse::{CallGraph, demangle};
 
@@ -15,50 +16,68 @@ use crate::parse::{CallGraph, demangle};
 /// for every address, the innermost frame whose source file `is_own` accepts, when that frame is
 /// an inlined one (not the function itself). Functions whose object cannot be read (gone, no
 /// debug information, or rebuilt after `measured`, so its addresses are not the measured ones)
-/// keep their by-file split. Returns how many functions were resolved.
+/// keep their by-file split. A function whose file, as callgrind names it, is not one `is_own`
+/// accepts gets the own file most of its cost (first event) is in, if any: callgrind names the
+/// file of the function's first instruction, often inlined library code. Returns how many
+/// functions were resolved.
 pub fn resolve(
     graph: &mut CallGraph,
     measured: std::time::SystemTime,
     is_own: impl Fn(&str) -> bool,
 ) -> usize {
-    let mut loaders: HashMap<String, Option<addr2line::Loader>> = HashMap::new();
+    let mut loaders: HashMap<Arc<str>, Option<addr2line::Loader>> = HashMap::new();
     let mut resolved = 0;
     for node in &mut graph.nodes {
         if node.by_address.is_empty() {
             continue;
         }
         let loader = loaders.entry(node.object.clone()).or_insert_with(|| {
-            let modified = std::fs::metadata(&node.object).and_then(|m| m.modified());
+            let modified = std::fs::metadata(&*node.object).and_then(|m| m.modified());
             let same_build = modified.is_ok_and(|built| built <= measured);
             same_build
-                .then(|| addr2line::Loader::new(&node.object).ok())
+                .then(|| addr2line::Loader::new(&*node.object).ok())
                 .flatten()
         });
         let Some(loader) = loader else {
             continue;
         };
-        let mut inlined: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-        for (&address, cost) in &node.by_address {
-            let Some(name) = inlined_function(loader, address, &is_own) else {
+        let mut inlined: BTreeMap<Arc<str>, Vec<u64>> = BTreeMap::new();
+        let mut own_files: BTreeMap<String, u64> = BTreeMap::new();
+        for (address, cost) in node.by_address.iter() {
+            let Some(frames) = frames(loader, address) else {
                 continue;
             };
-            let entry = inlined.entry(name).or_insert_with(|| vec![0; cost.len()]);
+            if let Some(file) = own_file(&frames, &is_own) {
+                let first = cost.first().copied().unwrap_or(0);
+                *own_files.entry(file).or_insert(0) += first;
+            }
+            let Some(name) = inlined_function(&frames, &is_own) else {
+                continue;
+            };
+            let entry = inlined
+                .entry(Arc::from(name))
+                .or_insert_with(|| vec![0; cost.len()]);
             for (sum, c) in entry.iter_mut().zip(cost) {
                 *sum = sum.saturating_add(*c);
             }
         }
         node.inlined = inlined;
+        if !is_own(&node.file)
+            && let Some((file, _)) = own_files.into_iter().max_by_key(|(_, cost)| *cost)
+        {
+            node.file = Arc::from(file);
+        }
         resolved += 1;
     }
     resolved
 }
 
-/// The innermost own-code function inlined at `address`, if the instruction is inlined code.
-fn inlined_function(
+/// The frames at `address`, innermost first (the last is the function the code is in): name
+/// and source file of each.
+fn frames(
     loader: &addr2line::Loader,
     address: u64,
-    is_own: &impl Fn(&str) -> bool,
-) -> Option<String> {
+) -> Option<Vec<(Option<String>, Option<String>)>> {
     let mut frames = loader.find_frames(address).ok()?;
     let mut chain = Vec::new();
     while let Ok(Some(frame)) = frames.next() {
@@ -74,6 +93,27 @@ fn inlined_function(
             .map(|n| demangle(&n));
         chain.push((name, file));
     }
+    Some(chain)
+}
+
+/// The source file of the function itself at an address (its outermost frame's location), when
+/// it is the project's own.
+fn own_file(
+    frames: &[(Option<String>, Option<String>)],
+    is_own: &impl Fn(&str) -> bool,
+) -> Option<String> {
+    frames
+        .last()
+        .and_then(|(_, file)| file.clone())
+        .filter(|file| is_own(file))
+}
+
+/// The innermost own-code function inlined at an address (`frames` as [`frames`] gives them), if
+/// the instruction is inlined code.
+fn inlined_function(
+    chain: &[(Option<String>, Option<String>)],
+    is_own: &impl Fn(&str) -> bool,
+) -> Option<String> {
     // Innermost first; the last frame is the function the code was inlined into.
     let outer = chain.len().checked_sub(1)?;
     // Named with its file (`/ws/codec/src/varint.rs: decode_varint`): line tables name
@@ -92,7 +132,7 @@ mod tests {
     #[test]
     fn without_the_binary_the_split_by_file_stays() {
         let text = "positions: instr line\nevents: Ir\nob=/nonexistent/binary\nfl=/ws/a.rs\nfn=f\n\
-                    0x10 1 5\nfi=/ws/b.rs\n0x14 2 3\n";
+                    0x10 1 5\nfi=/ws/b.rs\n0x14 2 3\ntotals: 8\n";
         let mut graph = parse(text.as_bytes()).unwrap();
         assert_eq!(graph.nodes[0].by_address.len(), 2);
         let now = std::time::SystemTime::now();

@@ -15,6 +15,6 @@ pub mod inline;
 pub mod parse;
 pub mod profile;
 
-pub use diff::{Explanation, Inclusive, Kind, Mover, Rest, explain};
-pub use parse::{CallGraph, ParseError, demangle, parse};
+pub use diff::{Explanation, Inclusive, Kind, Mover, Rest, Unattributed, explain};
+pub use parse::{CallGraph, MAX_BYTES, Options, ParseError, demangle, parse, parse_with};
 pub use profile::{FLOOR_PARTS, Function, Profile, normalize_file};

@@ -8,9 +8,24 @@
 //! inlined code (`fi=`/`fe=`), calls (`calls=` and the cost line after it, the call's inclusive
 //! cost), jumps (`jump=`/`jcnd=` and the position line after them), several parts in one file.
 //! Anything else is an error naming the line, never a panic: a file is untrusted input.
+//!
+//! **What the costs add up to.** The format says `totals:` "must give the total of all cost
+//! lines, to allow for a consistency check", and `summary:` "should be equal or larger than a
+//! total over all self costs", larger when "the cost lines may not represent all cost of the
+//! program run". Callgrind ends every part with `totals:`, and in a whole-program run (a binary
+//! benchmark) its `summary:` is 2 Ir above the cost lines: instructions counted before the first
+//! function is entered. So each part's self costs must equal its `totals:` exactly (a part
+//! without one is cut off), must not exceed its `summary:`, and what the summary holds beyond
+//! them is [`CallGraph::unattributed`]. gungraun counts a benchmark's Ir from `totals:` too.
+//!
+//! **Bounded memory.** The file is read line by line, names are held once ([`Arc<str>`]), costs
+//! are summed per function, call and instruction address as they are read, [`Options::event`]
+//! keeps one event's costs only, and the reader refuses a file whose graph would hold more than
+//! [`Options::max_bytes`] ([`MAX_BYTES`] by default).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Read};
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -28,7 +43,7 @@ pub enum ParseError {
         /// What is wrong.
         message: String,
     },
-    /// The file as a whole is inconsistent (empty, cut off, costs that do not add up).
+    /// The file as a whole is inconsistent (empty, cut off, costs that do not add up, too large).
     #[error("{0}")]
     File(String),
 }
@@ -37,21 +52,81 @@ pub enum ParseError {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Node {
     /// Demangled name (a Rust symbol's hash suffix dropped).
-    pub name: String,
+    pub name: Arc<str>,
     /// The source file of the function (its `fl=`), as written in the file.
-    pub file: String,
+    pub file: Arc<str>,
     /// The object (executable or shared library) it is in; functions of the same name in two
     /// objects are two nodes.
-    pub object: String,
+    pub object: Arc<str>,
     /// Self cost, one entry per event of [`CallGraph::events`].
     pub self_cost: Vec<u64>,
     /// The part of the self cost that comes from code inlined from other files (`fi=`), by file
     /// ([`crate::inline::resolve`] turns it into by inlined function).
-    pub inlined: BTreeMap<String, Vec<u64>>,
+    pub inlined: BTreeMap<Arc<str>, Vec<u64>>,
     /// Self cost by instruction address, when the file has `instr` positions.
-    pub by_address: BTreeMap<u64, Vec<u64>>,
-    /// Calls made, by callee index into [`CallGraph::nodes`].
-    pub calls: BTreeMap<usize, Call>,
+    pub by_address: Addresses,
+    /// Calls made, by callee index into [`CallGraph::nodes`]: sorted by callee, one entry each.
+    pub calls: Vec<(usize, Call)>,
+}
+
+impl Node {
+    /// The calls to `callee`, if any.
+    pub fn call(&self, callee: usize) -> Option<&Call> {
+        let found = self.calls.binary_search_by_key(&callee, |(c, _)| *c);
+        found.ok().map(|i| &self.calls[i].1)
+    }
+}
+
+/// Self cost by instruction address, held flat (an address and its costs, per event): in the
+/// order read, an address repeated when its cost lines were not consecutive.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Addresses {
+    events: usize,
+    addresses: Vec<u64>,
+    costs: Vec<u64>,
+}
+
+impl Addresses {
+    /// Each address with its costs.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &[u64])> {
+        self.addresses
+            .iter()
+            .copied()
+            .zip(self.costs.chunks_exact(self.events.max(1)))
+    }
+
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        self.addresses.len()
+    }
+
+    /// No address.
+    pub fn is_empty(&self) -> bool {
+        self.addresses.is_empty()
+    }
+
+    /// Adds `costs` at `address`; returns whether that took a new entry.
+    fn add(&mut self, address: u64, costs: &[u64]) -> Result<bool, String> {
+        self.events = costs.len();
+        if self.addresses.last() == Some(&address) {
+            let at = self.costs.len() - costs.len();
+            add(&mut self.costs[at..], costs)?;
+            return Ok(false);
+        }
+        grow(&mut self.addresses, 1);
+        grow(&mut self.costs, costs.len());
+        self.addresses.push(address);
+        self.costs.extend_from_slice(costs);
+        Ok(true)
+    }
+}
+
+/// Makes room for `more` items in `vector`, doubling from its exact size (a vector's own growth
+/// starts at 4, too much for the one address of most functions).
+fn grow<T>(vector: &mut Vec<T>, more: usize) {
+    if vector.capacity() - vector.len() < more {
+        vector.reserve_exact(vector.len().max(more));
+    }
 }
 
 /// The calls from one function to another.
@@ -66,10 +141,14 @@ pub struct Call {
 /// A parsed callgrind file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CallGraph {
-    /// Event names, e.g. `["Ir", "Dr", ...]`.
+    /// Event names, e.g. `["Ir", "Dr", ...]` (only [`Options::event`] when one is chosen).
     pub events: Vec<String>,
-    /// The totals the file declares (`summary:` or `totals:`), per event, summed over parts.
-    pub totals: Option<Vec<u64>>,
+    /// The totals the file declares (`totals:`), per event, summed over parts: the sum of every
+    /// function's self cost.
+    pub totals: Vec<u64>,
+    /// Per event, what the file's `summary:` lines hold beyond the totals: cost callgrind counted
+    /// outside any function (the start of a whole-program run), in no function's self cost.
+    pub unattributed: Vec<u64>,
     /// Every function that has a cost or is called, in order of appearance.
     pub nodes: Vec<Node>,
 }
@@ -82,7 +161,7 @@ impl CallGraph {
 
     /// The index of the (first) function named `name` (demangled).
     pub fn node(&self, name: &str) -> Option<usize> {
-        self.nodes.iter().position(|n| n.name == name)
+        self.nodes.iter().position(|n| &*n.name == name)
     }
 }
 
@@ -98,9 +177,41 @@ pub fn demangle(symbol: &str) -> String {
 /// The longest line read; callgrind writes lines of a few hundred bytes.
 const MAX_LINE: usize = 64 * 1024;
 
-/// Parses a callgrind file.
-pub fn parse(mut reader: impl BufRead) -> Result<CallGraph, ParseError> {
-    let mut parser = Parser::default();
+/// The most memory the reader holds by default: 1 GiB, a seventh of a hosted CI runner's 7 GB.
+pub const MAX_BYTES: usize = 1 << 30;
+
+/// What the reader keeps, and how much memory it may hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Keep only this event's costs (a file that does not record it is refused); every event's
+    /// when `None`.
+    pub event: Option<String>,
+    /// The most bytes the graph (with the reader's tables) may hold; a file that needs more is
+    /// refused, naming the limit. Counted conservatively (every allocation the graph makes, with
+    /// the slack of growing collections), so the process's peak stays below it plus one line.
+    pub max_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            event: None,
+            max_bytes: MAX_BYTES,
+        }
+    }
+}
+
+/// Parses a callgrind file, every event, within [`MAX_BYTES`].
+pub fn parse(reader: impl BufRead) -> Result<CallGraph, ParseError> {
+    parse_with(reader, &Options::default())
+}
+
+/// Parses a callgrind file as `options` say.
+pub fn parse_with(mut reader: impl BufRead, options: &Options) -> Result<CallGraph, ParseError> {
+    let mut parser = Parser {
+        options: options.clone(),
+        ..Parser::default()
+    };
     let mut buffer = Vec::new();
     for number in 1.. {
         buffer.clear();
@@ -126,6 +237,14 @@ pub fn parse(mut reader: impl BufRead) -> Result<CallGraph, ParseError> {
             line: number,
             message,
         })?;
+        if parser.held > options.max_bytes {
+            return Err(ParseError::File(format!(
+                "too large: at line {number} the call graph already needs more than the {} \
+                 this reader may hold ({} functions); a benchmark's file is a few MB",
+                size(options.max_bytes),
+                parser.graph.nodes.len()
+            )));
+        }
     }
     parser.finish()
 }
@@ -141,27 +260,59 @@ enum Expect {
     JumpPosition,
 }
 
+/// One part's declared and counted costs.
+#[derive(Default)]
+struct Part {
+    /// Anything seen in it (a cost line, `summary:` or `totals:`).
+    started: bool,
+    summary: Option<Vec<u64>>,
+    totals: Option<Vec<u64>>,
+    /// The sum of its self costs so far.
+    sum: Vec<u64>,
+}
+
+/// Bytes charged per allocation beyond its size: the allocator's header and rounding.
+const SLACK: usize = 32;
+
+/// How many times its size an item of a growing vector or hash table is charged: the spare
+/// capacity of a doubled table (a hash table is at most 7/8 full), and the old table while it
+/// is copied.
+const GROWTH: usize = 3;
+
+/// How many times its size an entry of a B-tree is charged: its nodes are at least half full.
+const TREE: usize = 2;
+
 #[derive(Default)]
 struct Parser {
+    options: Options,
     graph: CallGraph,
+    /// The columns of a cost line that are kept (indices into the file's events).
+    keep: Vec<usize>,
+    /// The number of events the file declares.
+    declared: usize,
     seen_header: bool,
     positions: Vec<String>,
     /// The last value of each position, for relative positions.
     last: Vec<u64>,
-    files: HashMap<u64, String>,
-    objects: HashMap<u64, String>,
-    functions: HashMap<u64, String>,
-    by_name: HashMap<(String, String), usize>,
+    files: HashMap<u64, Arc<str>>,
+    objects: HashMap<u64, Arc<str>>,
+    functions: HashMap<u64, Arc<str>>,
+    /// Every name held, once.
+    names: HashSet<Arc<str>>,
+    by_name: HashMap<(Arc<str>, Arc<str>), usize>,
     /// The current object (`ob=`) and the callee's (`cob=`, for the next call only).
-    ob: String,
-    cob: Option<String>,
+    ob: Arc<str>,
+    cob: Option<Arc<str>>,
     /// The current function's file (`fl=`) and the file of the next cost lines (`fi=`/`fe=`).
-    fl: String,
-    fi: String,
+    fl: Arc<str>,
+    fi: Arc<str>,
     current: Option<usize>,
     callee: Option<usize>,
     expect: Expect,
-    part_totals: Option<Vec<u64>>,
+    part: Part,
+    part_number: usize,
+    /// The bytes held, counted as items are added.
+    held: usize,
 }
 
 impl Parser {
@@ -197,7 +348,8 @@ impl Parser {
         match key {
             "version" if value != "1" => {
                 return Err(format!(
-                    "format version {value} is not the 1 this reader knows"
+                    "format version {} is not the 1 this reader knows",
+                    excerpt(value)
                 ));
             }
             "positions" => {
@@ -211,29 +363,22 @@ impl Parser {
                         .any(|k| !matches!(k.as_str(), "line" | "instr"))
                 {
                     return Err(format!(
-                        "unknown positions `{value}` (expected `line` and/or `instr`)"
+                        "unknown positions `{}` (expected `line` and/or `instr`)",
+                        excerpt(value)
                     ));
                 }
                 self.positions = kinds;
             }
-            "events" => {
-                if self.seen_header
-                    && value
-                        .split_whitespace()
-                        .ne(self.graph.events.iter().map(String::as_str))
-                {
-                    return Err("`events:` changes the events after costs were given".into());
-                }
-                let events: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
-                if events.is_empty() {
-                    return Err("`events:` names no event".into());
-                }
-                self.graph.events = events;
+            "events" => self.events(value)?,
+            "summary" => {
+                let summary = self.numbers(value)?;
+                self.part.started = true;
+                self.part.summary = Some(summary);
             }
-            "summary" | "totals" => {
+            "totals" => {
                 let totals = self.numbers(value)?;
-                // A part states its totals once (`summary:` in the header, or `totals:` at its end).
-                self.part_totals.get_or_insert(totals);
+                self.part.started = true;
+                self.part.totals = Some(totals);
             }
             "part" => self.end_part()?,
             _ => {}
@@ -241,15 +386,84 @@ impl Parser {
         Ok(())
     }
 
-    fn end_part(&mut self) -> Result<(), String> {
-        if let Some(part) = self.part_totals.take() {
-            let totals = self
-                .graph
-                .totals
-                .get_or_insert_with(|| vec![0; self.graph.events.len()]);
-            for (sum, value) in totals.iter_mut().zip(part) {
-                *sum = sum.checked_add(value).ok_or("totals overflow 64 bits")?;
+    fn events(&mut self, value: &str) -> Result<(), String> {
+        let events: Vec<&str> = value.split_whitespace().collect();
+        if events.is_empty() {
+            return Err("`events:` names no event".into());
+        }
+        if self.seen_header {
+            if events.len() != self.declared
+                || self
+                    .keep
+                    .iter()
+                    .zip(&self.graph.events)
+                    .any(|(i, e)| events[*i] != e)
+            {
+                return Err("`events:` changes the events after costs were given".into());
             }
+            return Ok(());
+        }
+        self.keep = match &self.options.event {
+            None => (0..events.len()).collect(),
+            Some(event) => vec![events.iter().position(|e| e == event).ok_or_else(|| {
+                format!(
+                    "records no {event} (its events: {})",
+                    excerpt(&events.join(" "))
+                )
+            })?],
+        };
+        self.declared = events.len();
+        self.graph.events = self.keep.iter().map(|i| events[*i].to_owned()).collect();
+        Ok(())
+    }
+
+    /// Checks the part that ends against its `totals:` and `summary:` and adds it to the graph.
+    fn end_part(&mut self) -> Result<(), String> {
+        let part = std::mem::take(&mut self.part);
+        if !part.started {
+            return Ok(());
+        }
+        self.part_number += 1;
+        let events = self.graph.events.len();
+        let sum = if part.sum.is_empty() {
+            vec![0; events]
+        } else {
+            part.sum
+        };
+        let Some(totals) = part.totals else {
+            return Err(format!(
+                "cut off: part {} ends without the `totals:` line callgrind ends every part with",
+                self.part_number
+            ));
+        };
+        for (event, name) in self.graph.events.iter().enumerate() {
+            if sum[event] != totals[event] {
+                return Err(format!(
+                    "cut off or corrupt: the functions' {name} add up to {}, the file's `totals:` \
+                     says {}",
+                    sum[event], totals[event]
+                ));
+            }
+            if let Some(summary) = &part.summary
+                && summary[event] < sum[event]
+            {
+                return Err(format!(
+                    "corrupt: the functions' {name} add up to {}, more than the file's \
+                     `summary:` of {}",
+                    sum[event], summary[event]
+                ));
+            }
+        }
+        let unattributed = match part.summary {
+            Some(summary) => summary.iter().zip(&sum).map(|(s, t)| s - t).collect(),
+            None => vec![0; events],
+        };
+        for (all, part) in [
+            (&mut self.graph.totals, &sum),
+            (&mut self.graph.unattributed, &unattributed),
+        ] {
+            all.resize(events, 0);
+            add(all, part).map_err(|_| "totals overflow 64 bits".to_owned())?;
         }
         Ok(())
     }
@@ -263,7 +477,7 @@ impl Parser {
             "fi" | "fe" => self.fi = self.name(Space::File, value)?,
             "fn" => {
                 let name = self.name(Space::Function, value)?;
-                let index = self.node(self.ob.clone(), &name);
+                let index = self.node(self.ob.clone(), name);
                 if self.graph.nodes[index].file.is_empty() {
                     self.graph.nodes[index].file = self.fl.clone();
                 }
@@ -280,7 +494,7 @@ impl Parser {
             "cfn" => {
                 let name = self.name(Space::Function, value)?;
                 let object = self.cob.take().unwrap_or_else(|| self.ob.clone());
-                self.callee = Some(self.node(object, &name));
+                self.callee = Some(self.node(object, name));
             }
             "calls" => {
                 if self.current.is_none() {
@@ -303,7 +517,8 @@ impl Parser {
     }
 
     /// Resolves a possibly compressed name: `(id) name` defines, `(id)` refers, `name` is plain.
-    fn name(&mut self, space: Space, value: &str) -> Result<String, String> {
+    /// Every name is held once, however often the file repeats it.
+    fn name(&mut self, space: Space, value: &str) -> Result<Arc<str>, String> {
         let value = value.trim();
         // `(12)` and `(12) name` are compressed; a name like `(below main)` is not.
         let compressed = value
@@ -314,48 +529,69 @@ impl Parser {
                 && id.bytes().all(|b| b.is_ascii_digit())
                 && (name.is_empty() || name.starts_with(' '))
         }) else {
-            return Ok(self.plain(space, value));
+            return Ok(self.intern(space, value));
         };
         let id: u64 = id
             .parse()
             .map_err(|_| format!("bad compressed name id `({})`", excerpt(id)))?;
         let name = name.trim();
-        let table = match space {
-            Space::File => &mut self.files,
-            Space::Object => &mut self.objects,
-            Space::Function => &mut self.functions,
-        };
         if name.is_empty() {
-            return table
+            return self
+                .table(space)
                 .get(&id)
                 .cloned()
                 .ok_or_else(|| format!("{} ({id}) is used before it is defined", space.what()));
         }
-        let name = match space {
-            Space::Function => demangle(name),
-            _ => name.to_owned(),
-        };
-        table.insert(id, name.clone());
+        let name = self.intern(space, name);
+        self.held += GROWTH * (size_of::<(u64, Arc<str>)>() + 1);
+        self.table(space).insert(id, name.clone());
         Ok(name)
     }
 
-    fn plain(&self, space: Space, value: &str) -> String {
+    fn table(&mut self, space: Space) -> &mut HashMap<u64, Arc<str>> {
         match space {
-            Space::Function => demangle(value),
-            _ => value.to_owned(),
+            Space::File => &mut self.files,
+            Space::Object => &mut self.objects,
+            Space::Function => &mut self.functions,
         }
     }
 
-    fn node(&mut self, object: String, name: &str) -> usize {
-        let key = (object, name.to_owned());
+    /// The held copy of a name (demangled when it is a function's): one per distinct name.
+    fn intern(&mut self, space: Space, value: &str) -> Arc<str> {
+        let demangled;
+        let name = match space {
+            Space::Function => {
+                demangled = demangle(value);
+                demangled.as_str()
+            }
+            _ => value,
+        };
+        if let Some(held) = self.names.get(name) {
+            return held.clone();
+        }
+        // The text with its header, and its slot in the set.
+        self.held += name.len() + SLACK + GROWTH * (size_of::<Arc<str>>() + 1);
+        let held: Arc<str> = Arc::from(name);
+        self.names.insert(held.clone());
+        held
+    }
+
+    fn node(&mut self, object: Arc<str>, name: Arc<str>) -> usize {
+        let key = (object, name);
         if let Some(&index) = self.by_name.get(&key) {
             return index;
         }
         let index = self.graph.nodes.len();
+        let events = self.graph.events.len();
+        // The node, its costs and its key.
+        self.held += GROWTH * size_of::<Node>()
+            + events * 8
+            + SLACK
+            + GROWTH * (size_of::<(Arc<str>, Arc<str>, usize)>() + 1);
         self.graph.nodes.push(Node {
-            name: name.to_owned(),
+            name: key.1.clone(),
             object: key.0.clone(),
-            self_cost: vec![0; self.graph.events.len()],
+            self_cost: vec![0; events],
             ..Node::default()
         });
         self.by_name.insert(key, index);
@@ -381,7 +617,7 @@ impl Parser {
     }
 
     /// Reads the positions at the start of a cost line; returns the rest.
-    fn positions_of<'l>(&mut self, line: &'l str) -> Result<Vec<&'l str>, String> {
+    fn positions_of<'l>(&mut self, line: &'l str) -> Result<std::str::SplitWhitespace<'l>, String> {
         self.begin_costs()?;
         let mut fields = line.split_whitespace();
         for slot in 0..self.positions.len() {
@@ -403,23 +639,28 @@ impl Parser {
                 number(field)?
             };
         }
-        Ok(fields.collect())
+        Ok(fields)
     }
 
+    /// The kept costs of a cost line (every column checked, missing ones 0).
     fn costs(&mut self, line: &str) -> Result<Vec<u64>, String> {
         let fields = self.positions_of(line)?;
-        let events = self.graph.events.len();
-        if fields.len() > events {
-            return Err(format!(
-                "{} costs on a line, but {events} events are declared",
-                fields.len()
-            ));
+        let mut all = Vec::with_capacity(self.declared);
+        for field in fields {
+            if all.len() == self.declared {
+                return Err(format!(
+                    "{} costs on a line, but {} events are declared",
+                    line.split_whitespace().count() - self.positions.len(),
+                    self.declared
+                ));
+            }
+            all.push(number(field)?);
         }
-        let mut costs = vec![0; events];
-        for (slot, field) in costs.iter_mut().zip(fields) {
-            *slot = number(field)?;
-        }
-        Ok(costs)
+        Ok(self
+            .keep
+            .iter()
+            .map(|i| all.get(*i).copied().unwrap_or(0))
+            .collect())
     }
 
     fn cost(&mut self, line: &str) -> Result<(), String> {
@@ -431,20 +672,22 @@ impl Parser {
             .iter()
             .position(|p| p == "instr")
             .map(|slot| self.last[slot]);
+        self.part.started = true;
+        self.part.sum.resize(costs.len(), 0);
+        add(&mut self.part.sum, &costs)?;
         let node = &mut self.graph.nodes[index];
         add(&mut node.self_cost, &costs)?;
-        if let Some(address) = address {
-            let entry = node
-                .by_address
-                .entry(address)
-                .or_insert_with(|| vec![0; costs.len()]);
-            add(entry, &costs)?;
+        if let Some(address) = address
+            && node.by_address.add(address, &costs)?
+        {
+            self.held += GROWTH * (8 + 8 * costs.len());
         }
         if inlined {
-            let entry = node
-                .inlined
-                .entry(self.fi.clone())
-                .or_insert_with(|| vec![0; costs.len()]);
+            let entry_size = TREE * size_of::<(Arc<str>, Vec<u64>)>() + costs.len() * 8 + 2 * SLACK;
+            let entry = node.inlined.entry(self.fi.clone()).or_insert_with(|| {
+                self.held += entry_size;
+                vec![0; costs.len()]
+            });
             add(entry, &costs)?;
         }
         Ok(())
@@ -459,7 +702,13 @@ impl Parser {
         }
         let costs = self.costs(trimmed)?;
         let caller = self.current.ok_or("`calls=` before any `fn=`")?;
-        let call = self.graph.nodes[caller].calls.entry(callee).or_default();
+        let calls = &mut self.graph.nodes[caller].calls;
+        // One entry per callee: the last one again, or a new one (merged in `finish`).
+        if calls.last().is_none_or(|(last, _)| *last != callee) {
+            self.held += GROWTH * size_of::<(usize, Call)>() + costs.len() * 8 + SLACK;
+            calls.push((callee, Call::default()));
+        }
+        let call = &mut calls.last_mut().expect("pushed").1;
         call.count = call
             .count
             .checked_add(count)
@@ -482,33 +731,21 @@ impl Parser {
                 ));
             }
         }
-        self.end_part().map_err(ParseError::File)?;
         if self.graph.events.is_empty() {
             return Err(ParseError::File(
                 "not a callgrind file: no `events:` line".into(),
             ));
         }
+        self.end_part().map_err(ParseError::File)?;
         let events = self.graph.events.len();
+        if self.graph.totals.is_empty() {
+            return Err(ParseError::File(
+                "cut off: no `totals:` line (callgrind ends every part with one)".into(),
+            ));
+        }
         for node in &mut self.graph.nodes {
             node.self_cost.resize(events, 0);
-        }
-        if let Some(totals) = &self.graph.totals {
-            // Self costs add up to the totals in a complete file: anything else is a cut-off
-            // or corrupt file, whose per-function figures would mislead.
-            for (event, name) in self.graph.events.iter().enumerate() {
-                let sum = self
-                    .graph
-                    .nodes
-                    .iter()
-                    .try_fold(0u64, |sum, node| sum.checked_add(node.self_cost[event]));
-                let declared = totals.get(event).copied().unwrap_or(0);
-                if sum != Some(declared) {
-                    return Err(ParseError::File(format!(
-                        "cut off or corrupt: the functions' {name} add up to {}, the file declares {declared}",
-                        sum.map_or("more than 64 bits hold".to_owned(), |s| s.to_string())
-                    )));
-                }
-            }
+            merge_calls(&mut node.calls).map_err(ParseError::File)?;
         }
         Ok(self.graph)
     }
@@ -532,21 +769,52 @@ impl Space {
 }
 
 impl Parser {
+    /// The kept columns of a `summary:` or `totals:` line.
     fn numbers(&self, value: &str) -> Result<Vec<u64>, String> {
-        let mut values: Vec<u64> = value
+        if self.graph.events.is_empty() {
+            return Err("totals before `events:`".into());
+        }
+        let values: Vec<u64> = value
             .split_whitespace()
             .map(number)
             .collect::<Result<_, _>>()?;
-        if values.len() > self.graph.events.len() {
+        if values.len() > self.declared {
             return Err(format!(
                 "{} totals, but {} events are declared",
                 values.len(),
-                self.graph.events.len()
+                self.declared
             ));
         }
-        values.resize(self.graph.events.len(), 0);
-        Ok(values)
+        Ok(self
+            .keep
+            .iter()
+            .map(|i| values.get(*i).copied().unwrap_or(0))
+            .collect())
     }
+}
+
+/// Sorts `calls` by callee and merges the entries of one callee.
+fn merge_calls(calls: &mut Vec<(usize, Call)>) -> Result<(), String> {
+    if calls.is_sorted_by(|a, b| a.0 < b.0) {
+        return Ok(());
+    }
+    calls.sort_by_key(|(callee, _)| *callee);
+    let mut merged: Vec<(usize, Call)> = Vec::with_capacity(calls.len());
+    for (callee, call) in calls.drain(..) {
+        match merged.last_mut() {
+            Some((last, into)) if *last == callee => {
+                into.count = into
+                    .count
+                    .checked_add(call.count)
+                    .ok_or("a call count overflows 64 bits")?;
+                into.cost.resize(into.cost.len().max(call.cost.len()), 0);
+                add(&mut into.cost, &call.cost)?;
+            }
+            _ => merged.push((callee, call)),
+        }
+    }
+    *calls = merged;
+    Ok(())
 }
 
 fn add(sum: &mut [u64], costs: &[u64]) -> Result<(), String> {
@@ -565,10 +833,27 @@ fn number(text: &str) -> Result<u64, String> {
     parsed.map_err(|_| format!("`{}` is not a number", excerpt(text)))
 }
 
-/// At most 60 characters of `text`, for messages.
+/// `1024 MiB`, or `100000 bytes` below a MiB.
+fn size(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// At most 60 characters of `text`, for messages: control characters (a terminal's escapes, line
+/// breaks) written as escapes, since the text comes from the file.
 fn excerpt(text: &str) -> String {
-    let mut out: String = text.chars().take(60).collect();
-    if out.len() < text.len() {
+    let mut out = String::new();
+    for c in text.chars().take(60) {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    if text.chars().nth(60).is_some() {
         out.push('…');
     }
     out
@@ -609,34 +894,37 @@ fi=(3) src/inlined.rs
 +2 +3 4 1
 fe=(2)
 -2 -3 0
+totals: 21 4
 ";
 
     #[test]
     fn reads_compressed_names_positions_and_calls() {
         let graph = graph(COMPRESSED);
         assert_eq!(graph.events, ["Ir", "Dr"]);
-        assert_eq!(graph.totals, Some(vec![21, 4]));
+        assert_eq!(graph.totals, [21, 4]);
+        assert_eq!(graph.unattributed, [0, 0]);
         let main = &graph.nodes[graph.node("main").unwrap()];
         assert_eq!(main.self_cost, [7, 1]);
-        assert_eq!(main.file, "src/main.rs");
+        assert_eq!(&*main.file, "src/main.rs");
         let helper = graph.node("demo::helper").expect("demangled without hash");
         assert_eq!(
-            main.calls[&helper],
+            *main.call(helper).unwrap(),
             Call {
                 count: 2,
                 cost: vec![14, 3]
             }
         );
         let helper = &graph.nodes[helper];
-        assert_eq!(helper.file, "src/lib.rs");
+        assert_eq!(&*helper.file, "src/lib.rs");
         assert_eq!(helper.self_cost, [14, 3]);
         assert_eq!(helper.inlined["src/inlined.rs"], [4, 1]);
     }
 
     #[test]
     fn a_name_in_parentheses_is_not_a_compressed_one() {
-        let graph = graph("events: Ir\nfn=(below main)\n1 1\nfn=(12)x\n1 1\nfn=(3 f\n1 1\n");
-        let names: Vec<&str> = graph.nodes.iter().map(|n| n.name.as_str()).collect();
+        let graph =
+            graph("events: Ir\nfn=(below main)\n1 1\nfn=(12)x\n1 1\nfn=(3 f\n1 1\ntotals: 3\n");
+        let names: Vec<&str> = graph.nodes.iter().map(|n| &*n.name).collect();
         assert_eq!(names, ["(below main)", "(12)x", "(3 f"]);
     }
 
@@ -657,7 +945,7 @@ fn=f
 totals: 2
 ";
         let graph = graph(text);
-        assert_eq!(graph.totals, Some(vec![7]));
+        assert_eq!(graph.totals, [7]);
         assert_eq!(graph.nodes[0].self_cost, [7]);
     }
 
@@ -697,8 +985,29 @@ totals: 2
                 "cut off: the file ends after `calls=`, before the call's cost",
             ),
             (
+                "events: Ir\nsummary: 10\nfn=f\n1 4\ntotals: 10\n",
+                "cut off or corrupt: the functions' Ir add up to 4, the file's `totals:` says 10",
+            ),
+            (
+                "events: Ir\nsummary: 3\nfn=f\n1 4\ntotals: 4\n",
+                "corrupt: the functions' Ir add up to 4, more than the file's `summary:` of 3",
+            ),
+            (
                 "events: Ir\nsummary: 10\nfn=f\n1 4\n",
-                "cut off or corrupt: the functions' Ir add up to 4, the file declares 10",
+                "cut off: part 1 ends without the `totals:` line callgrind ends every part with",
+            ),
+            (
+                "events: Ir\nfn=f\n1 4\n",
+                "cut off: part 1 ends without the `totals:` line callgrind ends every part with",
+            ),
+            (
+                "events: Ir\npart: 1\nfn=f\n1 4\npart: 2\nfn=f\n1 4\ntotals: 4\n",
+                "line 5: cut off: part 1 ends without the `totals:` line callgrind ends every part \
+                 with",
+            ),
+            (
+                "events: Ir\n",
+                "cut off: no `totals:` line (callgrind ends every part with one)",
             ),
             (
                 "events: Ir\nfn=f\n1 18446744073709551615\n1 1\n",
@@ -713,6 +1022,10 @@ totals: 2
                 "line 2: unknown specification `xyz=`",
             ),
             ("events: Ir\n!!\n", "line 2: not a callgrind line: `!!`"),
+            (
+                "events: Ir\n\u{1b}[2J\n",
+                "line 2: not a callgrind line: `\\u{1b}[2J`",
+            ),
             (
                 "positions: column\n",
                 "line 1: unknown positions `column` (expected `line` and/or `instr`)",
@@ -732,6 +1045,95 @@ totals: 2
             error(&long),
             "line 2: longer than the 65536 bytes of a callgrind line"
         );
+    }
+
+    #[test]
+    fn what_the_summary_holds_beyond_the_totals_is_unattributed() {
+        // As callgrind writes a whole-program run: `summary:` 2 Ir above the cost lines.
+        let text = "events: Ir Dr\nsummary: 12 5\nfn=main\n1 10 5\ntotals: 10 5\n";
+        let graph = graph(text);
+        assert_eq!(graph.totals, [10, 5]);
+        assert_eq!(graph.unattributed, [2, 0]);
+        assert_eq!(graph.nodes[0].self_cost, [10, 5]);
+    }
+
+    #[test]
+    fn keeps_one_event_when_asked() {
+        let options = Options {
+            event: Some("Dr".into()),
+            ..Options::default()
+        };
+        let graph = parse_with(COMPRESSED.as_bytes(), &options).unwrap();
+        assert_eq!(graph.events, ["Dr"]);
+        assert_eq!(graph.totals, [4]);
+        let main = &graph.nodes[graph.node("main").unwrap()];
+        assert_eq!(main.self_cost, [1]);
+        assert_eq!(main.by_address.iter().next(), Some((0x10, &[1][..])));
+        let helper = graph.node("demo::helper").unwrap();
+        assert_eq!(main.call(helper).unwrap().cost, [3]);
+        let options = Options {
+            event: Some("Bc".into()),
+            ..Options::default()
+        };
+        assert_eq!(
+            parse_with(COMPRESSED.as_bytes(), &options)
+                .unwrap_err()
+                .to_string(),
+            "line 4: records no Bc (its events: Ir Dr)"
+        );
+    }
+
+    #[test]
+    fn refuses_a_file_larger_than_its_memory_limit() {
+        let mut text = String::from("events: Ir\n");
+        for i in 0..1_000 {
+            text.push_str(&format!("fn=function_number_{i}\n1 1\n"));
+        }
+        text.push_str("totals: 1000\n");
+        assert_eq!(graph(&text).nodes.len(), 1_000);
+        let options = Options {
+            event: None,
+            max_bytes: 100_000,
+        };
+        let error = parse_with(text.as_bytes(), &options)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("too large: at line ")
+                && error.contains("more than the 100000 bytes this reader may hold"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn merges_the_calls_to_one_callee_and_the_costs_of_one_address() {
+        let text = "positions: instr\nevents: Ir\nfn=f\n0x10 1\n0x10 2\n0x14 1\n0x10 1\n\
+                    cfn=g\ncalls=1 0x20\n0x10 5\ncfn=h\ncalls=2 0x30\n0x10 7\n\
+                    cfn=g\ncalls=3 0x20\n0x14 6\nfn=g\n0x20 11\nfn=h\n0x30 7\ntotals: 23\n";
+        let graph = graph(text);
+        let f = &graph.nodes[0];
+        let calls: Vec<(usize, u64, Vec<u64>)> = f
+            .calls
+            .iter()
+            .map(|(callee, call)| (*callee, call.count, call.cost.clone()))
+            .collect();
+        assert_eq!(calls, [(1, 4, vec![11]), (2, 2, vec![7])]);
+        let addresses: Vec<(u64, Vec<u64>)> =
+            f.by_address.iter().map(|(a, c)| (a, c.to_vec())).collect();
+        assert_eq!(
+            addresses,
+            [(0x10, vec![3]), (0x14, vec![1]), (0x10, vec![1])]
+        );
+        assert_eq!(f.self_cost, [5]);
+    }
+
+    #[test]
+    fn holds_each_name_once() {
+        let graph =
+            graph("events: Ir\nfl=a.rs\nfn=f\n1 1\ncfn=g\ncalls=1 1\n1 1\nfn=g\n1 1\ntotals: 2\n");
+        let [f, g] = [0, 1].map(|i| &graph.nodes[i]);
+        assert!(Arc::ptr_eq(&f.file, &g.file));
+        assert_eq!(&*g.name, "g");
     }
 
     #[test]

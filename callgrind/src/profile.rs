@@ -2,7 +2,7 @@
 //! callers, and the code inlined into it from other files. Compact enough to commit next to a
 //! baseline, sorted so its diff reads well.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +26,10 @@ pub struct Function {
     /// profile's floor left out).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inlined: BTreeMap<String, u64>,
+    /// In a whole-program run (a binary benchmark), code that ran where the program's `main`
+    /// does not reach: the process's start-up and exit (dynamic loader, C library, Rust runtime).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub outside_main: bool,
 }
 
 /// One benchmark's per-function profile of one event.
@@ -34,6 +38,10 @@ pub struct Function {
 pub struct Profile {
     /// The benchmark's total (equal to the sum of every function's self cost).
     pub total: u64,
+    /// Cost callgrind counted outside any function and outside `total` (its `summary:` beyond
+    /// its `totals:`): the first instructions of a whole-program run, before any function.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unattributed: u64,
     /// Functions whose self and inclusive cost are both below this were left out; their cost
     /// is in `total` only.
     pub floor: u64,
@@ -55,13 +63,15 @@ impl Profile {
     ) -> Option<Profile> {
         let e = graph.event(event)?;
         let mut functions: BTreeMap<String, Function> = BTreeMap::new();
-        for node in &graph.nodes {
+        let main = under_main(graph);
+        let (mut inside, mut outside) = (BTreeSet::new(), BTreeSet::new());
+        for (index, node) in graph.nodes.iter().enumerate() {
             let self_cost = node.self_cost[e];
             // A recursive call's cost is already in the function's own: count it once.
             let called: u64 = node
                 .calls
                 .iter()
-                .filter(|(callee, _)| graph.nodes[**callee].name != node.name)
+                .filter(|(callee, _)| graph.nodes[*callee].name != node.name)
                 .map(|(_, call)| call.cost.get(e).copied().unwrap_or(0))
                 .fold(0u64, u64::saturating_add);
             let inlined = node
@@ -73,15 +83,27 @@ impl Profile {
                     *map.entry(file).or_insert(0) += cost;
                     map
                 });
+            // Code that ran, where `main` does not reach.
+            if self_cost > 0
+                && let Some(reached) = &main
+            {
+                let side = if reached[index] {
+                    &mut inside
+                } else {
+                    &mut outside
+                };
+                side.insert(&*node.name);
+            }
             // Functions of one name in several objects are one function here.
             let entry = functions
-                .entry(node.name.clone())
+                .entry(node.name.to_string())
                 .or_insert_with(|| Function {
                     file: normalize(&node.file),
                     self_cost: 0,
                     inclusive: 0,
                     callers: Vec::new(),
                     inlined: BTreeMap::new(),
+                    outside_main: false,
                 });
             entry.self_cost = entry.self_cost.saturating_add(self_cost);
             entry.inclusive = entry
@@ -92,20 +114,19 @@ impl Profile {
             }
         }
         for caller in &graph.nodes {
-            for callee in caller.calls.keys() {
+            for (callee, _) in &caller.calls {
                 let callee = &graph.nodes[*callee].name;
                 if *callee != caller.name
-                    && let Some(f) = functions.get_mut(callee)
+                    && let Some(f) = functions.get_mut(&**callee)
                 {
-                    f.callers.push(caller.name.clone());
+                    f.callers.push(caller.name.to_string());
                 }
             }
         }
-        let total = match &graph.totals {
-            Some(totals) => totals[e],
-            None => functions.values().map(|f| f.self_cost).sum(),
-        };
-        for f in functions.values_mut() {
+        let listed = || functions.values().map(|f| f.self_cost).sum();
+        let total = graph.totals.get(e).copied().unwrap_or_else(listed);
+        for (name, f) in functions.iter_mut() {
+            f.outside_main = outside.contains(name.as_str()) && !inside.contains(name.as_str());
             f.callers.sort();
             f.callers.dedup();
             f.inclusive = f.inclusive.min(total);
@@ -114,6 +135,7 @@ impl Profile {
         functions.retain(|_, f| f.inclusive > 0);
         Some(Profile {
             total,
+            unattributed: graph.unattributed.get(e).copied().unwrap_or(0),
             floor: 0,
             functions,
         })
@@ -143,6 +165,7 @@ impl Profile {
         }
         Profile {
             total: self.total,
+            unattributed: self.unattributed,
             floor,
             functions,
         }
@@ -156,6 +179,7 @@ impl Profile {
     /// Merges another profile of the same benchmark (another part or thread) into this one.
     pub fn merge(&mut self, other: Profile) {
         self.total += other.total;
+        self.unattributed += other.unattributed;
         self.floor = self.floor.max(other.floor);
         for (name, f) in other.functions {
             match self.functions.get_mut(&name) {
@@ -166,6 +190,7 @@ impl Profile {
                     mine.self_cost += f.self_cost;
                     mine.inclusive = (mine.inclusive + f.inclusive).min(self.total);
                     mine.callers.extend(f.callers);
+                    mine.outside_main &= f.outside_main;
                     mine.callers.sort();
                     mine.callers.dedup();
                     for (file, cost) in f.inlined {
@@ -175,6 +200,37 @@ impl Profile {
             }
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
+
+/// Which functions the program's own `main` reaches by calls, when `graph` is a whole Rust
+/// program's run: that `main` is what the runtime's `__rust_begin_short_backtrace` calls.
+/// `None` when there is no such frame (a library benchmark, collected inside the benchmark only).
+fn under_main(graph: &CallGraph) -> Option<Vec<bool>> {
+    let mut reached = vec![false; graph.nodes.len()];
+    let mut todo: Vec<usize> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.name.ends_with("::__rust_begin_short_backtrace"))
+        .flat_map(|(i, n)| n.calls.iter().map(|(c, _)| *c).filter(move |c| *c != i))
+        .collect();
+    if todo.is_empty() {
+        return None;
+    }
+    while let Some(i) = todo.pop() {
+        if !std::mem::replace(&mut reached[i], true) {
+            todo.extend(graph.nodes[i].calls.iter().map(|(c, _)| *c));
+        }
+    }
+    Some(reached)
 }
 
 /// A source path as it reads in a report, the same on every machine: relative to `root` (the
@@ -230,6 +286,7 @@ fn=leaf
 cfn=never
 calls=1 5
 5 0
+totals: 1100
 ";
 
     #[test]

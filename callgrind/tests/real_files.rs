@@ -20,7 +20,8 @@ fn profile(text: &str) -> Profile {
 fn reads_a_compressed_file_with_jumps_and_recursion() {
     let graph = parse(read("compressed/callgrind.demo.out").as_bytes()).unwrap();
     assert_eq!(graph.events, ["Ir"]);
-    assert_eq!(graph.totals, Some(vec![346]));
+    assert_eq!(graph.totals, [346]);
+    assert_eq!(graph.unattributed, [0]);
     let profile = Profile::from_graph(&graph, "Ir", str::to_owned).unwrap();
     assert_eq!(profile.total, 346);
     // helper: 10 instructions, called 10 times by main, once by walk, 4 times by walk'2.
@@ -31,7 +32,7 @@ fn reads_a_compressed_file_with_jumps_and_recursion() {
     assert_eq!(profile.functions["main"].inclusive, 346);
     assert_eq!(profile.functions["walk"].inclusive, 161);
     assert_eq!(profile.listed_self(), 346);
-    let stacks = flame::stacks(&graph, "Ir");
+    let stacks = flame::stacks(&graph, "Ir", str::to_owned);
     assert_eq!(stacks.values().sum::<u64>(), 346);
     assert_eq!(stacks[&stack(&["main", "helper"])], 100);
 }
@@ -51,6 +52,8 @@ fn reads_what_gungraun_writes() {
     let filter = &base.functions["<benches::Passthrough as codec::filter::Filter>::filter"];
     assert_eq!(filter.file, "benches/src/lib.rs");
     assert_eq!((filter.self_cost, filter.inclusive), (16, 16));
+    // Collected inside the benchmark only: nothing is start-up code.
+    assert!(base.functions.values().all(|f| !f.outside_main));
     let varint = profile(&read("base/callgrind.decode.v2097151.out"));
     assert_eq!(varint.total, 44);
 }
@@ -69,6 +72,30 @@ fn the_injected_slowdown_is_the_top_mover_to_the_instruction() {
     // The rest of the change is the call itself, in the inlined chain dispatch's caller.
     let listed: i64 = e.movers.iter().map(|m| m.delta()).sum();
     assert_eq!(listed + e.rest.new as i64 - e.rest.base as i64, 62);
+}
+
+#[test]
+fn a_whole_program_run_keeps_what_no_function_holds_apart() {
+    // A binary benchmark: callgrind's `summary:` is 2 Ir above its `totals:` and cost lines,
+    // which are the Ir gungraun counted (371,267).
+    let graph = parse(read("binary/callgrind.tool.large.out").as_bytes()).unwrap();
+    let ir = graph.event("Ir").unwrap();
+    assert_eq!(graph.totals[ir], 371_267);
+    assert_eq!(graph.unattributed[ir], 2);
+    let profile = Profile::from_graph(&graph, "Ir", |f| normalize_file(f, "/tmp/bb")).unwrap();
+    assert_eq!((profile.total, profile.unattributed), (371_267, 2));
+    assert_eq!(profile.listed_self(), 371_267);
+    let collatz = &profile.functions["tool::collatz_steps"];
+    assert_eq!(collatz.file, "src/main.rs");
+    assert!(
+        collatz.self_cost > 0 && collatz.callers == ["tool::main"],
+        "{collatz:?}"
+    );
+    // The same file cut off before its `totals:` is refused, although its summary is there.
+    let text = read("binary/callgrind.tool.large.out");
+    let cut = &text[..text.rfind("totals:").unwrap()];
+    let error = parse(cut.as_bytes()).unwrap_err().to_string();
+    assert!(error.starts_with("cut off: part 1 ends without"), "{error}");
 }
 
 #[test]

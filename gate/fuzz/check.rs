@@ -99,6 +99,41 @@ pub fn summary(data: &[u8]) -> Outcome {
     }
 }
 
+/// A callgrind file, as `irgate run` reads each benchmark's (Ir only), with a memory limit of
+/// 16 MiB so that the fuzzer reaches it: an accepted file's self costs add up to its totals,
+/// reduce to a profile whose functions add up to its total, and unfold into stacks no larger
+/// than it; a refused file's message is one printable line.
+pub fn callgrind(data: &[u8]) -> Outcome {
+    let options = irgate_callgrind::Options {
+        event: Some(config::IR.to_owned()),
+        max_bytes: 16 << 20,
+    };
+    match irgate_callgrind::parse_with(data, &options) {
+        Ok(graph) => {
+            let sum: u128 = graph.nodes.iter().map(|n| u128::from(n.self_cost[0])).sum();
+            assert_eq!(
+                sum,
+                u128::from(graph.totals[0]),
+                "self costs add up to the totals"
+            );
+            let profile = irgate_callgrind::Profile::from_graph(&graph, config::IR, str::to_owned)
+                .expect("the kept event is there");
+            assert_eq!(profile.listed_self(), profile.total, "the profile adds up");
+            let stacks = irgate_callgrind::flame::stacks(&graph, config::IR, str::to_owned);
+            assert!(stacks.len() <= 2_001, "stacks are summarised");
+            Ok(())
+        }
+        Err(error) => {
+            let message = error.to_string();
+            assert!(
+                !message.chars().any(char::is_control),
+                "a control character in {message:?}"
+            );
+            Err(message)
+        }
+    }
+}
+
 /// A results file (`target/irgate/results.json`), which may come from another repository's run.
 pub fn results(data: &[u8]) -> Outcome {
     let path = file_with("results.json", data);

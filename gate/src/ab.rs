@@ -33,6 +33,8 @@ pub struct Sides {
     pub base: Results,
     /// Where each side's runner wrote its files (head, base).
     pub homes: [PathBuf; 2],
+    /// Where each side's sources were built (head, base): the root of its profiles' paths.
+    pub roots: [PathBuf; 2],
 }
 
 /// Where the base side's results go, beside the head side's: `results.json` ->
@@ -68,6 +70,7 @@ pub fn measure(
         short_commit(&commit),
         base_src.display()
     );
+    let roots = [head_src.clone(), base_src.clone()];
     let base_paths = Resolved {
         root: base_src,
         ..paths.clone()
@@ -105,6 +108,7 @@ pub fn measure(
         head,
         base,
         homes: [head_place.home(), base_place.home()],
+        roots,
     })
 }
 

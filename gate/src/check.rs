@@ -7,6 +7,7 @@ use crate::baseline::Baselines;
 use crate::compare::{self, EnvPolicy, Policy};
 use crate::config::{Config, IR};
 use crate::error::{Error, Result};
+use crate::explain::BaseProfiles;
 use crate::filter::Filter;
 use crate::model::{EnvDelta, Fingerprint, Mode, Outcome, Report, Results, UNKNOWN};
 use crate::paths::{Paths, Resolved};
@@ -41,14 +42,20 @@ pub struct Options {
 /// them still says why the gate could not decide.
 pub fn execute(options: &Options) -> Result<ExitCode> {
     let report = match compare_inputs(options) {
-        Ok(report) if report.mode != Mode::Baselines => report,
-        Ok(mut report) => {
+        Ok(mut report) if matches!(report.mode, Mode::Baselines | Mode::Ab { .. }) => {
             let paths = options.paths.resolve()?;
             let dir = crate::explain::flamegraph_dir(&paths.results);
-            crate::explain::attach(&mut report, &paths.results, &paths.baselines, &dir);
+            let base_results = crate::ab::base_results_path(&paths.results);
+            let base = if options.base {
+                BaseProfiles::Run(&base_results)
+            } else {
+                BaseProfiles::Baselines(&paths.baselines)
+            };
+            crate::explain::attach(&mut report, &paths.results, base, &dir);
             report.attribution.dashboard_url = options.dashboard_url.clone();
             report
         }
+        Ok(report) => report,
         Err(error) if options.format != Format::Table => {
             eprintln!(
                 "irgate: error: {}",

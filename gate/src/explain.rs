@@ -2,6 +2,7 @@
 //! to every benchmark over budget by `irgate check` and given for any benchmark by
 //! `irgate explain BENCH`, with a differential flame graph (SVG) per explained benchmark.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -66,11 +67,23 @@ pub const NO_BASELINE_PROFILES: &str = "no per-function profile in the baselines
     explanation of where the instructions went: `irgate run && irgate refresh`, where the \
     baselines are taken, stores them in baselines/profiles/";
 
+/// Where the profiles a run is compared with are.
+#[derive(Debug, Clone, Copy)]
+pub enum BaseProfiles<'a> {
+    /// The baselines directory (its `profiles/`).
+    Baselines(&'a Path),
+    /// The base side's results of `irgate run --base` (A/B): the profiles beside them.
+    Run(&'a Path),
+}
+
+/// The most benchmarks a note names with the reason they are not explained.
+const NOTE_NAMES: usize = 5;
+
 /// Attaches an explanation to every benchmark over budget in `report`, from the run's profiles
-/// (beside `results`) and the baseline profiles (under `baselines`); draws their flame graphs
-/// into `flamegraph_dir`. Missing profiles leave a note, never an error: the verdict stands
+/// (beside `results`) and `base`'s; draws their flame graphs into `flamegraph_dir`. Missing
+/// profiles leave a note saying which benchmarks and why, never an error: the verdict stands
 /// without them.
-pub fn attach(report: &mut Report, results: &Path, baselines: &Path, flamegraph_dir: &Path) {
+pub fn attach(report: &mut Report, results: &Path, base: BaseProfiles, flamegraph_dir: &Path) {
     let failing: Vec<(String, Option<u64>, Option<u64>)> = report
         .rows
         .iter()
@@ -82,7 +95,7 @@ pub fn attach(report: &mut Report, results: &Path, baselines: &Path, flamegraph_
     if failing.is_empty() {
         return;
     }
-    let (run, base) = match load(results, baselines) {
+    let (run, base_profiles) = match load(results, base) {
         Ok(both) => both,
         Err(note) => {
             report.attribution.explanation_note = Some(note);
@@ -91,50 +104,93 @@ pub fn attach(report: &mut Report, results: &Path, baselines: &Path, flamegraph_
     };
     let mut missing = Vec::new();
     for (id, old, new) in failing {
-        // Profiles that are not of these very counts (taken by another run) would mislead.
-        let matches = base.get(&id).map(|p| p.total) == old
-            && run.benchmarks.get(&id).map(|p| p.total) == new;
-        let explained = matches
-            .then(|| explain_one(&id, &run, &base, Some(flamegraph_dir)))
-            .flatten();
-        match explained {
-            Some(explained) => report.attribution.explanations.push(explained),
-            None => missing.push(id),
+        match unexplained(&id, (old, new), &run, &base_profiles, base) {
+            Some(reason) => missing.push(format!("{id}: {reason}")),
+            None => report.attribution.explanations.extend(explain_one(
+                &id,
+                &run,
+                &base_profiles,
+                Some(flamegraph_dir),
+            )),
         }
     }
-    if !missing.is_empty() {
-        report.attribution.explanation_note = Some(if report.attribution.explanations.is_empty() {
+    if missing.is_empty() {
+        return;
+    }
+    let no_baseline = missing.iter().all(|m| m.ends_with(NO_BASELINE_PROFILE));
+    report.attribution.explanation_note = Some(
+        if report.attribution.explanations.is_empty()
+            && no_baseline
+            && matches!(base, BaseProfiles::Baselines(_))
+        {
             NO_BASELINE_PROFILES.to_owned()
         } else {
-            format!(
-                "{} over budget without a profile on both sides: refresh the baselines to store \
-                 their profiles",
-                missing.len()
-            )
-        });
-    }
+            let more = missing.len().saturating_sub(NOTE_NAMES);
+            let mut note = format!(
+                "{} over budget not explained: {}",
+                missing.len(),
+                missing[..missing.len() - more].join("; ")
+            );
+            if more > 0 {
+                let _ = write!(note, "; and {more} more");
+            }
+            note
+        },
+    );
 }
+
+/// The reason a benchmark with counts `old` -> `new` cannot be explained, if it cannot.
+fn unexplained(
+    id: &str,
+    (old, new): (Option<u64>, Option<u64>),
+    run: &Profiles,
+    base: &BTreeMap<String, Profile>,
+    side: BaseProfiles,
+) -> Option<String> {
+    if let Some(reason) = run.unreadable.get(id) {
+        return Some(format!("its profile could not be read: {reason}"));
+    }
+    let Some(profile) = run.benchmarks.get(id) else {
+        return Some("no profile in this run".to_owned());
+    };
+    let Some(base_profile) = base.get(id) else {
+        return Some(match side {
+            BaseProfiles::Baselines(_) => NO_BASELINE_PROFILE.to_owned(),
+            BaseProfiles::Run(_) => "no profile of the base side".to_owned(),
+        });
+    };
+    // Profiles that are not of these very counts (taken by another run) would mislead.
+    (Some(base_profile.total) != old || Some(profile.total) != new)
+        .then(|| "its profiles are not of these counts (taken by another run)".to_owned())
+}
+
+/// The reason of a benchmark whose baselines hold no profile of it.
+const NO_BASELINE_PROFILE: &str = "no baseline profile (refresh the baselines to store it)";
 
 /// Both sides' profiles, or the note saying what is missing.
 fn load(
     results: &Path,
-    baselines: &Path,
-) -> Result<(Profiles, std::collections::BTreeMap<String, Profile>), String> {
-    let run_path = profiles::run_path(results);
-    let run = match profiles::read_run(&run_path) {
-        Ok(Some(run)) => run,
-        Ok(None) => {
-            return Err(format!(
+    base: BaseProfiles,
+) -> Result<(Profiles, BTreeMap<String, Profile>), String> {
+    let read = |results: &Path| {
+        let path = profiles::run_path(results);
+        match profiles::read_run(&path) {
+            Ok(Some(run)) => Ok(run),
+            Ok(None) => Err(format!(
                 "no per-function profiles beside the results ({}): `irgate run` writes them",
-                run_path.display()
-            ));
+                path.display()
+            )),
+            Err(error) => Err(format!("per-function profiles unreadable: {error}")),
         }
-        Err(error) => return Err(format!("per-function profiles unreadable: {error}")),
     };
-    let base = match profiles::load_baseline(baselines) {
-        Ok(base) if base.is_empty() => return Err(NO_BASELINE_PROFILES.to_owned()),
-        Ok(base) => base,
-        Err(error) => return Err(format!("baseline profiles unreadable: {error}")),
+    let run = read(results)?;
+    let base = match base {
+        BaseProfiles::Run(base_results) => read(base_results)?.benchmarks,
+        BaseProfiles::Baselines(dir) => match profiles::load_baseline(dir) {
+            Ok(base) if base.is_empty() => return Err(NO_BASELINE_PROFILES.to_owned()),
+            Ok(base) => base,
+            Err(error) => return Err(format!("baseline profiles unreadable: {error}")),
+        },
     };
     Ok((run, base))
 }
@@ -143,7 +199,7 @@ fn load(
 fn explain_one(
     id: &str,
     run: &Profiles,
-    base: &std::collections::BTreeMap<String, Profile>,
+    base: &BTreeMap<String, Profile>,
     flamegraph_dir: Option<&Path>,
 ) -> Option<Explained> {
     let (old, new) = (base.get(id)?, run.benchmarks.get(id)?);
@@ -219,6 +275,12 @@ pub fn execute(benchmark: &str, paths: &Resolved, format: Format) -> Result<Exit
             .collect::<Vec<_>>()
             .join(", ")
     };
+    if let Some(reason) = run.unreadable.get(benchmark) {
+        return Err(Error::invalid(
+            run_path.display(),
+            format!("no profile of `{benchmark}`: its callgrind file could not be read: {reason}"),
+        ));
+    }
     if !run.benchmarks.contains_key(benchmark) {
         return Err(Error::UnknownBenchmark {
             filter: benchmark.to_owned(),
@@ -293,6 +355,9 @@ pub fn text(explained: &Explained, indent: &str) -> String {
         if !note.is_empty() {
             let _ = write!(name, " ({})", terminal(&note));
         }
+        if m.outside_main {
+            let _ = write!(name, " ({OUTSIDE_MAIN})");
+        }
         let mut file = terminal(&m.file).into_owned();
         if let Some((from, delta)) = m.inlined_from.first() {
             let _ = write!(
@@ -336,6 +401,16 @@ pub fn text(explained: &Explained, indent: &str) -> String {
             ]
         }),
     );
+    lines.extend(e.unattributed.map(|u| {
+        vec![
+            UNATTRIBUTED.to_owned(),
+            thousands(u.base),
+            thousands(u.new),
+            signed(signed_delta(u.new, u.base)),
+            String::new(),
+            String::new(),
+        ]
+    }));
     if !show_inclusive {
         for line in &mut lines {
             line.remove(4);
@@ -358,6 +433,13 @@ pub fn text(explained: &Explained, indent: &str) -> String {
     }
     out
 }
+
+/// What a function outside the program's `main` is, in a whole-program run.
+pub const OUTSIDE_MAIN: &str = "outside main: process start-up or exit";
+
+/// The label of the line of cost outside any function.
+pub const UNATTRIBUTED: &str = "no function (callgrind's count before the program's first function, \
+     outside the total)";
 
 #[cfg(test)]
 mod tests {

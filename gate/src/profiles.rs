@@ -11,7 +11,7 @@
 //!
 //! ```json
 //! {
-//!   "schema_version": 1,
+//!   "schema_version": 2,
 //!   "event": "Ir",
 //!   "benchmarks": {
 //!     "filter::passthrough/n8": {
@@ -29,13 +29,17 @@
 //! ```
 //!
 //! in `baselines/profiles/<group>.json` (the baseline loader reads only `baselines/*.json`).
-//! Keys are sorted, so a refresh's diff shows which functions moved.
+//! Keys are sorted, so a refresh's diff shows which functions moved. A benchmark whose callgrind
+//! file cannot be read (cut off, corrupt, too large, of another run) has no profile: the run's
+//! file says why under `unreadable` (benchmark id: reason), and only that benchmark goes
+//! unexplained. Schema 2 added `unattributed` (a profile's cost outside any function) and
+//! `unreadable`; files of schema 1 are still read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use irgate_callgrind::{FLOOR_PARTS, Profile, flame, normalize_file};
+use irgate_callgrind::{FLOOR_PARTS, Options, Profile, flame, normalize_file};
 use serde::{Deserialize, Serialize};
 
 use crate::baseline::group_of;
@@ -43,8 +47,11 @@ use crate::error::{Error, Result};
 use crate::model::Results;
 use crate::{files, summary};
 
-/// The schema version of profile files this irgate reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version of profile files this irgate writes.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The older schema version this irgate still reads (no `unattributed`, no `unreadable`).
+const SCHEMA_VERSION_1: u32 = 1;
 
 /// The event profiles are taken of.
 pub const EVENT: &str = "Ir";
@@ -61,6 +68,9 @@ struct ProfileFile {
     /// Per benchmark, Ir per call stack (`a;b;c`): only in a run's file.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     stacks: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Why a benchmark of the run has no profile: only in a run's file.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    unreadable: BTreeMap<String, String>,
 }
 
 /// The profiles of a run (or of the baselines, then without stacks).
@@ -70,6 +80,29 @@ pub struct Profiles {
     pub benchmarks: BTreeMap<String, Profile>,
     /// Ir per call stack by benchmark id (a run's only), for flame graphs.
     pub stacks: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Why a benchmark has no profile, by benchmark id (a run's only).
+    pub unreadable: BTreeMap<String, String>,
+}
+
+impl Profiles {
+    /// Adds `other`'s profiles, stacks and reasons.
+    pub fn extend(&mut self, other: Profiles) {
+        self.benchmarks.extend(other.benchmarks);
+        self.stacks.extend(other.stacks);
+        self.unreadable.extend(other.unreadable);
+    }
+
+    /// Keeps only the benchmarks `keep` accepts.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.benchmarks.retain(|id, _| keep(id));
+        self.stacks.retain(|id, _| keep(id));
+        self.unreadable.retain(|id, _| keep(id));
+    }
+
+    /// No profile and no reason.
+    pub fn is_empty(&self) -> bool {
+        self.benchmarks.is_empty() && self.unreadable.is_empty()
+    }
 }
 
 /// Where a run's profiles are kept: beside its results file, `<stem>.profiles.json`.
@@ -81,58 +114,92 @@ pub fn run_path(results: &Path) -> PathBuf {
 }
 
 /// Reads the profiles of every benchmark of `results` from the callgrind files under `dir` (a
-/// gungraun output directory), with source paths relative to `root`. A benchmark whose callgrind
-/// total is not its counted Ir (a file left from another run) is left out with a warning.
+/// gungraun output directory), with source paths relative to `root`. A benchmark whose files
+/// cannot be read, or whose callgrind total is not its counted Ir (a file left from another run),
+/// gets no profile but a reason, with a warning: the others keep theirs.
 pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
-    let root_text = root.to_string_lossy();
     let mut profiles = Profiles::default();
     for summary_path in summary::find(dir)? {
         let id = summary::read(&summary_path)?.id;
-        let Some(ir) = results.benchmarks.get(&id).and_then(|c| c.get(EVENT)) else {
+        let Some(&ir) = results.benchmarks.get(&id).and_then(|c| c.get(EVENT)) else {
             continue;
         };
         let bench_dir = summary_path.parent().unwrap_or(dir);
-        let mut merged: Option<Profile> = None;
-        let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
-        for file in callgrind_files(bench_dir)? {
-            let origin = file.display().to_string();
-            let reader = std::fs::File::open(&file).map_err(|source| Error::read(&file, source))?;
-            let mut graph = irgate_callgrind::parse(BufReader::new(reader))
-                .map_err(|e| Error::invalid(&origin, e.to_string()))?;
-            // Inlined code charged to the project's own inlined function, not its host.
-            let own = format!("{}/", root_text.trim_end_matches('/'));
-            let measured = std::fs::metadata(&file).and_then(|m| m.modified());
-            if let Ok(measured) = measured {
-                irgate_callgrind::inline::resolve(&mut graph, measured, |f| f.starts_with(&own));
+        match benchmark(bench_dir, root, ir) {
+            Ok(None) => {}
+            Ok(Some((profile, stacks))) => {
+                profiles
+                    .benchmarks
+                    .insert(id.clone(), profile.compact(FLOOR_PARTS));
+                profiles.stacks.insert(id, stacks);
             }
-            let profile = Profile::from_graph(&graph, EVENT, |f| normalize_file(f, &root_text))
-                .ok_or_else(|| Error::invalid(&origin, format!("records no {EVENT}")))?;
-            for (stack, cost) in flame::stacks(&graph, EVENT) {
-                *stacks.entry(stack).or_insert(0) += cost;
-            }
-            match &mut merged {
-                None => merged = Some(profile),
-                Some(all) => all.merge(profile),
+            Err(reason) => {
+                let reason = printable(&reason);
+                eprintln!("irgate: warning: no per-function profile of {id}: {reason}");
+                profiles.unreadable.insert(id, reason);
             }
         }
-        let Some(profile) = merged else {
-            continue;
-        };
-        if profile.total != *ir {
-            eprintln!(
-                "irgate: warning: {}: callgrind files total {} Ir, the benchmark counted {ir}: \
-                 left out of the per-function profiles (files from another run?)",
-                bench_dir.display(),
-                profile.total
-            );
-            continue;
-        }
-        profiles
-            .benchmarks
-            .insert(id.clone(), profile.compact(FLOOR_PARTS));
-        profiles.stacks.insert(id, stacks);
     }
     Ok(profiles)
+}
+
+/// A benchmark's profile and its Ir per call stack.
+type Profiled = (Profile, BTreeMap<String, u64>);
+
+/// One benchmark's profile and call stacks from the callgrind files in `dir`, whose total must be
+/// `ir`; `None` when there is no callgrind file, the reason when they cannot be used.
+fn benchmark(dir: &Path, root: &Path, ir: u64) -> Result<Option<Profiled>, String> {
+    let root_text = root.to_string_lossy();
+    // Inlined code charged to the project's own inlined function, not its host.
+    let own = format!("{}/", root_text.trim_end_matches('/'));
+    let options = Options {
+        event: Some(EVENT.to_owned()),
+        ..Options::default()
+    };
+    let mut merged: Option<Profile> = None;
+    let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
+    for file in callgrind_files(dir).map_err(|e| e.to_string())? {
+        let origin = file.display();
+        let reader = std::fs::File::open(&file).map_err(|e| format!("{origin}: {e}"))?;
+        let mut graph = irgate_callgrind::parse_with(BufReader::new(reader), &options)
+            .map_err(|e| format!("{origin}: {e}"))?;
+        let measured = std::fs::metadata(&file).and_then(|m| m.modified());
+        if let Ok(measured) = measured {
+            irgate_callgrind::inline::resolve(&mut graph, measured, |f| f.starts_with(&own));
+        }
+        let profile = Profile::from_graph(&graph, EVENT, |f| normalize_file(f, &root_text))
+            .ok_or_else(|| format!("{origin}: records no {EVENT}"))?;
+        for (stack, cost) in flame::stacks(&graph, EVENT, |f| normalize_file(f, &root_text)) {
+            *stacks.entry(stack).or_insert(0) += cost;
+        }
+        match &mut merged {
+            None => merged = Some(profile),
+            Some(all) => all.merge(profile),
+        }
+    }
+    match merged {
+        Some(profile) if profile.total != ir => Err(format!(
+            "{}: callgrind files total {} Ir, the benchmark counted {ir} (files from another \
+             run?)",
+            dir.display(),
+            profile.total
+        )),
+        found => Ok(found.map(|profile| (profile, stacks))),
+    }
+}
+
+/// `text` with control characters (terminal escapes, line breaks) written as escapes: a reason
+/// quotes a file, which is untrusted.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The callgrind output files of one benchmark: `callgrind.*.out` (and the `.out.N` of further
@@ -165,11 +232,11 @@ pub fn read_run(path: &Path) -> Result<Option<Profiles>> {
     if !path.exists() {
         return Ok(None);
     }
-    let file: ProfileFile = files::read_versioned(path, "profiles", SCHEMA_VERSION)?;
-    check_event(path, &file)?;
+    let file = read_file(path)?;
     Ok(Some(Profiles {
         benchmarks: file.benchmarks,
         stacks: file.stacks,
+        unreadable: file.unreadable,
     }))
 }
 
@@ -182,8 +249,28 @@ pub fn write_run(path: &Path, profiles: &Profiles) -> Result<()> {
             event: EVENT.to_owned(),
             benchmarks: profiles.benchmarks.clone(),
             stacks: profiles.stacks.clone(),
+            unreadable: profiles.unreadable.clone(),
         },
     )
+}
+
+/// Reads a profile file of either schema and checks its event.
+fn read_file(path: &Path) -> Result<ProfileFile> {
+    #[derive(Deserialize)]
+    struct Probe {
+        schema_version: Option<serde_json::Value>,
+    }
+    let version = std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Probe>(&bytes).ok())
+        .and_then(|probe| probe.schema_version);
+    let expected = match version {
+        Some(v) if v == SCHEMA_VERSION_1 => SCHEMA_VERSION_1,
+        _ => SCHEMA_VERSION,
+    };
+    let file: ProfileFile = files::read_versioned(path, "profiles", expected)?;
+    check_event(path, &file)?;
+    Ok(file)
 }
 
 fn check_event(path: &Path, file: &ProfileFile) -> Result<()> {
@@ -232,8 +319,7 @@ pub fn load_baseline(baselines: &Path) -> Result<BTreeMap<String, Profile>> {
         else {
             continue;
         };
-        let file: ProfileFile = files::read_versioned(&path, "profiles", SCHEMA_VERSION)?;
-        check_event(&path, &file)?;
+        let file = read_file(&path)?;
         if let Some(stray) = file.benchmarks.keys().find(|id| group_of(id) != group) {
             return Err(Error::invalid(
                 path.display(),
@@ -284,6 +370,7 @@ pub fn write_baseline(
             event: EVENT.to_owned(),
             benchmarks,
             stacks: BTreeMap::new(),
+            unreadable: BTreeMap::new(),
         };
         let mut text = serde_json::to_string_pretty(&file).expect("profiles serialize");
         text.push('\n');
@@ -303,6 +390,7 @@ mod tests {
     fn profile(total: u64) -> Profile {
         Profile {
             total,
+            unattributed: 0,
             floor: 1,
             functions: BTreeMap::from([(
                 "codec::filter::Chain::apply".to_owned(),
@@ -312,6 +400,7 @@ mod tests {
                     inclusive: total,
                     callers: vec!["main".into()],
                     inlined: BTreeMap::from([("codec/src/varint.rs".into(), 3)]),
+                    outside_main: false,
                 },
             )]),
         }
@@ -327,6 +416,7 @@ mod tests {
                 "filter::passthrough/n8".to_owned(),
                 BTreeMap::from([("main;apply".to_owned(), 122)]),
             )]),
+            unreadable: BTreeMap::new(),
         };
         let written = write_baseline(dir.path(), &run, &|_| true, &|_, _| true).unwrap();
         assert_eq!(written, [dir.path().join("profiles/filter.json")]);
@@ -334,7 +424,7 @@ mod tests {
         assert_eq!(
             text,
             r#"{
-  "schema_version": 1,
+  "schema_version": 2,
   "event": "Ir",
   "benchmarks": {
     "filter::passthrough/n8": {
@@ -382,9 +472,44 @@ mod tests {
         let run = Profiles {
             benchmarks: BTreeMap::from([("varint::decode/v0".to_owned(), profile(24))]),
             stacks: BTreeMap::new(),
+            unreadable: BTreeMap::from([(
+                "varint::decode/v1".to_owned(),
+                "callgrind.decode.v1.out: cut off: no `totals:` line".to_owned(),
+            )]),
         };
         write_run(&path, &run).unwrap();
         assert_eq!(read_run(&path).unwrap(), Some(run));
+    }
+
+    #[test]
+    fn reads_schema_1_and_refuses_unknown_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("profiles")).unwrap();
+        let path = dir.path().join("profiles/frame.json");
+        std::fs::write(
+            &path,
+            r#"{"schema_version": 1, "event": "Ir", "benchmarks": {"frame::x": {"total": 7, "floor": 1, "functions": {}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(load_baseline(dir.path()).unwrap()["frame::x"].total, 7);
+        std::fs::write(
+            &path,
+            r#"{"schema_version": 3, "event": "Ir", "benchmarks": {}}"#,
+        )
+        .unwrap();
+        let error = load_baseline(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains("unsupported schema_version 3") && error.contains("schema_version 2"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn printable_reasons_carry_no_control_characters() {
+        assert_eq!(
+            printable("line 3: not a callgrind line: `\u{1b}[2J\nforged`"),
+            "line 3: not a callgrind line: `\\u{1b}[2J\\nforged`"
+        );
     }
 
     #[test]

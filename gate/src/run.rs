@@ -55,14 +55,20 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             ..paths.clone()
         };
         let [head_home, base_home] = &sides.homes;
-        for (side, results, home) in [
-            (&paths, &sides.head, head_home),
-            (&base_paths, &sides.base, base_home),
+        let [head_root, base_root] = &sides.roots;
+        for (side, results, home, root) in [
+            (&paths, &sides.head, head_home, head_root),
+            (&base_paths, &sides.base, base_home, base_root),
         ] {
             write_results(side, results)?;
+            // Source paths relative to the side's own checkout, so that the sides compare.
+            let built = Resolved {
+                root: root.clone(),
+                ..side.clone()
+            };
             write_profiles(
                 &suite_dirs(results, std::slice::from_ref(home)),
-                side,
+                &built,
                 results,
             );
         }
@@ -149,17 +155,12 @@ fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
                 .map(Option::unwrap_or_default)
         };
         match found {
-            Ok(found) => {
-                all.benchmarks.extend(found.benchmarks);
-                all.stacks.extend(found.stacks);
-            }
+            Ok(found) => all.extend(found),
             Err(error) => eprintln!("irgate: warning: no per-function profiles: {error}"),
         }
     }
-    all.benchmarks
-        .retain(|id, _| results.benchmarks.contains_key(id));
-    all.stacks.retain(|id, _| all.benchmarks.contains_key(id));
-    let written = if all.benchmarks.is_empty() {
+    all.retain(|id| results.benchmarks.contains_key(id));
+    let written = if all.is_empty() {
         std::fs::remove_file(&path)
             .or_else(|e| {
                 if e.kind() == std::io::ErrorKind::NotFound {

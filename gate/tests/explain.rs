@@ -345,3 +345,101 @@ fn read_report(path: &std::path::Path) -> irgate::model::Report {
     let text = std::fs::read_to_string(path).unwrap();
     irgate::report::json::parse(&text, &path.display().to_string()).unwrap()
 }
+
+#[test]
+fn a_corrupt_callgrind_file_costs_only_its_own_benchmarks_explanation() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.path("slowdown/filter/passthrough.n8/callgrind.passthrough.n8.out");
+    let text = std::fs::read_to_string(&file).unwrap();
+    // Cut off before its `totals:` line, with a terminal escape where the reason quotes it.
+    let cut = &text[..text.rfind("totals:").unwrap()];
+    std::fs::write(&file, format!("{cut}\u{1b}[2J\n")).unwrap();
+    let run = sandbox.ok(&["run", "--from", "slowdown", "--results", "slow.json"]);
+    assert!(
+        run.stderr
+            .contains("irgate: warning: no per-function profile of filter::passthrough/n8: ")
+            && run.stderr.contains("not a callgrind line: `\\u{1b}[2J`"),
+        "{}",
+        run.stderr
+    );
+    let profiles: Value =
+        serde_json::from_str(&std::fs::read_to_string(sandbox.path("slow.profiles.json")).unwrap())
+            .unwrap();
+    assert!(profiles["benchmarks"]["varint::decode/v2097151"].is_object());
+    assert!(profiles["benchmarks"]["filter::passthrough/n8"].is_null());
+
+    let table = sandbox.irgate(&["check", "--results", "slow.json"]);
+    assert_eq!(table.code, 1, "the verdict stands");
+    let note = table.stdout.lines().last().unwrap();
+    assert!(
+        note.starts_with(
+            "note: 1 over budget not explained: filter::passthrough/n8: its profile could not \
+             be read: "
+        ) && note.contains("callgrind.passthrough.n8.out: line "),
+        "{}",
+        table.stdout
+    );
+    assert!(!note.contains('\u{1b}'), "{note}");
+    // The other benchmark's profile is still there to explain.
+    sandbox.ok(&[
+        "explain",
+        "varint::decode/v2097151",
+        "--results",
+        "slow.json",
+    ]);
+    let explain = sandbox.irgate(&[
+        "explain",
+        "filter::passthrough/n8",
+        "--results",
+        "slow.json",
+    ]);
+    assert_eq!(explain.code, 2);
+    assert!(
+        explain.stderr.contains(
+            "no profile of `filter::passthrough/n8`: its callgrind file could not be read: "
+        ),
+        "{}",
+        explain.stderr
+    );
+
+    // Cut off cleanly, before its `totals:`: the same, with callgrind's rule as the reason.
+    std::fs::write(&file, cut).unwrap();
+    let run = sandbox.ok(&["run", "--from", "slowdown", "--results", "slow.json"]);
+    assert!(
+        run.stderr.contains(
+            "cut off: part 1 ends without the `totals:` line callgrind ends every part with"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn ab_check_explains_from_both_sides_profiles() {
+    let sandbox = Sandbox::new();
+    // The base side of `irgate run --base`, beside the head side's results.
+    sandbox.ok(&["run", "--from", "base", "--results", "slow.base.json"]);
+    assert!(sandbox.path("slow.base.profiles.json").is_file());
+    let table = sandbox.irgate(&["check", "--base", "--results", "slow.json"]);
+    assert_eq!(table.code, 1, "{}{}", table.stdout, table.stderr);
+    assert!(
+        table
+            .stdout
+            .contains("where the +62 Ir of filter::passthrough/n8 went"),
+        "{}",
+        table.stdout
+    );
+    assert!(table.stdout.contains("codec::filter::injected_slowdown"));
+    // Without the base side's profiles: a note that says so, the verdict unchanged.
+    std::fs::remove_file(sandbox.path("slow.base.profiles.json")).unwrap();
+    let table = sandbox.irgate(&["check", "--base", "--results", "slow.json"]);
+    assert_eq!(table.code, 1);
+    assert!(
+        table
+            .stdout
+            .contains("note: no per-function profiles beside the results (")
+            && table.stdout.contains("slow.base.profiles.json"),
+        "{}",
+        table.stdout
+    );
+}

@@ -190,6 +190,41 @@ const REPORT: &[(&str, Expected)] = &[
     ("bad-empty.json", Err("not an irgate JSON report")),
 ];
 
+const CALLGRIND: &[(&str, Expected)] = &[
+    ("library-passthrough-n8.out", Ok(())),
+    ("compressed-jumps.out", Ok(())),
+    ("whole-program.out", Ok(())),
+    (
+        "bad-cut-off.out",
+        Err("cut off: part 1 ends without the `totals:` line callgrind ends every part with"),
+    ),
+    (
+        "bad-totals.out",
+        Err("cut off or corrupt: the functions' Ir add up to 122, the file's `totals:` says 121"),
+    ),
+    (
+        "bad-summary-below.out",
+        Err("corrupt: the functions' Ir add up to 122, more than the file's `summary:` of 100"),
+    ),
+    (
+        "bad-escape-line.out",
+        Err("line 2: not a callgrind line: `\\u{1b}[2J`"),
+    ),
+    (
+        "bad-version.out",
+        Err("line 1: format version 2\\u{1b}[31m is not the 1 this reader knows"),
+    ),
+    (
+        "bad-empty.out",
+        Err("not a callgrind file: no `events:` line"),
+    ),
+    ("bad-not-utf8.out", Err("cannot read: line 2: not UTF-8")),
+    (
+        "bad-call-cut.out",
+        Err("cut off: the file ends after `calls=`, before the call's cost"),
+    ),
+];
+
 /// Runs `oracle` over every seed of `target` and checks each against `expected`.
 fn seeds_give_what_is_listed(
     target: &str,
@@ -239,4 +274,9 @@ fn config_seeds() {
 #[test]
 fn report_seeds() {
     seeds_give_what_is_listed("report", check::report, REPORT);
+}
+
+#[test]
+fn callgrind_seeds() {
+    seeds_give_what_is_listed("callgrind", check::callgrind, CALLGRIND);
 }

@@ -122,11 +122,14 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
     );
     for m in &e.movers {
         let note = crate::explain::kind_note(&m.kind);
-        let name = if note.is_empty() {
+        let mut name = if note.is_empty() {
             code(&m.function)
         } else {
             format!("{} ({})", code(&m.function), prose(&note))
         };
+        if m.outside_main {
+            let _ = write!(name, " ({})", crate::explain::OUTSIDE_MAIN);
+        }
         let count = |n: u64, present: bool| {
             if present {
                 thousands(n)
@@ -172,6 +175,16 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
             signed(signed_delta(e.rest.new, e.rest.base)),
         )
     });
+    if let Some(u) = e.unattributed {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | | |",
+            crate::explain::UNATTRIBUTED,
+            thousands(u.base),
+            thousands(u.new),
+            signed(signed_delta(u.new, u.base)),
+        );
+    }
     out.push('\n');
     for i in &e.inclusive {
         let _ = writeln!(
