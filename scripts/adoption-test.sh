@@ -184,7 +184,7 @@ adopt iai-feature master src/lib.rs luhn "iai-callgrind 0.16.1" card::luhn/card 
 # --- binary benchmarks (gate/tests/adoption/binary-bench): a command-line tool whose suite is one
 # gungraun binary benchmark group (the whole program run with arguments). Adopted as above, then
 # the same slowed function again: `irgate explain` must name it, with its file, as the top row of
-# each failing benchmark. About 1 minute more than the adoption alone.
+# each failing benchmark. About 95 s here (82 s of it the first build, in `irgate init`).
 explain_binary() {
     local function=$1
     shift
