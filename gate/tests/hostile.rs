@@ -11,7 +11,7 @@ use irgate::model::{
     Accepted, Budget, FieldMismatch, Fingerprint, Mode, Outcome, Report, Results, Row, Status,
 };
 use irgate::report::{json, markdown, table};
-use irgate_callgrind::{Explanation, Inclusive, Kind, Mover, Profile, Rest};
+use irgate_callgrind::{Explanation, Inclusive, Kind, Mover, Profile, Rest, Unattributed};
 
 /// Text a pull request controls, as hostile as it gets.
 const HOSTILE: &[&str] = &[
@@ -152,6 +152,7 @@ fn explained(hostile: &str) -> Explained {
         base_inclusive: 10,
         new_inclusive: 95,
         inlined_from: vec![(hostile.into(), 5)],
+        outside_main: true,
     };
     Explained {
         benchmark: "filter::scan/s512".into(),
@@ -172,6 +173,7 @@ fn explained(hostile: &str) -> Explained {
                 new: 1_010,
                 functions: 3,
             },
+            unattributed: Some(Unattributed { base: 2, new: 2 }),
             inclusive: vec![Inclusive {
                 function: hostile.into(),
                 base: 10,
@@ -306,13 +308,14 @@ fn the_flame_graph_keeps_hostile_function_names_inert() {
     for hostile in HOSTILE {
         let callgrind = |cost: u64| {
             format!(
-                "events: Ir\nfn=main\n1 10\ncfn={hostile}\ncalls=1 1\n1 {cost}\nfn={hostile}\n1 {cost}\n"
+                "events: Ir\nfn=main\n1 10\ncfn={hostile}\ncalls=1 1\n1 {cost}\nfn={hostile}\n1 {cost}\ntotals: {}\n",
+                10 + cost
             )
         };
         let base = irgate_callgrind::parse(callgrind(50).as_bytes()).unwrap();
         let new = irgate_callgrind::parse(callgrind(90).as_bytes()).unwrap();
         let profile = |graph| Profile::from_graph(graph, "Ir", str::to_owned).unwrap();
-        let stacks = irgate_callgrind::flame::stacks(&new, "Ir");
+        let stacks = irgate_callgrind::flame::stacks(&new, "Ir", str::to_owned);
         let svg = irgate_callgrind::flame::differential_svg(
             &stacks,
             &profile(&base),
