@@ -26,7 +26,8 @@
 //!   and `pipeline` groups): `cargo bench -p benches --features codec/inject-slowdown`.
 //! - `layout-perturbation` (off by default, changes no behaviour): adds code no benchmark runs
 //!   (more callers of the frame encoder and the pipeline's inner loop), a build that differs only
-//!   in layout and inlining, for calibrating budgets (`scripts/calibrate.sh`).
+//!   in layout and inlining, for calibrating budgets (`irgate run --features
+//!   codec/layout-perturbation --results FILE`, then `irgate calibrate` over results files).
 
 pub mod cipher;
 pub mod compression;

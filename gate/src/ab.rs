@@ -82,10 +82,12 @@ pub fn measure(
     let head_place = Place {
         dir: &head_dir,
         label: "head ",
+        target: None,
     };
     let base_place = Place {
         dir: &base_dir,
         label: "base ",
+        target: None,
     };
     let (head, base) = std::thread::scope(|scope| {
         let base = scope
@@ -176,7 +178,7 @@ const LOCK: &str = "Cargo.lock";
 /// and untracked but not ignored) as it is on disk, plus `Cargo.lock`. Files whose content is
 /// unchanged are left alone (cargo then rebuilds only what changed); files no longer listed are
 /// removed.
-fn mirror(root: &Path, dest: &Path) -> Result<()> {
+pub fn mirror(root: &Path, dest: &Path) -> Result<()> {
     let listed = git(
         root,
         &[

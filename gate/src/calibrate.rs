@@ -2,7 +2,11 @@
 //! that differ only in code the benchmark does not run (code layout, codegen partitioning,
 //! inlining elsewhere), and the budget that follows from it.
 //!
-//! The builds' results (`irgate run` of each, e.g. by `scripts/calibrate.sh`) are compared
+//! Without results files, `irgate calibrate` makes the builds itself ([`measure`]): each
+//! [`Variant`] is a copy of the working tree in a scratch directory of its own
+//! (`<target>/irgate/calibrate/<n>/src`, paths of one length, like A/B), perturbed in code no
+//! benchmark runs, built with the measurement build and run. Given results files (`irgate run
+//! --results FILE` of builds made elsewhere), it compares those. The builds' results are compared
 //! benchmark by benchmark: the spread is the largest count minus the smallest. The suggested Ir
 //! budget is one and a half times the spread, at least 1 Ir, with no relative part: a count moves by what layout
 //! moves it by, however large the benchmark, so a relative slack only hides regressions in large
@@ -14,13 +18,16 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use crate::config::{Config, IR};
 use crate::error::{Error, Result};
 use crate::fingerprint;
 use crate::model::Results;
-use crate::paths::Paths;
+use crate::paths::{Paths, Resolved};
+use crate::run::{self, Place, Selection};
 use crate::text::{align, thousands};
+use crate::workspace::Workspace;
 
 /// The comment that marks the overrides `--write` owns.
 const MARK: &str = "# irgate calibrate";
@@ -28,12 +35,231 @@ const MARK: &str = "# irgate calibrate";
 /// What `irgate calibrate` was asked to do.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// The results of each build (at least two), named by their file stems.
+    /// The results of each build (none: build and run [`Options::variants`] here), named by their
+    /// file stems.
     pub results: Vec<PathBuf>,
+    /// The builds to make when no results are given (empty: [`Variant::DEFAULT`]).
+    pub variants: Vec<Variant>,
+    /// How many benchmarks run at once.
+    pub jobs: Option<std::num::NonZeroUsize>,
     /// Write the suggested budgets into gate.toml.
     pub write: bool,
     /// Where gate.toml is.
     pub paths: Paths,
+}
+
+/// A build of the working tree that differs from it only in code no benchmark runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Variant {
+    /// The working tree as it is.
+    Base,
+    /// Every workspace member's version one patch release higher, as a release bumps it: other
+    /// symbol hashes, so another order of functions and data in the binary.
+    Version,
+    /// A function no benchmark calls appended to every member's library.
+    Unrelated,
+}
+
+/// What a code-free perturbation adds to a library: a function nothing calls.
+const UNRELATED_CODE: &str = "
+/// Added by `irgate calibrate` to a scratch copy of this crate: code no benchmark runs.
+#[doc(hidden)]
+#[inline(never)]
+pub fn __irgate_calibrate_unrelated(seed: u64) -> u64 {
+    let mut x = seed;
+    let mut i = 0;
+    while i < 64 {
+        x = x.rotate_left(7) ^ x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        i += 1;
+    }
+    x
+}
+";
+
+impl Variant {
+    /// The builds `irgate calibrate` makes by default.
+    pub const DEFAULT: &[Variant] = &[Variant::Base, Variant::Version, Variant::Unrelated];
+
+    /// Its name, which names its results file too.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Base => "base",
+            Variant::Version => "version",
+            Variant::Unrelated => "unrelated",
+        }
+    }
+
+    /// Perturbs the copy of the workspace at `src`, whose members are `members`.
+    fn apply(self, src: &Path, members: &[Member]) -> Result<()> {
+        match self {
+            Variant::Base => Ok(()),
+            Variant::Version => {
+                bump_version(
+                    &src.join("Cargo.toml"),
+                    &["workspace", "package", "version"],
+                )?;
+                for member in members {
+                    bump_version(&src.join(&member.manifest), &["package", "version"])?;
+                }
+                Ok(())
+            }
+            Variant::Unrelated => {
+                for lib in members.iter().filter_map(|m| m.lib.as_ref()) {
+                    let path = src.join(lib);
+                    let mut text =
+                        std::fs::read_to_string(&path).map_err(|e| Error::read(&path, e))?;
+                    text.push_str(UNRELATED_CODE);
+                    std::fs::write(&path, text).map_err(|e| Error::write(&path, e))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A workspace member, by paths relative to the workspace root.
+#[derive(Debug, Clone)]
+struct Member {
+    /// Its `Cargo.toml`.
+    manifest: PathBuf,
+    /// Its library's root source file, if it has a library.
+    lib: Option<PathBuf>,
+}
+
+/// The members of the workspace at `root` (`cargo metadata`), those inside it.
+fn members(root: &Path) -> Result<Vec<Member>> {
+    let metadata = cargo_metadata::MetadataCommand::new()
+        .current_dir(root)
+        .no_deps()
+        .exec()
+        .map_err(|e| Error::Tool(format!("cargo metadata in {}: {e}", root.display())))?;
+    let inside = |path: &Path| path.strip_prefix(root).ok().map(Path::to_owned);
+    Ok(metadata
+        .workspace_packages()
+        .into_iter()
+        .filter_map(|package| {
+            let lib = package
+                .targets
+                .iter()
+                .find(|t| {
+                    t.kind.iter().any(|k| {
+                        matches!(
+                            k,
+                            cargo_metadata::TargetKind::Lib | cargo_metadata::TargetKind::RLib
+                        )
+                    })
+                })
+                .and_then(|t| inside(t.src_path.as_std_path()));
+            Some(Member {
+                manifest: inside(package.manifest_path.as_std_path())?,
+                lib,
+            })
+        })
+        .collect())
+}
+
+/// Raises the version at `key` of the manifest at `manifest` by one patch release, when it holds
+/// one there (a member that inherits its version has none: the workspace's is raised).
+fn bump_version(manifest: &Path, key: &[&str]) -> Result<()> {
+    let text = std::fs::read_to_string(manifest).map_err(|e| Error::read(manifest, e))?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| Error::invalid(manifest.display(), e.to_string()))?;
+    let Some((last, tables)) = key.split_last() else {
+        return Ok(());
+    };
+    let mut item = doc.as_item_mut();
+    for name in tables {
+        match item.get_mut(name) {
+            Some(inner) => item = inner,
+            None => return Ok(()),
+        }
+    }
+    let Some(value) = item.get_mut(last).and_then(toml_edit::Item::as_value_mut) else {
+        return Ok(());
+    };
+    let Some(version) = value.as_str().map(str::to_owned) else {
+        return Ok(());
+    };
+    let mut parsed = semver::Version::parse(&version)
+        .map_err(|e| Error::invalid(manifest.display(), format!("version {version:?}: {e}")))?;
+    parsed.patch += 1;
+    let decor = value.decor().clone();
+    *value = parsed.to_string().into();
+    *value.decor_mut() = decor;
+    std::fs::write(manifest, doc.to_string()).map_err(|e| Error::write(manifest, e))
+}
+
+/// Refuses fewer than 2 variants (nothing to compare) or more than 10 (the scratch copies' paths
+/// have one digit, so they keep one length).
+fn check_count(variants: &[Variant]) -> Result<()> {
+    if (2..=10).contains(&variants.len()) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "irgate calibrate",
+        format!(
+            "{} variants: calibration compares 2 to 10 builds",
+            variants.len()
+        ),
+    ))
+}
+
+/// Builds and runs each of `variants` in a scratch copy of the working tree at `paths.root` (one
+/// at a time, in the workspace's target directory, so they share the dependencies' builds with
+/// each other and with `irgate run`), writes each
+/// one's results beside them (`<target>/irgate/calibrate/<variant>.json`) and returns them.
+pub fn measure(
+    config: &Config,
+    paths: &Resolved,
+    selection: &Selection,
+    variants: &[Variant],
+) -> Result<Vec<(String, Results)>> {
+    check_count(variants)?;
+    // The workspace's own target directory: the dependencies' builds are shared with `irgate
+    // run`'s, the members' copies get artifacts of their own (another path, another package id).
+    let target = Workspace::load(&paths.root)?.target_dir;
+    let dir = target.join("irgate").join("calibrate");
+    let members = members(&paths.root)?;
+    let mut runs = Vec::new();
+    for (index, variant) in variants.iter().enumerate() {
+        // One digit: every scratch copy's path has the same length.
+        let side = dir.join(index.to_string());
+        let src = side.join("src");
+        crate::ab::mirror(&paths.root, &src)?;
+        variant.apply(&src, &members)?;
+        eprintln!(
+            "irgate: calibrate: build {} of {}, `{}`, in {}",
+            index + 1,
+            variants.len(),
+            variant.name(),
+            src.display()
+        );
+        let started = Instant::now();
+        let label = format!("{:<10}", variant.name());
+        let place = Place {
+            dir: &side,
+            label: &label,
+            target: Some(&target),
+        };
+        let variant_paths = Resolved {
+            root: src.clone(),
+            ..paths.clone()
+        };
+        let mut results = run::run_suites(config, selection, &variant_paths, None, Some(&place))
+            .map_err(|e| Error::Tool(format!("calibration build `{}`: {e}", variant.name())))?;
+        results.fingerprint.commit = fingerprint::commit(&paths.root);
+        let file = dir.join(format!("{}.json", variant.name()));
+        crate::results::write(&file, &results)?;
+        eprintln!(
+            "irgate: calibrate: `{}` built and ran in {:.0} s; wrote {}",
+            variant.name(),
+            started.elapsed().as_secs_f64(),
+            file.display()
+        );
+        runs.push((variant.name().to_owned(), results));
+    }
+    Ok(runs)
 }
 
 /// How far one benchmark's Ir moved across the builds.
@@ -235,16 +461,50 @@ pub fn write_budgets(
     Ok(text)
 }
 
-/// Runs `irgate calibrate`: prints the spreads, and with `write` updates gate.toml.
-pub fn execute(options: &Options) -> Result<ExitCode> {
+/// Reads the results files among `paths`, named by their stems. The per-function profiles
+/// `irgate run` writes beside results (`*.profiles.json`, which a glob over a directory picks up)
+/// are skipped, said on stderr.
+pub fn read_results(paths: &[PathBuf]) -> Result<Vec<(String, Results)>> {
     let mut runs = Vec::new();
-    for path in &options.results {
+    for path in paths {
+        if path
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().ends_with(".profiles.json"))
+        {
+            eprintln!(
+                "irgate: calibrate: skipped {}: per-function profiles, not results",
+                path.display()
+            );
+            continue;
+        }
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
         runs.push((name, crate::results::read(path)?));
     }
+    Ok(runs)
+}
+
+/// Runs `irgate calibrate`: prints the spreads, and with `write` updates gate.toml.
+pub fn execute(options: &Options) -> Result<ExitCode> {
+    let runs = if options.results.is_empty() {
+        let variants = if options.variants.is_empty() {
+            Variant::DEFAULT
+        } else {
+            &options.variants
+        };
+        check_count(variants)?;
+        let paths = options.paths.resolve()?;
+        let config = Config::load_or_default(&paths.config, paths.config_named)?;
+        let selection = Selection {
+            jobs: options.jobs,
+            ..Selection::default()
+        };
+        measure(&config, &paths, &selection, variants)?
+    } else {
+        read_results(&options.results)?
+    };
     let builds: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
     let spreads = spreads(&runs)?;
     crate::text::print(&render(&spreads, &builds));
@@ -331,6 +591,79 @@ mod tests {
         );
         let error = spreads(&runs[..1]).unwrap_err().to_string();
         assert!(error.contains("one build only"), "{error}");
+    }
+
+    #[test]
+    fn the_version_variant_raises_every_version_by_one_patch_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"a\", \"b\"]\n\n[workspace.package]\nversion = \"1.2.3\" # ours\n",
+        );
+        write(
+            "a/Cargo.toml",
+            "[package]\nname = \"a\"\nversion = \"0.1.9-rc.1\"\n",
+        );
+        write(
+            "b/Cargo.toml",
+            "[package]\nname = \"b\"\nversion.workspace = true\n",
+        );
+        write("a/src/lib.rs", "//! a\npub fn a() {}\n");
+        let members = [
+            Member {
+                manifest: "a/Cargo.toml".into(),
+                lib: Some("a/src/lib.rs".into()),
+            },
+            Member {
+                manifest: "b/Cargo.toml".into(),
+                lib: None,
+            },
+        ];
+        Variant::Version.apply(dir.path(), &members).unwrap();
+        let read = |path: &str| std::fs::read_to_string(dir.path().join(path)).unwrap();
+        assert!(
+            read("Cargo.toml").ends_with("[workspace.package]\nversion = \"1.2.4\" # ours\n"),
+            "{}",
+            read("Cargo.toml")
+        );
+        assert!(read("a/Cargo.toml").contains("version = \"0.1.10-rc.1\""));
+        assert!(read("b/Cargo.toml").contains("version.workspace = true"));
+
+        Variant::Unrelated.apply(dir.path(), &members).unwrap();
+        let lib = read("a/src/lib.rs");
+        assert!(lib.starts_with("//! a\npub fn a() {}\n\n/// Added by `irgate calibrate`"));
+        assert!(lib.contains("pub fn __irgate_calibrate_unrelated(seed: u64) -> u64"));
+
+        write(
+            "a/Cargo.toml",
+            "[package]\nname = \"a\"\nversion = \"one\"\n",
+        );
+        let error = Variant::Version
+            .apply(dir.path(), &members)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("a/Cargo.toml: version \"one\""), "{error}");
+    }
+
+    #[test]
+    fn profiles_beside_results_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("base.json");
+        crate::results::write(&results, &run(&[("a::x", 1)])).unwrap();
+        let profiles = dir.path().join("base.profiles.json");
+        std::fs::write(
+            &profiles,
+            r#"{"schema_version": 1, "event": "Ir", "benchmarks": {}}"#,
+        )
+        .unwrap();
+        let runs = read_results(&[results, profiles]).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].0, "base");
     }
 
     #[test]

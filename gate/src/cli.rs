@@ -327,9 +327,15 @@ pub struct HistoryRenderArgs {
 }
 
 const CALIBRATE_ABOUT: &str = "\
-Compare the results of several builds of the same commit that differ only in code the benchmarks
-do not run (another codegen-unit split, other symbol hashes, another section order, unrelated code
-added to the benchmarked crate: scripts/calibrate.sh builds and runs them), benchmark by benchmark.
+Build and run the suites several ways that differ only in code the benchmarks do not run, and
+compare their counts benchmark by benchmark. Each build is a copy of the working tree in
+<target>/irgate/calibrate/<n>/src (paths of one length, like A/B; the builds share one target
+directory), built with irgate's measurement build: `base` (as it is), `version` (every workspace
+member one patch release higher, as a release bumps it: other symbol hashes), `unrelated` (a
+function no benchmark calls added to every member's library). Each build's results are written to
+<target>/irgate/calibrate/<variant>.json. Given RESULTS files instead (`irgate run --results FILE`
+of builds made elsewhere), compares those; per-function profiles among them (*.profiles.json) are
+skipped.
 
 Prints every benchmark whose Ir moved between the builds (layout-sensitive), with its smallest and
 largest count, the spread and the builds it moved in, and the suggested budget: 1.5 times the
@@ -343,10 +349,21 @@ the file, comments included. The builds must hold the same benchmarks, taken in 
 /// Arguments of `irgate calibrate`.
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
-    /// Results files of the builds (`irgate run --results FILE` of each), at least two; each
-    /// build is named by its file's stem
-    #[arg(value_name = "RESULTS", required = true, num_args = 2..)]
+    /// Results files of builds made elsewhere (`irgate run --results FILE` of each), at least
+    /// two, each named by its file's stem; without any, irgate makes the builds itself
+    #[arg(value_name = "RESULTS", num_args = 2..)]
     pub results: Vec<PathBuf>,
+    /// The builds to make (without RESULTS) [default: base,version,unrelated]
+    #[arg(
+        long,
+        value_name = "VARIANT",
+        value_delimiter = ',',
+        conflicts_with = "results"
+    )]
+    pub variants: Vec<crate::calibrate::Variant>,
+    /// How many benchmarks run at once (default: one per core)
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<std::num::NonZeroUsize>,
     /// Write the suggested budgets into gate.toml
     #[arg(long)]
     pub write: bool,
@@ -401,6 +418,10 @@ pub struct InitArgs {
     /// Do not run the suites; use the default budget
     #[arg(long)]
     pub no_run: bool,
+    /// Do not calibrate (building and running the suites three more ways, to budget what code
+    /// layout moves); `irgate calibrate --write` does it later
+    #[arg(long)]
+    pub no_calibrate: bool,
     /// Overwrite files that exist
     #[arg(long)]
     pub force: bool,
@@ -583,6 +604,7 @@ impl Command {
             Command::Init(args) => crate::init::execute(&crate::init::Options {
                 ci: args.ci,
                 run: !args.no_run,
+                calibrate: !args.no_calibrate,
                 force: args.force,
                 default_branch: args.default_branch.clone(),
             }),
@@ -625,6 +647,8 @@ impl Command {
             Command::Runner(RunnerCommand::Path(args)) => crate::runner_cache::path(&args.into()),
             Command::Calibrate(args) => crate::calibrate::execute(&crate::calibrate::Options {
                 results: args.results.clone(),
+                variants: args.variants.clone(),
+                jobs: args.jobs,
                 write: args.write,
                 paths: Paths {
                     config: args.config.clone(),

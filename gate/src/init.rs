@@ -23,6 +23,8 @@ pub struct Options {
     pub ci: bool,
     /// Run the suites once to choose the budget from their sizes.
     pub run: bool,
+    /// Also calibrate (with `run`): the budgets of what code layout moves, per benchmark.
+    pub calibrate: bool,
     /// Overwrite files that exist.
     pub force: bool,
     /// The branch the history workflow records (default: the repository's default branch).
@@ -117,7 +119,12 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             "the default (the suites were not run: --no-run)".to_owned(),
         )
     };
-    let mut files = vec![(root.join(CONFIG_FILE), gate_toml(&suites, &limit, &why))];
+    let mut config_text = gate_toml(&suites, &limit, &why);
+    // The first budgets already hold what code layout moves (#26).
+    if options.run && options.calibrate {
+        config_text = calibrated(&suites, &root.join(CONFIG_FILE), &config_text)?;
+    }
+    let mut files = vec![(root.join(CONFIG_FILE), config_text)];
     let mut notes = Vec::new();
     let mut branch = None;
     if let Some(ci) = ci {
@@ -176,6 +183,36 @@ fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Result<
         notes,
         branch,
     })
+}
+
+/// `text` (gate.toml as init wrote it) with the budgets `irgate calibrate` measures for `suites`:
+/// builds the working tree three ways that differ only in code no benchmark runs, runs each, and
+/// writes a budget per benchmark from how far its count moved. Says how long it took.
+fn calibrated(suites: &[Suite], path: &Path, text: &str) -> Result<String> {
+    use crate::calibrate;
+    let started = std::time::Instant::now();
+    print(
+        "irgate init: calibrating: the suites built and run 3 more ways (skip: --no-calibrate, \
+         then `irgate calibrate --write` any time)\n",
+    );
+    let mut config = Config::default();
+    config.suites = suites.to_vec();
+    let paths = Paths::default().resolve()?;
+    let runs = calibrate::measure(
+        &config,
+        &paths,
+        &run::Selection::default(),
+        calibrate::Variant::DEFAULT,
+    )?;
+    let builds: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
+    let spreads = calibrate::spreads(&runs)?;
+    print(&calibrate::render(&spreads, &builds));
+    let text = calibrate::write_budgets(text, path, &spreads, &builds)?;
+    print(&format!(
+        "irgate init: calibrated in {:.0} s\n",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(text)
 }
 
 /// The budget for the sizes measured: +1%, and at least 5% of the smallest benchmark's Ir (from 1

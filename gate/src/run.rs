@@ -116,7 +116,7 @@ fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
 /// Where the suites' runners wrote their files: `<home>/<package>/<bench>` for each suite that
 /// ran, with the library's home (`$GUNGRAUN_HOME` or `$IAI_CALLGRIND_HOME`, else `gungraun` or
 /// `iai` in the target directory).
-fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
+pub(crate) fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |t| root.join(t));
     let homes: Vec<PathBuf> = [("GUNGRAUN_HOME", "gungraun"), ("IAI_CALLGRIND_HOME", "iai")]
@@ -139,7 +139,7 @@ fn suite_dirs(results: &Results, homes: &[PathBuf]) -> Vec<PathBuf> {
 /// Writes the per-function profiles of `results` beside them, read from the callgrind files in
 /// `sources` (gungraun output directories) or from the profiles beside results files there. A
 /// failure is a warning: profiles explain a verdict, they never decide one.
-fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
+pub(crate) fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
     let path = crate::profiles::run_path(&paths.results);
     let mut all = crate::profiles::Profiles::default();
     for source in sources {
@@ -268,17 +268,20 @@ pub fn prepare(
 /// Where a run builds and writes its files, when not where the workspace says.
 #[derive(Debug, Clone, Copy)]
 pub struct Place<'a> {
-    /// A directory of the run's own: cargo builds into `<dir>/target` and the library writes its
-    /// output to `<dir>/home`.
+    /// A directory of the run's own: cargo builds into `<dir>/target` (unless `target` says
+    /// otherwise) and the library writes its output to `<dir>/home`.
     pub dir: &'a Path,
     /// Put before each progress line.
     pub label: &'a str,
+    /// A target directory shared with other runs, instead of `<dir>/target`.
+    pub target: Option<&'a Path>,
 }
 
 impl Place<'_> {
     /// Cargo's target directory.
     pub fn target(&self) -> PathBuf {
-        self.dir.join("target")
+        self.target
+            .map_or_else(|| self.dir.join("target"), Path::to_owned)
     }
 
     /// The library's output directory.

@@ -85,4 +85,52 @@ fn calibrate_prints_the_spreads_and_writes_the_budgets() {
     let run = irgate(&["calibrate", "base.json", "nope.json"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("nope.json"), "{}", run.stderr);
+
+    // `calibrate dir/*.json` also matches the profiles `irgate run` writes beside results: they
+    // are skipped, said on stderr (#22).
+    std::fs::write(
+        dir.path().join("base.profiles.json"),
+        r#"{"schema_version": 1, "event": "Ir", "benchmarks": {}}"#,
+    )
+    .unwrap();
+    let run = irgate(&["calibrate", "base.json", "base.profiles.json", "cgu1.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("skipped base.profiles.json: per-function profiles, not results"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("Calibration over 2 builds (base, cgu1)"),
+        "{}",
+        run.stdout
+    );
+
+    // Building the variants itself: at least two of them, and not together with results files.
+    let run = irgate(&["calibrate", "--variants", "base"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("1 variants: calibration compares 2 to 10 builds"),
+        "{}",
+        run.stderr
+    );
+    let run = irgate(&[
+        "calibrate",
+        "base.json",
+        "cgu1.json",
+        "--variants",
+        "base,version",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+    let run = irgate(&["calibrate", "--variants", "base,cgu4"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("invalid value 'cgu4'"),
+        "{}",
+        run.stderr
+    );
 }
