@@ -36,7 +36,7 @@ irgate=${IRGATE:-$(cargo build --quiet --locked -p irgate --manifest-path "$repo
 generate() {
     local dir=$1 i j k next nextk
     mkdir -p "$dir/layoutfix/src" "$dir/layoutfix/benches"
-    cp "$repo/gate/tests/adoption/two-targets/Cargo.lock" "$repo/gate/tests/adoption/two-targets/rust-toolchain.toml" "$dir/"
+    cp "$repo/gate/tests/adoption/two-targets/Cargo.lock" "$dir/"
     cat >"$dir/Cargo.toml" <<'EOF'
 [workspace]
 resolver = "3"
