@@ -48,6 +48,13 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         features: &options.features,
         jobs: options.jobs,
     };
+    if options.from.is_empty() {
+        // A run that fails must leave no results behind for `check` to pass on.
+        discard(&paths.results)?;
+        if options.base.is_some() {
+            discard(&crate::ab::base_results_path(&paths.results))?;
+        }
+    }
     if let Some(rev) = &options.base {
         let sides = crate::ab::measure(&config, &selection, &paths, filter.as_ref(), rev)?;
         let base_paths = Resolved {
@@ -87,6 +94,20 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     };
     write_profiles(&sources, &paths, &results);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Removes the results file at `results` and the profiles beside it, before a run writes new
+/// ones: a run that fails part-way then leaves nothing that `check` could read as its outcome.
+fn discard(results: &Path) -> Result<()> {
+    for path in [results.to_owned(), crate::profiles::run_path(results)] {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::write(&path, e));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Writes the results of suites run here, and their per-function profiles beside them (what

@@ -9,8 +9,8 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::library::{Library, Source};
 use crate::paths::Paths;
-use crate::text::print;
 use crate::suite;
+use crate::text::print;
 use crate::workspace::Workspace;
 
 /// `irgate runner install`: installs every runner the suites need that is not found yet (on the

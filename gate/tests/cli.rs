@@ -629,6 +629,23 @@ fn a_budget_file_with_a_typo_is_refused_with_line_and_column() {
     }
 }
 
+/// A run that fails leaves no results behind: `check` must not pass on the previous run's.
+#[test]
+fn a_failed_run_leaves_no_results_for_check_to_pass_on() {
+    let sandbox = Sandbox::new();
+    sandbox.baselines();
+    sandbox.results("base", "results.json", |_| {});
+    std::fs::write(sandbox.path("results.profiles.json"), "{}").unwrap();
+    assert_eq!(sandbox.check("results.json", &[]).code, 0);
+    // Not a cargo workspace: the run fails.
+    let run = sandbox.irgate(&["run", "--results", "results.json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(!sandbox.path("results.json").exists());
+    assert!(!sandbox.path("results.profiles.json").exists());
+    let run = sandbox.check("results.json", &[]);
+    assert_error(&run, &["results.json: no results: run `irgate run` first"]);
+}
+
 #[test]
 fn missing_inputs_and_unknown_benchmarks_say_what_to_do() {
     let sandbox = Sandbox::new();

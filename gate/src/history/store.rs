@@ -340,12 +340,18 @@ mod tests {
         let mut value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         value["schema_version"] = 1.into();
-        value["fingerprint"].as_object_mut().unwrap().remove("build");
+        value["fingerprint"]
+            .as_object_mut()
+            .unwrap()
+            .remove("build");
         std::fs::write(&path, value.to_string()).unwrap();
         let [read] = load(dir.path()).unwrap().try_into().unwrap();
         assert_eq!(read.results.benchmarks, run.results.benchmarks);
         assert!(read.results.features.is_empty());
-        assert_eq!(read.results.fingerprint.build, crate::model::BUILD_UNRECORDED);
+        assert_eq!(
+            read.results.fingerprint.build,
+            crate::model::BUILD_UNRECORDED
+        );
     }
 
     #[test]
