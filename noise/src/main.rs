@@ -209,6 +209,7 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
             let place = run::Place {
                 dir: &dir.join("callgrind"),
                 label: "",
+                target: None,
             };
             let results = run::run_suites(
                 &config,
