@@ -82,12 +82,10 @@ pub fn measure(
     let head_place = Place {
         dir: &head_dir,
         label: "head ",
-        target: None,
     };
     let base_place = Place {
         dir: &base_dir,
         label: "base ",
-        target: None,
     };
     let (head, base) = std::thread::scope(|scope| {
         let base = scope

@@ -216,8 +216,10 @@ pub fn measure(
     variants: &[Variant],
 ) -> Result<Vec<(String, Results)>> {
     check_count(variants)?;
-    // The workspace's own target directory: the dependencies' builds are shared with `irgate
-    // run`'s, the members' copies get artifacts of their own (another path, another package id).
+    // Each copy builds in a target directory of its own (`<dir>/<n>/target`). Sharing the
+    // workspace's was tried and is unsound: cargo hashes a member by its path relative to the
+    // workspace root, so a copy's artifacts took the member's place, with dep-info pointing into
+    // the copy, and the next `irgate run` kept running the copy's code after the member changed.
     let target = Workspace::load(&paths.root)?.target_dir;
     let dir = target.join("irgate").join("calibrate");
     let members = members(&paths.root)?;
@@ -240,7 +242,6 @@ pub fn measure(
         let place = Place {
             dir: &side,
             label: &label,
-            target: Some(&target),
         };
         let variant_paths = Resolved {
             root: src.clone(),

@@ -289,20 +289,17 @@ pub fn prepare(
 /// Where a run builds and writes its files, when not where the workspace says.
 #[derive(Debug, Clone, Copy)]
 pub struct Place<'a> {
-    /// A directory of the run's own: cargo builds into `<dir>/target` (unless `target` says
-    /// otherwise) and the library writes its output to `<dir>/home`.
+    /// A directory of the run's own: cargo builds into `<dir>/target` and the library writes its
+    /// output to `<dir>/home`.
     pub dir: &'a Path,
     /// Put before each progress line.
     pub label: &'a str,
-    /// A target directory shared with other runs, instead of `<dir>/target`.
-    pub target: Option<&'a Path>,
 }
 
 impl Place<'_> {
     /// Cargo's target directory.
     pub fn target(&self) -> PathBuf {
-        self.target
-            .map_or_else(|| self.dir.join("target"), Path::to_owned)
+        self.dir.join("target")
     }
 
     /// The library's output directory.

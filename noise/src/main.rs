@@ -209,7 +209,6 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
             let place = run::Place {
                 dir: &dir.join("callgrind"),
                 label: "",
-                target: None,
             };
             let results = run::run_suites(
                 &config,
