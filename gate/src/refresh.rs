@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::paths::Paths;
 use crate::suite;
-use crate::text::{print, thousands};
+use crate::text::{print, signed_pct, thousands};
 use crate::{profiles, results};
 
 /// What `irgate refresh` was asked to do.
@@ -194,7 +194,12 @@ fn describe_change(change: &Change) -> String {
             let mut text = match (ir(old), ir(new)) {
                 (Some(a), Some(b)) if a != b => {
                     let pct = (b as f64 - a as f64) * 100.0 / a.max(1) as f64;
-                    format!("Ir {} -> {} ({pct:+.2}%)", thousands(a), thousands(b))
+                    format!(
+                        "Ir {} -> {} ({})",
+                        thousands(a),
+                        thousands(b),
+                        signed_pct(pct)
+                    )
                 }
                 (_, Some(b)) => format!("Ir {} unchanged", thousands(b)),
                 _ => String::new(),

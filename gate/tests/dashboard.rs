@@ -34,18 +34,26 @@ fn recorded_history(dir: &Path) -> PathBuf {
     history
 }
 
-fn rendered_site(dir: &Path) -> PathBuf {
-    let history = recorded_history(dir);
-    let site = dir.join("site");
+/// `irgate history render` of `history` into `site`, with `extra` arguments; it must succeed.
+fn render(dir: &Path, history: &Path, site: &Path, extra: &[&str]) -> Run {
     let run: Run = irgate(dir)
-        .args(["history", "render", "--window", "5", "--history"])
-        .arg(&history)
+        .args(["history", "render"])
+        .args(extra)
+        .arg("--history")
+        .arg(history)
         .arg("--out")
-        .arg(&site)
+        .arg(site)
         .output()
         .unwrap()
         .into();
     assert_eq!(run.code, 0, "{}", run.stderr);
+    run
+}
+
+fn rendered_site(dir: &Path) -> PathBuf {
+    let history = recorded_history(dir);
+    let site = dir.join("site");
+    let run = render(dir, &history, &site, &["--window", "5"]);
     assert_eq!(
         run.stdout,
         format!("wrote 4 pages (8 runs) to {}\n", site.display())
@@ -409,15 +417,7 @@ fn charts_never_repeat_a_label() {
         assert_eq!(added.code, 0, "{}", added.stderr);
     }
     let site = dir.path().join("site");
-    let rendered: Run = irgate(dir.path())
-        .args(["history", "render", "--history"])
-        .arg(&history)
-        .arg("--out")
-        .arg(&site)
-        .output()
-        .unwrap()
-        .into();
-    assert_eq!(rendered.code, 0, "{}", rendered.stderr);
+    render(dir.path(), &history, &site, &[]);
 
     let dom = load(dir.path(), &site.join("group-frame.html")).dom;
     let charts: Vec<&str> = dom.split("<svg class=\"chart\"").skip(1).collect();
