@@ -4,11 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use irgate::baseline::{self, Baselines, Selection};
-use irgate::compare::{self, Policy};
 use irgate::config::Config;
+use irgate::formats::baseline::{self, Baselines, Selection};
+use irgate::formats::results;
+use irgate::judge::compare::{self, Policy};
 use irgate::model::{Counts, Results};
-use irgate::{report, results};
+use irgate::render;
 
 const BENCHMARKS: u64 = 200;
 
@@ -63,7 +64,7 @@ fn compare_and_render(bencher: divan::Bencher) {
     let config = Config::default();
     bencher.bench(|| {
         let report = compare::compare(&new, &baselines, &config, Policy::default());
-        report::table::render(&report, true)
+        render::table::render(&report, true)
     });
 }
 
@@ -76,6 +77,6 @@ fn read_compare_and_render(bencher: divan::Bencher) {
         let new = results::read(&dir.path().join("run").join("results.json")).unwrap();
         let baselines = Baselines::load_nonempty(dir.path()).unwrap();
         let report = compare::compare(&new, &baselines, &config, Policy::default());
-        report::table::render(&report, true)
+        render::table::render(&report, true)
     });
 }

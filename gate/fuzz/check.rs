@@ -15,9 +15,9 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use irgate::baseline::{Baselines, GroupUpdate};
 use irgate::config::{self, Config};
 use irgate::error::Error;
+use irgate::formats::baseline::{Baselines, GroupUpdate};
 use irgate::model::Counts;
 
 /// The outcome of one input: accepted, or the reader's error message.
@@ -86,7 +86,7 @@ fn rejected(error: Error, origin: &Path) -> Outcome {
 /// A gungraun or iai-callgrind `summary.json` (any schema), as `irgate run` reads them.
 pub fn summary(data: &[u8]) -> Outcome {
     let path = file_with("summary.json", data);
-    match irgate::summary::read(&path) {
+    match irgate::formats::summary::read(&path) {
         Ok(measurement) => {
             valid_id(&measurement.id);
             for metric in measurement.counts.keys() {
@@ -137,12 +137,13 @@ pub fn callgrind(data: &[u8]) -> Outcome {
 /// A results file (`target/irgate/results.json`), which may come from another repository's run.
 pub fn results(data: &[u8]) -> Outcome {
     let path = file_with("results.json", data);
-    match irgate::results::read(&path) {
+    match irgate::formats::results::read(&path) {
         Ok(results) => {
             valid_counts(&results.benchmarks);
             let again = scratch("again").join("results.json");
-            irgate::results::write(&again, &results).expect("accepted results are written");
-            let reread = irgate::results::read(&again).expect("written results read back");
+            irgate::formats::results::write(&again, &results)
+                .expect("accepted results are written");
+            let reread = irgate::formats::results::read(&again).expect("written results read back");
             assert_eq!(reread, results, "results round-trip");
             Ok(())
         }
@@ -200,7 +201,7 @@ pub fn baselines(data: &[u8]) -> Outcome {
             write: true,
         })
         .collect();
-    irgate::baseline::write_updates(&updates).expect("accepted baselines are written");
+    irgate::formats::baseline::write_updates(&updates).expect("accepted baselines are written");
     let reread = Baselines::load(&again).expect("written baselines read back");
     assert_eq!(reread.groups, loaded.groups, "baselines round-trip");
     Ok(())
@@ -235,14 +236,14 @@ pub fn report(data: &[u8]) -> Outcome {
         return Ok(());
     };
     let origin = Path::new("report.json");
-    match irgate::report::json::parse(text, "report.json") {
+    match irgate::formats::report::parse(text, "report.json") {
         Ok(report) => {
             for row in &report.rows {
                 valid_id(&row.benchmark);
                 valid_metric(&row.metric);
             }
-            let written = irgate::report::json::render(&report);
-            let reread = irgate::report::json::parse(&written, "report.json")
+            let written = irgate::formats::report::render(&report);
+            let reread = irgate::formats::report::parse(&written, "report.json")
                 .expect("a rendered report reads back");
             assert_eq!(reread, report, "the report round-trips");
             Ok(())

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::compare::{EnvPolicy, Policy};
-use crate::paths::Paths;
-use crate::report::Format;
+use crate::judge::compare::{EnvPolicy, Policy};
+use crate::measure::paths::Paths;
+use crate::render::Format;
 
 const ABOUT: &str = "A CI regression gate on callgrind instruction counts.";
 
@@ -360,7 +360,7 @@ pub struct CalibrateArgs {
         value_delimiter = ',',
         conflicts_with = "results"
     )]
-    pub variants: Vec<crate::calibrate::Variant>,
+    pub variants: Vec<crate::commands::calibrate::Variant>,
     /// How many benchmarks run at once (default: one per core)
     #[arg(long, value_name = "N")]
     pub jobs: Option<std::num::NonZeroUsize>,
@@ -533,7 +533,7 @@ pub struct CheckArgs {
 
 /// A plain `https://` address, for a link.
 fn https_url(url: &str) -> Result<String, String> {
-    if crate::report::is_plain_https(url) {
+    if crate::render::is_plain_https(url) {
         Ok(url.trim_end_matches('/').to_owned())
     } else {
         Err("give a plain https:// address (no quotes, brackets or spaces)".to_owned())
@@ -601,14 +601,16 @@ impl Command {
     /// Runs the command.
     pub fn execute(&self) -> crate::error::Result<std::process::ExitCode> {
         match self {
-            Command::Init(args) => crate::init::execute(&crate::init::Options {
-                ci: args.ci,
-                run: !args.no_run,
-                calibrate: !args.no_calibrate,
-                force: args.force,
-                default_branch: args.default_branch.clone(),
-            }),
-            Command::Run(args) => crate::run::execute(&crate::run::Options {
+            Command::Init(args) => {
+                crate::commands::init::execute(&crate::commands::init::Options {
+                    ci: args.ci,
+                    run: !args.no_run,
+                    calibrate: !args.no_calibrate,
+                    force: args.force,
+                    default_branch: args.default_branch.clone(),
+                })
+            }
+            Command::Run(args) => crate::commands::run::execute(&crate::commands::run::Options {
                 filter: args.filter.clone(),
                 from: args.from.clone(),
                 suites: args.suites.clone(),
@@ -617,51 +619,59 @@ impl Command {
                 base: args.base.clone(),
                 paths: (&args.paths).into(),
             }),
-            Command::Check(args) => crate::check::execute(&crate::check::Options {
-                format: args.format.into(),
-                full: args.full,
-                policy: Policy {
-                    strict: args.strict,
-                    allow_new: args.allow_new,
-                    on_env_mismatch: match args.on_env_mismatch {
-                        EnvPolicyArg::Fail => EnvPolicy::Fail,
-                        EnvPolicyArg::Warn => EnvPolicy::Warn,
-                        EnvPolicyArg::Remeasure => EnvPolicy::Remeasure,
+            Command::Check(args) => {
+                crate::commands::check::execute(&crate::commands::check::Options {
+                    format: args.format.into(),
+                    full: args.full,
+                    policy: Policy {
+                        strict: args.strict,
+                        allow_new: args.allow_new,
+                        on_env_mismatch: match args.on_env_mismatch {
+                            EnvPolicyArg::Fail => EnvPolicy::Fail,
+                            EnvPolicyArg::Warn => EnvPolicy::Warn,
+                            EnvPolicyArg::Remeasure => EnvPolicy::Remeasure,
+                        },
                     },
-                },
-                base: args.base,
-                paths: (&args.paths).into(),
-                history: args.history.clone(),
-                dashboard_url: args.dashboard_url.clone(),
-            }),
-            Command::Refresh(args) => crate::refresh::execute(&crate::refresh::Options {
-                filter: args.filter.clone(),
-                prune: args.prune,
-                dry_run: args.dry_run,
-                paths: (&args.paths).into(),
-            }),
-            Command::Doctor(args) => crate::doctor::execute(&(&args.paths).into()),
-            Command::Runner(RunnerCommand::Install(args)) => {
-                crate::runner_cache::install(&args.into())
+                    base: args.base,
+                    paths: (&args.paths).into(),
+                    history: args.history.clone(),
+                    dashboard_url: args.dashboard_url.clone(),
+                })
             }
-            Command::Runner(RunnerCommand::Path(args)) => crate::runner_cache::path(&args.into()),
-            Command::Calibrate(args) => crate::calibrate::execute(&crate::calibrate::Options {
-                results: args.results.clone(),
-                variants: args.variants.clone(),
-                jobs: args.jobs,
-                write: args.write,
-                paths: Paths {
-                    config: args.config.clone(),
-                    ..Paths::default()
-                },
-            }),
+            Command::Refresh(args) => {
+                crate::commands::refresh::execute(&crate::commands::refresh::Options {
+                    filter: args.filter.clone(),
+                    prune: args.prune,
+                    dry_run: args.dry_run,
+                    paths: (&args.paths).into(),
+                })
+            }
+            Command::Doctor(args) => crate::commands::doctor::execute(&(&args.paths).into()),
+            Command::Runner(RunnerCommand::Install(args)) => {
+                crate::measure::runner_cache::install(&args.into())
+            }
+            Command::Runner(RunnerCommand::Path(args)) => {
+                crate::measure::runner_cache::path(&args.into())
+            }
+            Command::Calibrate(args) => {
+                crate::commands::calibrate::execute(&crate::commands::calibrate::Options {
+                    results: args.results.clone(),
+                    variants: args.variants.clone(),
+                    jobs: args.jobs,
+                    write: args.write,
+                    paths: Paths {
+                        config: args.config.clone(),
+                        ..Paths::default()
+                    },
+                })
+            }
             Command::Explain(args) => crate::explain::execute(
                 &args.benchmark,
                 &Paths::from(&args.paths).resolve()?,
                 args.format.into(),
             ),
             Command::History(HistoryCommand::Add(args)) => {
-                crate::history::add(&crate::history::AddOptions {
+                crate::commands::history::add(&crate::commands::history::AddOptions {
                     history: args.history.clone(),
                     results: args.results.clone(),
                     commit: args.commit.clone(),
@@ -670,18 +680,18 @@ impl Command {
                 })
             }
             Command::History(HistoryCommand::Render(args)) => {
-                crate::history::render(&crate::history::RenderOptions {
+                crate::commands::history::render(&crate::commands::history::RenderOptions {
                     history: args.history.clone(),
                     out: args.out.clone(),
-                    site: crate::history::render::Site {
+                    site: crate::render::dashboard::Site {
                         window: args.window,
                         repo_url: args.repo_url.clone(),
                     },
                 })
             }
             #[cfg(feature = "github")]
-            Command::Comment(args) => Ok(std::process::ExitCode::from(crate::comment::run(
-                &crate::comment::Options {
+            Command::Comment(args) => Ok(std::process::ExitCode::from(
+                crate::commands::comment::run(&crate::commands::comment::Options {
                     report: args.report.clone(),
                     repo: args.repo.clone(),
                     pr: args.pr,
@@ -690,8 +700,8 @@ impl Command {
                     post: !args.no_post,
                     load: args.load.clone(),
                     dashboard_url: args.dashboard_url.clone(),
-                },
-            ))),
+                }),
+            )),
         }
     }
 }

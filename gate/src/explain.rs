@@ -11,10 +11,10 @@ use irgate_callgrind::{Explanation, Kind, Profile, explain, flame};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::formats::profiles::{self, Profiles};
+use crate::measure::paths::Resolved;
 use crate::model::{Report, Status};
-use crate::paths::Resolved;
-use crate::profiles::{self, Profiles};
-use crate::report::Format;
+use crate::render::Format;
 use crate::text::{plural, signed, signed_delta, terminal, thousands};
 
 /// The most functions listed per benchmark; the rest is summed as one line.
@@ -45,7 +45,7 @@ pub struct Attribution {
 /// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
 pub fn artifacts_url_from_env() -> Option<String> {
     let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
-    crate::report::is_plain_https(&url).then_some(url)
+    crate::render::is_plain_https(&url).then_some(url)
 }
 
 /// One benchmark's explanation.
@@ -219,7 +219,7 @@ fn explain_one(
         };
         let name = flamegraph_name(id);
         let path = dir.join(&name);
-        match crate::files::write_atomic(&path, svg.as_bytes()) {
+        match crate::formats::write_atomic(&path, svg.as_bytes()) {
             Ok(()) => Some(name),
             Err(error) => {
                 eprintln!("irgate: warning: {error}");
@@ -297,9 +297,9 @@ pub fn execute(benchmark: &str, paths: &Resolved, format: Format) -> Result<Exit
     let explained = explain_one(benchmark, &run, &base, Some(&dir)).expect("both sides checked");
     let text = match format {
         Format::Table => text(&explained, ""),
-        Format::Markdown => crate::report::markdown::explanation(&explained, None),
+        Format::Markdown => crate::render::markdown::explanation(&explained, None),
         Format::Json => {
-            let mut json = crate::report::json::inert(
+            let mut json = crate::formats::report::inert(
                 &serde_json::to_string_pretty(&explained).expect("serializes"),
             );
             json.push('\n');

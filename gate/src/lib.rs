@@ -1,45 +1,28 @@
 //! irgate: a CI regression gate on callgrind instruction counts.
 //!
-//! [`cli`] turns the command line into each command's options. The commands ([`init`], [`run`],
-//! [`check`], [`refresh`], [`doctor`], and `comment` with the `github` feature) work on the
-//! domain below them: [`workspace`] and [`suite`] find what to run, [`runner`] runs one suite
-//! under its [`library`] into counts, [`results`] and [`baseline`] are the files, [`compare`]
-//! turns results and baselines under the budgets of [`config`] into a [`model::Report`], and
-//! [`report`] renders it.
+//! The layers, each using only those below it (a test keeps it so):
+//!
+//! - [`cli`]: the command line, a dispatch table onto [`commands`];
+//! - [`commands`]: one module per command, each `execute(&Options)`;
+//! - [`render`]: the report as a terminal table, markdown, and the history's dashboard;
+//! - [`explain`]: where a benchmark's instructions went, from its per-function profiles;
+//! - [`judge`]: results against baselines and budgets, accepted changes, drift;
+//! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B;
+//! - [`formats`]: every file irgate reads or writes, each with a frozen, versioned schema;
+//! - [`config`]: gate.toml;
+//! - [`model`], [`filter`], [`id`], [`error`]: the shared vocabulary;
+//! - [`text`]: numbers, signs, plurals, short commits and escaping, importing nothing of irgate.
 
-pub mod ab;
-pub mod accept;
-pub mod baseline;
-pub mod calibrate;
-pub mod check;
 pub mod cli;
-#[cfg(feature = "github")]
-pub mod comment;
-pub mod compare;
+pub mod commands;
 pub mod config;
-pub mod cpu;
-pub mod doctor;
-pub mod drift;
 pub mod error;
 pub mod explain;
-pub mod files;
 pub mod filter;
-pub mod fingerprint;
-pub mod history;
+pub mod formats;
 pub mod id;
-pub mod init;
-pub mod library;
-pub mod load;
+pub mod judge;
+pub mod measure;
 pub mod model;
-pub mod paths;
-pub mod profiles;
-pub mod refresh;
-pub mod report;
-pub mod results;
-pub mod run;
-pub mod runner;
-pub mod runner_cache;
-pub mod suite;
-pub mod summary;
+pub mod render;
 pub mod text;
-pub mod workspace;

@@ -247,7 +247,7 @@ fn triaged() -> Report {
 #[test]
 fn a_triaged_report_shows_both_deltas_and_gates_the_code() {
     let report = triaged();
-    let markdown = irgate::report::markdown::render(&report, 65_000);
+    let markdown = irgate::render::markdown::render(&report, 65_000);
     assert!(
         markdown.contains(
             "The environment differs from the baselines' (`valgrind`), so irgate \
@@ -263,7 +263,7 @@ fn a_triaged_report_shows_both_deltas_and_gates_the_code() {
         ),
         "{markdown}"
     );
-    let table = irgate::report::table::render(&report, false);
+    let table = irgate::render::table::render(&report, false);
     assert!(
         table.contains("the environment moved 1 benchmark by 2.89% (baseline -> that commit here)"),
         "{table}"
@@ -272,12 +272,13 @@ fn a_triaged_report_shows_both_deltas_and_gates_the_code() {
         table.contains("filter::scan/512     2,700  2,778       +2.89%"),
         "{table}"
     );
-    let json: Value = serde_json::from_str(&irgate::report::json::render(&report)).unwrap();
+    let json: Value = serde_json::from_str(&irgate::formats::report::render(&report)).unwrap();
     assert_eq!(json["mode"]["kind"], "remeasured");
     assert_eq!(
         json["mode"]["environment"][0],
         json!({"benchmark": "filter::scan/512", "baseline": 2700, "remeasured": 2778})
     );
-    let back = irgate::report::json::parse(&irgate::report::json::render(&report), "r").unwrap();
+    let back =
+        irgate::formats::report::parse(&irgate::formats::report::render(&report), "r").unwrap();
     assert_eq!(back, report);
 }

@@ -8,9 +8,9 @@ mod support;
 use support::Run;
 
 use fake_github::{FakeGitHub, OWNER, PR, REPO, github_error};
-use irgate::comment::{annotations, escape_data, escape_property};
+use irgate::commands::comment::{annotations, escape_data, escape_property};
+use irgate::formats::report;
 use irgate::model::{Budget, FieldMismatch, Fingerprint, Outcome, Report, Row, Status};
-use irgate::report::json;
 
 const SECRET: &str = "ghs_VerySecretTokenText42";
 const MARKER: &str = "<!-- irgate:report -->";
@@ -89,14 +89,14 @@ fn the_report_reads_back_exactly_what_check_writes() {
         },
     ] {
         report.outcome = outcome;
-        let parsed = json::parse(&json::render(&report), "report.json").unwrap();
+        let parsed = report::parse(&report::render(&report), "report.json").unwrap();
         assert_eq!(parsed, report);
     }
 }
 
 #[test]
 fn a_malformed_report_is_refused_saying_what_and_where() {
-    let good = json::render(&failed_report());
+    let good = report::render(&failed_report());
     let cases = [
         (
             good[..good.len() / 2].to_owned(),
@@ -121,7 +121,7 @@ fn a_malformed_report_is_refused_saying_what_and_where() {
         ("[]".to_owned(), "not an irgate JSON report"),
     ];
     for (text, expected) in cases {
-        let error = json::parse(&text, "artifact/report.json")
+        let error = report::parse(&text, "artifact/report.json")
             .unwrap_err()
             .to_string();
         assert!(error.starts_with("artifact/report.json: "), "{error}");
@@ -205,7 +205,7 @@ fn workflow_command_escaping() {
 
 fn write_report(dir: &Path, report: &Report) -> PathBuf {
     let path = dir.join("report.json");
-    std::fs::write(&path, json::render(report)).unwrap();
+    std::fs::write(&path, report::render(report)).unwrap();
     path
 }
 
@@ -590,16 +590,16 @@ fn a_large_load_comparison_is_cut_to_fit_and_says_so() {
                                "delta_us": 1.0, "p_value": 0.5, "verdict": "within_noise"})
         })
         .collect();
-    let load: irgate::load::LoadComparison = serde_json::from_value(serde_json::json!({
+    let load: irgate::formats::load::LoadComparison = serde_json::from_value(serde_json::json!({
         "profile": {"payload_bytes": 256}, "base_label": "direct", "new_label": "proxied",
         "base_runs": 5, "new_runs": 5, "alpha": 0.05, "packets_per_sec": [1000.0, 998.0],
         "rows": rows
     }))
     .unwrap();
     let max = 65_000;
-    let body = irgate::comment::with_load(&failed_report(), Some(&load), max);
+    let body = irgate::commands::comment::with_load(&failed_report(), Some(&load), max);
     assert!(body.len() <= max, "{}", body.len());
-    let report = irgate::report::markdown::render(&failed_report(), max);
+    let report = irgate::render::markdown::render(&failed_report(), max);
     assert!(
         body.starts_with(&report),
         "the gated report comes whole, first"

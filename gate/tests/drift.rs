@@ -173,9 +173,9 @@ fn five_changes_of_0_9_percent_fail_a_4_percent_drift_budget() {
 
     // The comment is drawn from that JSON report (read back as `irgate comment` reads it), with
     // the link added there.
-    let mut read_back = irgate::report::json::parse(&run.stdout, "report.json").unwrap();
+    let mut read_back = irgate::formats::report::parse(&run.stdout, "report.json").unwrap();
     read_back.attribution.dashboard_url = Some("https://owner.github.io/repo".into());
-    let comment = irgate::report::markdown::render(&read_back, 65_536);
+    let comment = irgate::render::markdown::render(&read_back, 65_536);
     assert_eq!(drift_rows(&comment, &since), 2, "{comment}");
 }
 

@@ -160,7 +160,7 @@ fn check_explains_the_benchmark_over_budget_in_every_format() {
     // The comment renders the same section from the JSON report.
     std::fs::write(sandbox.path("report.json"), &json.stdout).unwrap();
     let report = read_report(&sandbox.path("report.json"));
-    let comment = irgate::report::markdown::render(&report, 65_000);
+    let comment = irgate::render::markdown::render(&report, 65_000);
     assert!(comment.contains("Where the +62 Ir of <code>filter::passthrough/n8</code> went"));
 
     let svg =
@@ -297,7 +297,7 @@ fn explanations_stay_within_githubs_comment_limit() {
     }
     report.rows.extend(rows);
     let room = 65_536 - "<!-- irgate:report -->\n".len();
-    let body = irgate::report::markdown::render(&report, room);
+    let body = irgate::render::markdown::render(&report, room);
     assert!(body.len() <= room);
     assert!(body.starts_with("## ❌ irgate:"));
     assert!(body.contains("more explanations of where the instructions went not shown"));
@@ -343,7 +343,7 @@ fn the_comment_links_the_flame_graph_to_the_measuring_run() {
 /// The JSON report `irgate check --format json` wrote, read back with its own reader.
 fn read_report(path: &std::path::Path) -> irgate::model::Report {
     let text = std::fs::read_to_string(path).unwrap();
-    irgate::report::json::parse(&text, &path.display().to_string()).unwrap()
+    irgate::formats::report::parse(&text, &path.display().to_string()).unwrap()
 }
 
 #[test]

@@ -5,12 +5,13 @@
 //! step summary), annotations, the flame graph and dashboard SVG and HTML.
 
 use irgate::explain::Explained;
-use irgate::history::render::Site;
-use irgate::history::store::Run;
+use irgate::formats::history::Run;
+use irgate::formats::report as json;
 use irgate::model::{
     Accepted, Budget, FieldMismatch, Fingerprint, Mode, Outcome, Report, Results, Row, Status,
 };
-use irgate::report::{json, markdown, table};
+use irgate::render::dashboard::Site;
+use irgate::render::{markdown, table};
 use irgate_callgrind::{Explanation, Inclusive, Kind, Mover, Profile, Rest, Unattributed};
 
 /// Text a pull request controls, as hostile as it gets.
@@ -268,15 +269,16 @@ fn markdown_keeps_hostile_text_inert() {
 #[test]
 fn a_load_comparison_keeps_hostile_text_inert() {
     for hostile in HOSTILE {
-        let load: irgate::load::LoadComparison = serde_json::from_value(serde_json::json!({
-            "profile": {*hostile: hostile},
-            "base_label": hostile, "new_label": hostile, "base_runs": 5, "new_runs": 5,
-            "alpha": 0.05, "packets_per_sec": [1000.0, 998.0],
-            "rows": [{"statistic": hostile, "base_us": 1.0, "new_us": 2.0, "delta_us": 1.0,
-                      "p_value": 0.5, "verdict": "within_noise"}]
-        }))
-        .unwrap();
-        assert_inert_markdown(&irgate::load::markdown(&load, usize::MAX), "load");
+        let load: irgate::formats::load::LoadComparison =
+            serde_json::from_value(serde_json::json!({
+                "profile": {*hostile: hostile},
+                "base_label": hostile, "new_label": hostile, "base_runs": 5, "new_runs": 5,
+                "alpha": 0.05, "packets_per_sec": [1000.0, 998.0],
+                "rows": [{"statistic": hostile, "base_us": 1.0, "new_us": 2.0, "delta_us": 1.0,
+                          "p_value": 0.5, "verdict": "within_noise"}]
+            }))
+            .unwrap();
+        assert_inert_markdown(&irgate::formats::load::markdown(&load, usize::MAX), "load");
     }
 }
 
@@ -286,7 +288,7 @@ fn annotations_and_the_step_summary_keep_hostile_text_inert() {
     for hostile in HOSTILE {
         for outcome in outcomes(hostile) {
             let report = report(hostile, outcome);
-            for line in irgate::comment::annotations(&report) {
+            for line in irgate::commands::comment::annotations(&report) {
                 // One workflow command per line, its own: the title ends at the first `::`.
                 let (kind, rest) = line.split_once(" title=").unwrap();
                 assert!(kind == "::error" || kind == "::warning", "{line}");
@@ -296,7 +298,7 @@ fn annotations_and_the_step_summary_keep_hostile_text_inert() {
             }
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("summary.md");
-            irgate::comment::append_step_summary(&path, &report, None).unwrap();
+            irgate::commands::comment::append_step_summary(&path, &report, None).unwrap();
             let summary = std::fs::read_to_string(&path).unwrap();
             assert_inert_markdown(&summary, "step summary");
         }
@@ -363,7 +365,7 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
             window: 5,
             repo_url: Some("https://github.com/o/r".into()),
         };
-        let pages = irgate::history::render::render(&runs, &site);
+        let pages = irgate::render::dashboard::render(&runs, &site);
         assert_eq!(pages.len(), 3);
         for (name, html) in pages {
             assert_inert_html(&html, &name);

@@ -1,7 +1,7 @@
 //! The markdown report (PR comment body and step summary): layout, truncation, escaping.
 
 use irgate::model::{Budget, FieldMismatch, Fingerprint, Outcome, Report, Row, Status};
-use irgate::report::markdown::render;
+use irgate::render::markdown::render;
 
 /// What `irgate comment` leaves for the report: GitHub's limit less the marker line.
 const COMMENT_ROOM: usize = 65_536 - "<!-- irgate:report -->\n".len();
@@ -218,8 +218,8 @@ fn an_oversized_report_is_truncated_in_the_tables_and_keeps_the_verdict() {
         "the worst rows come first"
     );
 
-    let summary = render(&report, irgate::report::markdown::STEP_SUMMARY_MAX);
-    assert!(summary.len() <= irgate::report::markdown::STEP_SUMMARY_MAX);
+    let summary = render(&report, irgate::render::markdown::STEP_SUMMARY_MAX);
+    assert!(summary.len() <= irgate::render::markdown::STEP_SUMMARY_MAX);
     assert!(
         summary.len() > 10 * md.len(),
         "the step summary's 1 MiB holds far more rows"

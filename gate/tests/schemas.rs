@@ -5,12 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use irgate::baseline::{Baselines, Group, GroupUpdate, write_updates};
+use irgate::formats;
+use irgate::formats::baseline::{Baselines, Group, GroupUpdate, write_updates};
+use irgate::formats::results;
 use irgate::model::{
     BUILD_UNRECORDED, Budget, Counts, Fingerprint, Outcome, Report, Results, Row, Status,
 };
-use irgate::report::json;
-use irgate::results;
 
 fn fingerprint() -> Fingerprint {
     Fingerprint {
@@ -105,9 +105,12 @@ fn the_json_report_is_frozen() {
         attribution: Default::default(),
         mode: Default::default(),
     };
-    let text = json::render(&report);
+    let text = formats::report::render(&report);
     insta::assert_snapshot!(text);
-    assert_eq!(json::parse(&text, "report.json").unwrap(), report);
+    assert_eq!(
+        formats::report::parse(&text, "report.json").unwrap(),
+        report
+    );
 }
 
 /// The fingerprint of `fingerprint()` as schema version 1 wrote it: without `build`.

@@ -17,9 +17,10 @@ use clap::{Parser, ValueEnum};
 use irgate::config::{self, Config};
 use irgate::error::{Error, Result};
 use irgate::filter::Filter;
-use irgate::paths::Paths;
-use irgate::suite::Suite;
-use irgate::{files, run};
+use irgate::formats as files;
+use irgate::measure::collect as run;
+use irgate::measure::paths::Paths;
+use irgate::measure::suite::Suite;
 use study::{Row, Runs, Study, WallClockSettings};
 
 /// How `irgate-noise` prints the study.

@@ -249,11 +249,11 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("noise.json");
-        irgate::files::write_json_atomic(&path, &study).unwrap();
+        irgate::formats::write_json_atomic(&path, &study).unwrap();
         insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
-        let read = irgate::files::read_versioned::<Study>(&path, "noise study", SCHEMA_VERSION);
+        let read = irgate::formats::read_versioned::<Study>(&path, "noise study", SCHEMA_VERSION);
         assert_eq!(read.unwrap(), study);
-        let error = irgate::files::read_versioned::<Study>(&path, "noise study", 2)
+        let error = irgate::formats::read_versioned::<Study>(&path, "noise study", 2)
             .unwrap_err()
             .to_string();
         assert!(error.contains("unsupported schema_version 1"), "{error}");

@@ -1,0 +1,286 @@
+//! `irgate check`: compare the latest results with the baselines and print the verdict.
+
+use std::collections::BTreeSet;
+use std::process::ExitCode;
+
+use crate::config::{Config, IR};
+use crate::error::{Error, Result};
+use crate::explain::BaseProfiles;
+use crate::filter::Filter;
+use crate::formats::baseline::Baselines;
+use crate::formats::results;
+use crate::judge::compare::{self, EnvPolicy, Policy};
+use crate::measure::collect::Selection;
+use crate::measure::paths::{Paths, Resolved};
+use crate::measure::suite;
+use crate::model::{EnvDelta, Fingerprint, Mode, Outcome, Report, Results, UNKNOWN};
+use crate::render::Format;
+
+/// What `irgate check` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The report's format.
+    pub format: Format,
+    /// Every row, even when every budget holds (table format).
+    pub full: bool,
+    /// How strict the verdict is.
+    pub policy: Policy,
+    /// Compare with the base side of `irgate run --base` instead of the baselines (A/B).
+    pub base: bool,
+    /// Where the files are.
+    pub paths: Paths,
+    /// The history directory, where the drift budget's anchor is recorded.
+    pub history: Option<std::path::PathBuf>,
+    /// The published dashboard: the markdown report links failing benchmarks to their charts.
+    pub dashboard_url: Option<String>,
+}
+
+/// Runs `irgate check`; the exit code is the outcome's.
+///
+/// When the inputs are unusable, the table format returns the error; the machine-read formats
+/// (markdown, json) print an undecided report that carries it, so a pull-request comment built from
+/// them still says why the gate could not decide.
+pub fn execute(options: &Options) -> Result<ExitCode> {
+    let report = match compare_inputs(options) {
+        Ok(mut report) if matches!(report.mode, Mode::Baselines | Mode::Ab { .. }) => {
+            let paths = options.paths.resolve()?;
+            let dir = crate::explain::flamegraph_dir(&paths.results);
+            let base_results = crate::measure::ab::base_results_path(&paths.results);
+            let base = if options.base {
+                BaseProfiles::Run(&base_results)
+            } else {
+                BaseProfiles::Baselines(&paths.baselines)
+            };
+            crate::explain::attach(&mut report, &paths.results, base, &dir);
+            report.attribution.dashboard_url = options.dashboard_url.clone();
+            report
+        }
+        Ok(report) => report,
+        Err(error) if options.format != Format::Table => {
+            eprintln!(
+                "irgate: error: {}",
+                crate::text::terminal(&error.to_string())
+            );
+            Report {
+                mode: Default::default(),
+                outcome: Outcome::Undecided {
+                    reason: error.to_string(),
+                },
+                rows: Vec::new(),
+                fingerprint: Fingerprint::default(),
+                env_mismatches: Vec::new(),
+                attribution: Default::default(),
+            }
+        }
+        Err(error) => return Err(error),
+    };
+    crate::text::print(&crate::render::render(
+        &report,
+        options.format,
+        options.full,
+    ));
+    Ok(ExitCode::from(report.outcome.exit_code()))
+}
+
+/// Reads the results, baselines and budgets named by `options` and compares them.
+fn compare_inputs(options: &Options) -> Result<Report> {
+    let paths = options.paths.resolve()?;
+    let config = Config::load_or_default(&paths.config, paths.config_named)?;
+    let results = results::read(&paths.results)?;
+    let skipped = suite::missing(&config.suites, &results.suites);
+    if !skipped.is_empty() {
+        return Err(Error::invalid(
+            paths.results.display(),
+            format!(
+                "suite(s) {} declared in gate.toml did not run (these results come from: {}): run \
+                 every suite (`irgate run`), or merge every suite's results (`irgate run --from`)",
+                skipped.join(", "),
+                if results.suites.is_empty() {
+                    "no known suite".to_owned()
+                } else {
+                    results.suites.join(", ")
+                }
+            ),
+        ));
+    }
+    if results.benchmarks.is_empty() {
+        return Err(Error::invalid(
+            paths.results.display(),
+            "holds no benchmarks: run `irgate run` again",
+        ));
+    }
+    let (baselines, mode) = if options.base {
+        let path = crate::measure::ab::base_results_path(&paths.results);
+        let base = results::read(&path).map_err(|error| match error {
+            Error::MissingResults { .. } => Error::Tool(format!(
+                "{}: no base side: take both sides with `irgate run --base REV`",
+                path.display()
+            )),
+            other => other,
+        })?;
+        let mode = Mode::Ab {
+            commit: base.fingerprint.commit.clone(),
+        };
+        (Baselines::from_results(&base, &path), mode)
+    } else {
+        let baselines = Baselines::load_nonempty(&paths.baselines)?;
+        (baselines, Mode::Baselines)
+    };
+    let ids: std::collections::BTreeSet<&str> = baselines
+        .ids()
+        .chain(results.benchmarks.keys().map(String::as_str))
+        .collect();
+    let unmatched = config.unmatched_patterns(ids.iter().copied());
+    if !unmatched.is_empty() {
+        return Err(Error::invalid(
+            unmatched.join(", "),
+            "override or accept pattern matches no benchmark (a typo, or a benchmark that is \
+             gone?)",
+        ));
+    }
+    crate::judge::accept::refuse_expired(
+        &config,
+        chrono::Utc::now().date_naive(),
+        &results.fingerprint.commit,
+        &paths.root,
+    )?;
+    for warning in crate::judge::accept::warnings(&config, chrono::Utc::now().date_naive(), &ids) {
+        eprintln!("irgate: warning: {}", crate::text::terminal(&warning));
+    }
+    let mut report = compare::compare(&results, &baselines, &config, options.policy);
+    report.mode = mode;
+    if let Some(drift) = &config.drift {
+        let Some(history) = &options.history else {
+            return Err(Error::invalid(
+                paths.config.display(),
+                format!(
+                    "[drift] limits the growth since `{}`, whose counts are in the history: pass \
+                     --history DIR (a checkout of the history branch)",
+                    drift.since
+                ),
+            ));
+        };
+        let anchor = crate::judge::drift::find_anchor(&drift.since, &paths.root, history)?;
+        crate::judge::drift::judge(&mut report, &results, drift, &anchor)?;
+    }
+    if report.env_mismatches.is_empty()
+        || report.mode != Mode::Baselines
+        || options.policy.on_env_mismatch != EnvPolicy::Remeasure
+    {
+        return Ok(report);
+    }
+    triage(
+        &config,
+        &paths,
+        &results,
+        &baselines,
+        report,
+        options.policy,
+    )
+}
+
+/// Drift triage: the environment differs from the baselines', so their commit is measured again
+/// here beside the working tree (A/B), and the report gates what the code moved (that commit here
+/// -> the working tree) and shows what the environment moved (baseline -> that commit here).
+fn triage(
+    config: &Config,
+    paths: &Resolved,
+    results: &Results,
+    baselines: &Baselines,
+    drifted: Report,
+    policy: Policy,
+) -> Result<Report> {
+    let commit = baselines_commit(baselines, results)?;
+    eprintln!(
+        "irgate: the environment differs from the baselines' ({}): measuring their commit {} again \
+         here, beside the working tree",
+        drifted
+            .env_mismatches
+            .iter()
+            .map(|m| m.field.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        crate::text::terminal(crate::text::short_commit(&commit))
+    );
+    // One filter narrows the run as it narrowed the results; several run everything.
+    let filter = match results.filters.as_slice() {
+        [one] => Some(Filter::new(one)?),
+        _ => None,
+    };
+    // The working tree is measured again as the results were taken: the same suites, features.
+    let selection = Selection {
+        suites: &results.suites,
+        features: &results.features,
+        jobs: None,
+    };
+    let sides = crate::measure::ab::measure(config, &selection, paths, filter.as_ref(), &commit)?;
+    let policy = Policy {
+        on_env_mismatch: EnvPolicy::Fail,
+        ..policy
+    };
+    let base = Baselines::from_results(
+        &sides.base,
+        &crate::measure::ab::base_results_path(&paths.results),
+    );
+    let mut report = compare::compare(&sides.head, &base, config, policy);
+    let environment = sides
+        .base
+        .benchmarks
+        .iter()
+        .filter_map(|(id, counts)| {
+            Some(EnvDelta {
+                benchmark: id.clone(),
+                baseline: *baselines.get(id)?.0.get(IR)?,
+                remeasured: *counts.get(IR)?,
+            })
+        })
+        .collect();
+    report.mode = Mode::Remeasured {
+        commit,
+        environment,
+    };
+    // Shown for what they are: the environment's differences, which no longer decide.
+    if report.env_mismatches.is_empty() {
+        report.env_mismatches = drifted.env_mismatches;
+    }
+    Ok(report)
+}
+
+/// The commit the baselines of the benchmarks in `results` were taken at: one commit, clean, or
+/// an error saying why it cannot be measured again.
+fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<String> {
+    let commits: BTreeSet<&str> = results
+        .benchmarks
+        .keys()
+        .filter_map(|id| baselines.get(id))
+        .map(|(_, fingerprint)| fingerprint.commit.as_str())
+        .collect();
+    let origin = baselines.dir.display();
+    match commits.into_iter().collect::<Vec<_>>().as_slice() {
+        [commit] if commit.ends_with("-dirty") => Err(Error::invalid(
+            origin,
+            format!(
+                "the baselines were taken on a working tree with uncommitted changes \
+                 (`{commit}`): that code cannot be measured again; refresh them on a clean \
+                 checkout to triage drift"
+            ),
+        )),
+        [commit] if *commit == UNKNOWN || commit.is_empty() => Err(Error::invalid(
+            origin,
+            "the baselines record no commit: refresh them in a git checkout to triage drift",
+        )),
+        [commit] => Ok((*commit).to_owned()),
+        [] => Err(Error::invalid(
+            origin,
+            "no benchmark of the results has a baseline: nothing to triage",
+        )),
+        several => Err(Error::invalid(
+            origin,
+            format!(
+                "the baselines were taken at several commits ({}): drift triage measures one; \
+                 refresh them together",
+                several.join(", ")
+            ),
+        )),
+    }
+}

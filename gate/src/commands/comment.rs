@@ -1,0 +1,308 @@
+//! `irgate comment`: the stored report of `irgate check --format json` as the pull request's one
+//! irgate comment, the job's step summary and `::error` annotations.
+//!
+//! The exit code is always the gate's own (0/1/2 from the report): a GitHub failure is reported
+//! and never turns a failing gate green or a passing gate red.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
+
+use crate::error::Error;
+use crate::formats::load::LoadComparison;
+use crate::model::{Outcome, Report, Row};
+use crate::render::markdown::{self, STEP_SUMMARY_MAX};
+use crate::text::{signed_pct, terminal};
+
+/// What `irgate comment` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The report of `irgate check --format json` (`-` is standard input).
+    pub report: PathBuf,
+    /// `OWNER/NAME` of the repository.
+    pub repo: Option<String>,
+    /// The pull-request number.
+    pub pr: Option<u64>,
+    /// Post only while the pull request's head is still this commit.
+    pub head_sha: Option<String>,
+    /// Only a comment by this login counts as irgate's.
+    pub author: Option<String>,
+    /// Post the comment (else only the step summary and annotations).
+    pub post: bool,
+    /// A load-test comparison to show under its own heading (`irload compare --format json`).
+    pub load: Option<PathBuf>,
+    /// The published dashboard: failing benchmarks link to their charts there.
+    pub dashboard_url: Option<String>,
+}
+
+/// Runs `irgate comment`; returns the exit code.
+pub fn run(args: &Options) -> u8 {
+    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    let report = match read_report(&args.report) {
+        Ok(mut report) => {
+            report.attribution.artifacts_url = crate::explain::artifacts_url_from_env();
+            report.attribution.dashboard_url = args.dashboard_url.clone();
+            report
+        }
+        Err(error) => {
+            eprintln!("irgate comment: {}", terminal(&error.to_string()));
+            if in_actions {
+                let message = escape_data(&error.to_string());
+                println!("::error title=irgate comment::{message}");
+            }
+            return 2;
+        }
+    };
+
+    // Informational, never gated: a bad file is reported and left out, the verdict stands.
+    let load = match args.load.as_deref().map(crate::formats::load::read) {
+        None => None,
+        Some(Ok(comparison)) => Some(comparison),
+        Some(Err(error)) => {
+            eprintln!(
+                "irgate comment: the load comparison is left out: {}",
+                terminal(&error.to_string())
+            );
+            if in_actions {
+                println!(
+                    "::warning title=irgate comment::{}",
+                    escape_data(&error.to_string())
+                );
+            }
+            None
+        }
+    };
+    let load = load.as_ref();
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+        && let Err(error) = append_step_summary(Path::new(&path), &report, load)
+    {
+        eprintln!("irgate comment: {}", terminal(&error.to_string()));
+    }
+    if in_actions {
+        let mut stdout = std::io::stdout().lock();
+        for line in annotations(&report) {
+            let _ = writeln!(stdout, "{line}");
+        }
+    }
+    if args.post {
+        match post(args, &report, load) {
+            Ok(Some(Posted::Created { url })) => {
+                println!(
+                    "irgate: created the pull-request comment: {}",
+                    terminal(&url)
+                )
+            }
+            Ok(Some(Posted::Updated { url })) => {
+                println!(
+                    "irgate: updated the pull-request comment: {}",
+                    terminal(&url)
+                )
+            }
+            Ok(None) => {}
+            Err(message) => {
+                eprintln!(
+                    "irgate comment: could not post the report: {}",
+                    terminal(&message)
+                );
+                if in_actions {
+                    println!("::warning title=irgate comment::{}", escape_data(&message));
+                }
+            }
+        }
+    }
+    let code = report.outcome.exit_code();
+    println!("irgate: the gate's verdict stands: exit {code}");
+    code
+}
+
+/// Posts the comment; `Ok(None)` when the pull request moved on and nothing was posted.
+fn post(
+    args: &Options,
+    report: &Report,
+    load: Option<&LoadComparison>,
+) -> Result<Option<Posted>, String> {
+    let repo: Repo = args
+        .repo
+        .as_deref()
+        .ok_or("no repository: give --repo OWNER/NAME or set GITHUB_REPOSITORY")?
+        .parse()
+        .map_err(|e: irgate_github::Error| e.to_string())?;
+    let number = args.pr.ok_or("no pull request: give --pr NUMBER")?;
+    let pr = PullRequest { repo, number };
+    let body = with_load(report, load, MAX_BODY_CHARS);
+    println!("irgate: posting the report to {pr}");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async {
+        let mut client = Client::from_env().map_err(|e| e.to_string())?;
+        if let Some(author) = &args.author {
+            client = client.with_comment_author(author);
+        }
+        if let Some(sha) = &args.head_sha {
+            match client.verify_head(&pr, sha).await {
+                Ok(()) => {}
+                Err(moved @ irgate_github::Error::HeadMoved { .. }) => {
+                    println!("irgate: {}", terminal(&moved.to_string()));
+                    return Ok(None);
+                }
+                Err(error) => return Err(error.to_string()),
+            }
+        }
+        client
+            .upsert_comment(&pr, &body)
+            .await
+            .map(Some)
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// The markdown report and the load section (if any) under its own heading, apart from the
+/// gated counts, within `max` bytes. The section gets the room the report leaves, and at least a
+/// quarter of `max`: what does not fit in it is left out with a line saying so.
+pub fn with_load(report: &Report, load: Option<&LoadComparison>, max: usize) -> String {
+    let Some(load) = load else {
+        return markdown::render(report, max);
+    };
+    let natural = markdown::render(report, max).len();
+    let room = max.saturating_sub(natural + 1).max(max / 4);
+    let mut section = crate::formats::load::markdown(load, room);
+    if section.is_empty() && LOAD_LEFT_OUT.len() <= room {
+        section = LOAD_LEFT_OUT.to_owned();
+    }
+    let report = markdown::render(report, max.saturating_sub(section.len() + 1));
+    format!("{report}\n{section}")
+}
+
+/// Said in place of a load comparison whose heading alone does not fit.
+const LOAD_LEFT_OUT: &str = "*The load comparison is left out: not even its heading fits within \
+                             GitHub's size limit.*\n";
+
+/// Appends the markdown report (and the load section) to the step summary file.
+pub fn append_step_summary(
+    path: &Path,
+    report: &Report,
+    load: Option<&LoadComparison>,
+) -> Result<(), Error> {
+    let write_error = |source| Error::write(path, source);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(write_error)?;
+    file.write_all(with_load(report, load, STEP_SUMMARY_MAX).as_bytes())
+        .map_err(write_error)
+}
+
+/// The most `::error` annotations printed; GitHub shows 10 per step.
+const MAX_ANNOTATIONS: usize = 10;
+
+/// GitHub Actions workflow commands for the report: an `::error` per failing row (at most
+/// [`MAX_ANNOTATIONS`], then one saying how many more), one for an undecided gate, a `::warning`
+/// for a report without a verdict.
+pub fn annotations(report: &Report) -> Vec<String> {
+    match &report.outcome {
+        Outcome::Undecided { reason } => {
+            return vec![format!(
+                "::error title={}::{}",
+                escape_property("irgate could not decide"),
+                escape_data(reason)
+            )];
+        }
+        Outcome::NoVerdict { reason } => {
+            return vec![format!(
+                "::warning title={}::{}",
+                escape_property("irgate: no verdict"),
+                escape_data(reason)
+            )];
+        }
+        Outcome::Passed | Outcome::Failed { .. } => {}
+    }
+    let failing: Vec<&Row> = report.rows.iter().filter(|r| r.fails).collect();
+    let mut lines: Vec<String> = failing
+        .iter()
+        .take(MAX_ANNOTATIONS)
+        .map(|row| {
+            let title = format!("{} {}", row.benchmark, row.status.label());
+            format!(
+                "::error title={}::{}",
+                escape_property(&title),
+                escape_data(&describe(row))
+            )
+        })
+        .collect();
+    if failing.len() > MAX_ANNOTATIONS {
+        let more = failing.len() - MAX_ANNOTATIONS;
+        lines.push(format!(
+            "::error title=irgate::{more} more failing benchmarks: see the step summary"
+        ));
+    }
+    lines
+}
+
+/// One line about a row: `frame::encode/512 Ir: 194516 -> 198406 (+2.00%), budget max(1%, 50)`.
+fn describe(row: &Row) -> String {
+    let count = |n: Option<u64>| n.map_or_else(|| "none".to_owned(), |n| n.to_string());
+    let mut text = format!(
+        "{} {}: {} -> {}",
+        row.benchmark,
+        row.metric,
+        count(row.baseline),
+        count(row.new)
+    );
+    if let Some(pct) = row.change_pct() {
+        text.push_str(&format!(" ({})", signed_pct(pct)));
+    }
+    if let Some(limit) = row.limit {
+        text.push_str(&format!(", budget {}", crate::render::budget(&limit)));
+    }
+    if let Some(since) = &row.since {
+        text.push_str(&format!(", in all since {since}"));
+    }
+    text
+}
+
+/// Escapes a workflow command's message: `%`, CR and LF as the runner reads them back, so the
+/// message stays one line and no text in it can start a command of its own; any other control
+/// character, or one that reorders or hides text, as [`crate::text::terminal`] does, since the
+/// line is printed to the log as it is.
+pub fn escape_data(text: &str) -> String {
+    let text = text
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
+    terminal(&text).into_owned()
+}
+
+/// Escapes a workflow command's property value: as data, plus `:` and `,`, so `::` or a comma in
+/// a benchmark name cannot end the properties early.
+pub fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The largest report file read; a bigger one is not an irgate report.
+const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads and validates the JSON report (untrusted: it may come from another workflow's artifact).
+pub fn read_report(path: &Path) -> Result<Report, Error> {
+    let origin = path.display().to_string();
+    let read_error = |source| Error::read(path, source);
+    let text = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+            .map_err(read_error)?;
+        text
+    } else {
+        let size = std::fs::metadata(path).map_err(read_error)?.len();
+        if size > MAX_REPORT_BYTES {
+            return Err(Error::Invalid {
+                origin,
+                message: format!("{size} bytes is too large for an irgate report"),
+            });
+        }
+        std::fs::read_to_string(path).map_err(read_error)?
+    };
+    crate::formats::report::parse(&text, &origin)
+}

@@ -1,0 +1,410 @@
+//! The history's file format: one JSON file per run of the default branch, under `runs/` of the
+//! history directory, named `<date>-<commit>.json` (`20261120T100000Z-0123abcd….json`).
+//!
+//! ```json
+//! {
+//!   "schema_version": 2,
+//!   "commit": "0123abcd…",
+//!   "date": "2026-11-20T10:00:00Z",
+//!   "refreshed": false,
+//!   "fingerprint": { "rustc": "1.95.0", ... },
+//!   "suites": ["benches/callgrind"],
+//!   "filters": [],
+//!   "features": ["inject-slowdown"],
+//!   "benchmarks": { "frame::encode/512": { "Ir": 1983, "EstimatedCycles": 3012 } }
+//! }
+//! ```
+//!
+//! `commit` is the full hash the counts were taken at, `date` when (RFC 3339, UTC), `refreshed`
+//! whether that push accepted new baselines; the rest is the run's results file. A run is only
+//! ever added as a new file, created without replacing anything, so appending never rewrites an
+//! earlier entry and two pushes racing to the history branch write different files. Everything
+//! read is checked: the schema version, the counts and ids (as in results files), the commit (hex
+//! only) and the date, and that the file's name is the one its content gives.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::formats;
+use crate::model::{Counts, Fingerprint, Results};
+
+/// The schema version of history run files this irgate writes: 2 records the build settings in the
+/// fingerprint (`build`) and the run's cargo `features` (version 1 dropped them).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]) and 2.
+pub const READABLE_VERSIONS: &[u32] = &[1, 2];
+
+/// The directory, inside the history directory, that holds one file per run.
+pub const RUNS_DIR: &str = "runs";
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunFile {
+    schema_version: u32,
+    commit: String,
+    date: String,
+    refreshed: bool,
+    fingerprint: Fingerprint,
+    #[serde(default)]
+    suites: Vec<String>,
+    #[serde(default)]
+    filters: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    features: Vec<String>,
+    #[serde(deserialize_with = "formats::strict_benchmarks")]
+    benchmarks: BTreeMap<String, Counts>,
+}
+
+/// One recorded run of the default branch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The full commit hash the counts were taken at.
+    pub commit: String,
+    /// When the counts were taken.
+    pub date: DateTime<Utc>,
+    /// Whether this push accepted new baselines.
+    pub refreshed: bool,
+    /// The run's results.
+    pub results: Results,
+}
+
+impl Run {
+    /// A run from `results`, at `commit` (default: the results' own), checked: the commit must be
+    /// a full hash of committed code and the results must hold benchmarks.
+    pub fn from_results(
+        results: Results,
+        commit: Option<&str>,
+        refreshed: bool,
+        origin: &str,
+    ) -> Result<Run> {
+        let commit = commit.unwrap_or(&results.fingerprint.commit).to_owned();
+        if commit.ends_with("-dirty") {
+            return Err(Error::invalid(
+                origin,
+                "taken with uncommitted changes (commit ends in `-dirty`): the history records \
+                 committed code only",
+            ));
+        }
+        check_commit(&commit).map_err(|message| Error::invalid(origin, message))?;
+        let date = parse_date(&results.fingerprint.date)
+            .map_err(|message| Error::invalid(origin, format!("fingerprint.date: {message}")))?;
+        if results.benchmarks.is_empty() {
+            return Err(Error::invalid(origin, "holds no benchmarks"));
+        }
+        Ok(Run {
+            commit,
+            date,
+            refreshed,
+            results,
+        })
+    }
+
+    /// The run's file name: `<date>-<commit>.json`, which sorts by date.
+    pub fn file_name(&self) -> String {
+        format!("{}-{}.json", self.stamp(), self.commit)
+    }
+
+    /// `20261120T100000Z`: the date as the file name and page anchors spell it.
+    pub fn stamp(&self) -> String {
+        self.date.format("%Y%m%dT%H%M%SZ").to_string()
+    }
+
+    /// The commit as people read it ([`crate::text::short_commit`]).
+    pub fn short_commit(&self) -> &str {
+        crate::text::short_commit(&self.commit)
+    }
+
+    fn to_file(&self) -> RunFile {
+        RunFile {
+            schema_version: SCHEMA_VERSION,
+            commit: self.commit.clone(),
+            date: self.date.to_rfc3339_opts(SecondsFormat::Secs, true),
+            refreshed: self.refreshed,
+            fingerprint: self.results.fingerprint.clone(),
+            suites: self.results.suites.clone(),
+            filters: self.results.filters.clone(),
+            features: self.results.features.clone(),
+            benchmarks: self.results.benchmarks.clone(),
+        }
+    }
+}
+
+/// What [`append`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Appended {
+    /// The run's file was created.
+    Added(PathBuf),
+    /// The same run was recorded before, byte for byte (a re-run of the workflow).
+    AlreadyThere(PathBuf),
+}
+
+/// Adds `run` to the history in `dir` as a new file. An existing file of the same name is never
+/// replaced: when its content is the same the run is already there, else it is an error.
+pub fn append(dir: &Path, run: &Run) -> Result<Appended> {
+    let runs = dir.join(RUNS_DIR);
+    let path = runs.join(run.file_name());
+    let mut text = serde_json::to_string_pretty(&run.to_file()).expect("a run serializes");
+    text.push('\n');
+    let write_error = |source| Error::write(&path, source);
+    std::fs::create_dir_all(&runs).map_err(write_error)?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(".irgate-")
+        .suffix(".tmp")
+        .tempfile_in(&runs)
+        .map_err(write_error)?;
+    temp.write_all(text.as_bytes()).map_err(write_error)?;
+    temp.as_file().sync_all().map_err(write_error)?;
+    match temp.persist_noclobber(&path) {
+        Ok(_) => Ok(Appended::Added(path)),
+        Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
+            let existing =
+                std::fs::read_to_string(&path).map_err(|source| Error::read(&path, source))?;
+            if existing == text {
+                Ok(Appended::AlreadyThere(path))
+            } else {
+                Err(Error::invalid(
+                    path.display(),
+                    "a different run of this commit at this date is already recorded; the \
+                     history never replaces an entry",
+                ))
+            }
+        }
+        Err(error) => Err(write_error(error.error)),
+    }
+}
+
+/// Every run recorded in `dir`, oldest first (by date, then commit). A missing `runs/` is an
+/// empty history; a missing `dir` is an error.
+pub fn load(dir: &Path) -> Result<Vec<Run>> {
+    if !dir.is_dir() {
+        return Err(Error::invalid(
+            dir.display(),
+            "no such history directory (a checkout of the history branch, or the directory \
+             `irgate history add` writes)",
+        ));
+    }
+    let runs_dir = dir.join(RUNS_DIR);
+    if !runs_dir.exists() {
+        return Ok(Vec::new());
+    }
+    let read_error = |source| Error::read(&runs_dir, source);
+    let mut runs = Vec::new();
+    for entry in std::fs::read_dir(&runs_dir).map_err(read_error)? {
+        let path = entry.map_err(read_error)?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        // Other files, and the temporary file of an interrupted append.
+        if !name.ends_with(".json") || name.starts_with('.') {
+            continue;
+        }
+        runs.push(read(&path)?);
+    }
+    runs.sort_by(|a, b| a.date.cmp(&b.date).then_with(|| a.commit.cmp(&b.commit)));
+    Ok(runs)
+}
+
+/// Reads and checks one run file.
+pub fn read(path: &Path) -> Result<Run> {
+    let invalid = |message: String| Error::invalid(path.display(), message);
+    let file: RunFile = formats::read_versions(path, "history run", READABLE_VERSIONS)?;
+    check_commit(&file.commit).map_err(|m| invalid(format!("commit: {m}")))?;
+    let date = parse_date(&file.date).map_err(|m| invalid(format!("date: {m}")))?;
+    if let Some(error) = file
+        .filters
+        .iter()
+        .find_map(|f| crate::filter::Filter::new(f).err())
+    {
+        return Err(invalid(error.to_string()));
+    }
+    let run = Run {
+        commit: file.commit,
+        date,
+        refreshed: file.refreshed,
+        results: Results {
+            fingerprint: file.fingerprint,
+            suites: file.suites,
+            filters: file.filters,
+            features: file.features,
+            benchmarks: file.benchmarks,
+        },
+    };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name != run.file_name() {
+        return Err(invalid(format!(
+            "the file of this run is named `{}`, not `{name}`",
+            run.file_name()
+        )));
+    }
+    Ok(run)
+}
+
+/// Why `commit` is not a full commit hash (40 or 64 lowercase hex digits), or `Ok`.
+fn check_commit(commit: &str) -> Result<(), String> {
+    let hex = commit
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if hex && matches!(commit.len(), 40 | 64) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} is not a full commit hash (40 or 64 lowercase hex digits)",
+            crate::id::escaped(commit)
+        ))
+    }
+}
+
+/// An RFC 3339 date, in UTC.
+fn parse_date(text: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|date| date.with_timezone(&Utc))
+        .map_err(|e| format!("{} is not an RFC 3339 date ({e})", crate::id::escaped(text)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    fn results(ir: u64) -> Results {
+        Results {
+            fingerprint: Fingerprint {
+                rustc: "1.95.0".into(),
+                commit: COMMIT.into(),
+                date: "2026-11-20T10:00:00Z".into(),
+                ..Fingerprint::default()
+            },
+            suites: vec!["benches/callgrind".into()],
+            features: Vec::new(),
+            filters: Vec::new(),
+            benchmarks: BTreeMap::from([(
+                "frame::encode/b512".to_owned(),
+                Counts::from([("Ir".to_owned(), ir)]),
+            )]),
+        }
+    }
+
+    /// The schema, frozen: a change here is a new schema version. The run's features are kept
+    /// (schema version 1 dropped them).
+    #[test]
+    fn the_run_file_schema_is_frozen() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut with_features = results(1983);
+        with_features.features = vec!["inject-slowdown".into()];
+        let run = Run::from_results(with_features, None, true, "r").unwrap();
+        let Appended::Added(path) = append(dir.path(), &run).unwrap() else {
+            panic!("not added")
+        };
+        assert_eq!(
+            path.strip_prefix(dir.path()).unwrap(),
+            Path::new("runs/20261120T100000Z-0123456789abcdef0123456789abcdef01234567.json")
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut fingerprint = serde_json::to_value(Fingerprint::default()).unwrap();
+        fingerprint["rustc"] = "1.95.0".into();
+        fingerprint["commit"] = COMMIT.into();
+        fingerprint["date"] = "2026-11-20T10:00:00Z".into();
+        assert_eq!(
+            value,
+            serde_json::json!({
+                "schema_version": 2,
+                "commit": COMMIT,
+                "date": "2026-11-20T10:00:00Z",
+                "refreshed": true,
+                "fingerprint": fingerprint,
+                "suites": ["benches/callgrind"],
+                "filters": [],
+                "features": ["inject-slowdown"],
+                "benchmarks": { "frame::encode/b512": { "Ir": 1983 } }
+            })
+        );
+        assert_eq!(load(dir.path()).unwrap(), [run]);
+    }
+
+    /// A run file of schema version 1 (no `features`, no `build` in the fingerprint) still reads.
+    #[test]
+    fn reads_schema_version_1() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = Run::from_results(results(7), None, false, "r").unwrap();
+        let Appended::Added(path) = append(dir.path(), &run).unwrap() else {
+            panic!("not added")
+        };
+        let mut value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        value["schema_version"] = 1.into();
+        value["fingerprint"]
+            .as_object_mut()
+            .unwrap()
+            .remove("build");
+        std::fs::write(&path, value.to_string()).unwrap();
+        let [read] = load(dir.path()).unwrap().try_into().unwrap();
+        assert_eq!(read.results.benchmarks, run.results.benchmarks);
+        assert!(read.results.features.is_empty());
+        assert_eq!(
+            read.results.fingerprint.build,
+            crate::model::BUILD_UNRECORDED
+        );
+    }
+
+    #[test]
+    fn appending_never_replaces_an_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = Run::from_results(results(10), None, false, "r").unwrap();
+        assert!(matches!(
+            append(dir.path(), &run).unwrap(),
+            Appended::Added(_)
+        ));
+        assert!(matches!(
+            append(dir.path(), &run).unwrap(),
+            Appended::AlreadyThere(_)
+        ));
+        let other = Run::from_results(results(11), None, false, "r").unwrap();
+        let error = append(dir.path(), &other).unwrap_err().to_string();
+        assert!(error.contains("never replaces an entry"), "{error}");
+        assert_eq!(load(dir.path()).unwrap(), [run]);
+    }
+
+    #[test]
+    fn refuses_dirty_or_short_commits_and_bad_files() {
+        let mut dirty = results(1);
+        dirty.fingerprint.commit = format!("{COMMIT}-dirty");
+        let error = Run::from_results(dirty, None, false, "r.json").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("r.json: taken with uncommitted")
+        );
+        let error = Run::from_results(results(1), Some("../../x"), false, "r.json").unwrap_err();
+        assert!(
+            error.to_string().contains("not a full commit hash"),
+            "{error}"
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let run = Run::from_results(results(1), None, false, "r").unwrap();
+        let Appended::Added(path) = append(dir.path(), &run).unwrap() else {
+            panic!()
+        };
+        let renamed = path.with_file_name("20250101T000000Z-x.json");
+        std::fs::rename(&path, &renamed).unwrap();
+        let error = load(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("is named `20261120T100000Z-0123"), "{error}");
+        std::fs::write(
+            &renamed,
+            std::fs::read_to_string(&renamed)
+                .unwrap()
+                .replace("frame::encode/b512", "../escape"),
+        )
+        .unwrap();
+        let error = load(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("invalid benchmark id"), "{error}");
+    }
+}

@@ -1,0 +1,301 @@
+//! Load-test comparisons (`irload compare --format json`, proxy/README.md): latency of two sets of
+//! runs of one profile, with a statistic saying whether each difference stands out from run-to-run
+//! noise. irgate never gates on them: it shows them in the pull-request comment under their own
+//! heading, apart from the gated counts. The file is untrusted data: every value is checked or
+//! rendered inert.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::render::markdown::code;
+use crate::text::plural;
+
+/// One comparison, as `irload compare --format json` writes it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LoadComparison {
+    /// The profile every run shares (payload, connections, rate, wire, tool version, machine).
+    pub profile: serde_json::Map<String, serde_json::Value>,
+    /// The base side's label.
+    pub base_label: String,
+    /// The new side's label.
+    pub new_label: String,
+    /// Runs on the base side.
+    pub base_runs: usize,
+    /// Runs on the new side.
+    pub new_runs: usize,
+    /// The significance level of the test.
+    pub alpha: f64,
+    /// Median packets per second, base then new.
+    pub packets_per_sec: (f64, f64),
+    /// One row per latency statistic.
+    pub rows: Vec<LoadRow>,
+}
+
+/// One latency statistic, compared.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LoadRow {
+    /// `mean`, `p50`, ... `max`.
+    pub statistic: String,
+    /// Median over the base runs, in microseconds.
+    pub base_us: f64,
+    /// Median over the new runs, in microseconds.
+    pub new_us: f64,
+    /// The difference, in microseconds.
+    pub delta_us: f64,
+    /// The two-sided exact Mann-Whitney U p-value over the per-run values.
+    pub p_value: f64,
+    /// `distinguishable`, `within_noise` or `too_few_runs`.
+    pub verdict: String,
+}
+
+/// The verdicts a comparison may carry, and how the comment says them.
+const VERDICTS: [(&str, &str); 3] = [
+    ("distinguishable", "distinguishable"),
+    ("within_noise", "within noise"),
+    ("too_few_runs", "too few runs"),
+];
+
+/// Reads and checks a comparison file.
+pub fn read(path: &Path) -> Result<LoadComparison> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::read(path, source))?;
+    let invalid = |message: String| Error::invalid(path.display(), message);
+    let comparison: LoadComparison = serde_json::from_str(&text).map_err(|e| {
+        invalid(format!(
+            "not a load comparison of `irload compare --format json`: {e}"
+        ))
+    })?;
+    if comparison.rows.is_empty() {
+        return Err(invalid("a load comparison without rows".to_owned()));
+    }
+    if let Some(row) = comparison
+        .rows
+        .iter()
+        .find(|r| !VERDICTS.iter().any(|(v, _)| *v == r.verdict))
+    {
+        return Err(invalid(format!(
+            "unknown verdict {:?}: one of distinguishable, within_noise, too_few_runs",
+            row.verdict
+        )));
+    }
+    let numbers = comparison
+        .rows
+        .iter()
+        .flat_map(|r| [r.base_us, r.new_us, r.delta_us, r.p_value]);
+    if !numbers
+        .chain([
+            comparison.alpha,
+            comparison.packets_per_sec.0,
+            comparison.packets_per_sec.1,
+        ])
+        .all(f64::is_finite)
+    {
+        return Err(invalid("a number that is not finite".to_owned()));
+    }
+    Ok(comparison)
+}
+
+/// The comment section in at most `max` bytes: its own heading, the profile, and one row per
+/// statistic. What does not fit (profile entries, then rows, from the end) is left out with a line
+/// saying how much and why; when not even that fits, nothing (the caller says so).
+pub fn markdown(comparison: &LoadComparison, max: usize) -> String {
+    let profile: Vec<String> = comparison
+        .profile
+        .iter()
+        .map(|(key, value)| code(&format!("{key}={value}")))
+        .collect();
+    let rows: Vec<String> = comparison.rows.iter().map(row).collect();
+    let full = section(comparison, &profile, &rows, None);
+    if full.len() <= max {
+        return full;
+    }
+    // The note is longest when it counts everything left out: reserve that much.
+    let reserve = omitted(profile.len(), rows.len()).len();
+    let frame = section(comparison, &[], &[], None).len() + reserve;
+    if frame > max {
+        return String::new();
+    }
+    let mut used = frame;
+    let kept_rows = fitting(&rows, &mut used, max);
+    let kept_profile = fitting(&profile, &mut used, max);
+    let note = omitted(profile.len() - kept_profile, rows.len() - kept_rows);
+    section(
+        comparison,
+        &profile[..kept_profile],
+        &rows[..kept_rows],
+        Some(&note),
+    )
+}
+
+/// How many of `items` (each with a separator) fit after `used` bytes within `max`; adds theirs.
+fn fitting(items: &[String], used: &mut usize, max: usize) -> usize {
+    let mut kept = 0;
+    for item in items {
+        if *used + item.len() + 2 > max {
+            break;
+        }
+        *used += item.len() + 2;
+        kept += 1;
+    }
+    kept
+}
+
+/// The line saying what was left out of the section, and why.
+fn omitted(profile: usize, rows: usize) -> String {
+    format!(
+        "*Left out of this load comparison to stay within GitHub's size limit: {} and {}; the \
+         file given to `irgate comment --load` holds them all.*\n",
+        plural(profile, "profile field"),
+        plural(rows, "statistic")
+    )
+}
+
+/// The section with the `profile` entries and table `rows` given, and a `note` under the table.
+fn section(
+    comparison: &LoadComparison,
+    profile: &[String],
+    rows: &[String],
+    note: Option<&str>,
+) -> String {
+    let mut out = String::from("### Load test (informational, never gated)\n\n");
+    let _ = writeln!(out, "Profile: {}.\n", profile.join(", "));
+    let _ = writeln!(
+        out,
+        "{} ({} runs) against {} ({} runs): latency from each packet's intended send time, median \
+         over runs; *distinguishable* when a two-sided exact Mann-Whitney U test over the per-run \
+         values gives p < {}. Runs of another profile are never compared.\n",
+        code(&comparison.new_label),
+        comparison.new_runs,
+        code(&comparison.base_label),
+        comparison.base_runs,
+        comparison.alpha
+    );
+    out.push_str(
+        "| latency (µs) | base | new | delta | p | verdict |\n|:--|--:|--:|--:|--:|:--|\n",
+    );
+    for row in rows {
+        out.push_str(row);
+    }
+    if let Some(note) = note {
+        let _ = write!(out, "\n{note}");
+    }
+    let _ = writeln!(
+        out,
+        "\nThroughput: {:.0} packets/s (base) and {:.0} packets/s (new).",
+        comparison.packets_per_sec.0, comparison.packets_per_sec.1
+    );
+    out
+}
+
+/// One table row.
+fn row(row: &LoadRow) -> String {
+    let verdict = VERDICTS
+        .iter()
+        .find(|(v, _)| *v == row.verdict)
+        .map_or("?", |(_, text)| text);
+    format!(
+        "| {} | {:.1} | {:.1} | {:+.1} | {:.3} | {verdict} |\n",
+        code(&row.statistic),
+        row.base_us,
+        row.new_us,
+        row.delta_us,
+        row.p_value
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"{
+      "profile": {"payload_bytes": 256, "connections": 2, "stress": false},
+      "base_label": "direct", "new_label": "proxied", "base_runs": 5, "new_runs": 5,
+      "alpha": 0.05, "packets_per_sec": [1000.0, 999.0],
+      "rows": [{"statistic": "p50", "base_us": 80.0, "new_us": 150.5, "delta_us": 70.5,
+                "delta_pct": 88.1, "p_value": 0.008, "verdict": "distinguishable"}]
+    }"#;
+
+    fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("load.json");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn renders_its_own_section_with_the_statistic_named() {
+        let (_dir, path) = write(SAMPLE);
+        let md = markdown(&read(&path).unwrap(), usize::MAX);
+        assert!(
+            md.starts_with("### Load test (informational, never gated)\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `p50` | 80.0 | 150.5 | +70.5 | 0.008 | distinguishable |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Mann-Whitney U") && md.contains("`payload_bytes=256`"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn a_large_comparison_keeps_what_fits_and_says_what_was_left_out() {
+        let mut comparison: LoadComparison = serde_json::from_str(SAMPLE).unwrap();
+        let row = comparison.rows[0].clone();
+        comparison.rows = (0..2_000)
+            .map(|i| LoadRow {
+                statistic: format!("p{i}"),
+                ..row.clone()
+            })
+            .collect();
+        for i in 0..500 {
+            comparison
+                .profile
+                .insert(format!("key{i}"), serde_json::json!("x".repeat(100)));
+        }
+        let full = markdown(&comparison, usize::MAX);
+        assert!(!full.contains("Left out"), "{}", &full[..300]);
+        let md = markdown(&comparison, 20_000);
+        assert!(md.len() <= 20_000 && md.len() > 15_000, "{}", md.len());
+        assert!(md.starts_with("### Load test (informational, never gated)\n"));
+        assert!(md.contains("| `p0` | 80.0 | 150.5 | +70.5 | 0.008 | distinguishable |"));
+        let shown = md.matches("| distinguishable |").count();
+        let profile = md.lines().find(|l| l.starts_with("Profile: ")).unwrap();
+        let shown_profile = profile.matches('`').count() / 2;
+        let note = format!(
+            "*Left out of this load comparison to stay within GitHub's size limit: {} profile \
+             fields and {} statistics;",
+            503 - shown_profile,
+            2_000 - shown
+        );
+        assert!(md.contains(&note), "{md}");
+        assert!(md.ends_with("packets/s (new).\n"), "{md}");
+        assert_eq!(markdown(&comparison, 200), "");
+    }
+
+    #[test]
+    fn hostile_or_malformed_files_are_refused_or_inert() {
+        let hostile = SAMPLE.replace("\"proxied\"", "\"</details>@admin <img src=x>\"");
+        let (_dir, path) = write(&hostile);
+        let md = markdown(&read(&path).unwrap(), usize::MAX);
+        // Inside a code span HTML and mentions are text: the label appears only there.
+        assert!(md.contains("`</details>@admin <img src=x>`"), "{md}");
+        assert_eq!(md.matches("<img").count(), 1, "{md}");
+        for (text, message) in [
+            (
+                SAMPLE.replace("distinguishable", "gated"),
+                "unknown verdict",
+            ),
+            (SAMPLE.replace("0.008", "1e999"), "not a load comparison"),
+            ("{}".to_owned(), "not a load comparison"),
+        ] {
+            let (_dir, path) = write(&text);
+            let error = read(&path).unwrap_err().to_string();
+            assert!(error.contains(message), "{error}");
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The results file `irgate run` writes (`target/irgate/results.json`) and `check` and `refresh`
+//! read, and the merge of several runs' results (shards) into one.
+//!
+//! ```json
+//! {
+//!   "schema_version": 2,
+//!   "fingerprint": { "rustc": "1.95.0", ... },
+//!   "suites": ["benches/callgrind"],
+//!   "filters": [],
+//!   "features": ["inject-slowdown"],
+//!   "benchmarks": {
+//!     "frame::encode/512": { "EstimatedCycles": 3012, "Ir": 1983, ... }
+//!   }
+//! }
+//! ```
+//!
+//! `features` (the cargo features of `irgate run --features`) is written only when there are some.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::formats;
+use crate::id::Origins;
+use crate::measure::fingerprint;
+use crate::model::{Counts, Fingerprint, Results};
+
+/// The schema version of results files this irgate writes: 2 records the build settings in the
+/// fingerprint (`build`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]) and 2.
+pub const READABLE_VERSIONS: &[u32] = &[1, 2];
+
+/// The file name of results, inside the target directory's `irgate/`.
+pub const FILE_NAME: &str = "results.json";
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultsFile {
+    schema_version: u32,
+    fingerprint: Fingerprint,
+    #[serde(default)]
+    suites: Vec<String>,
+    #[serde(default)]
+    filters: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    features: Vec<String>,
+    #[serde(deserialize_with = "formats::strict_benchmarks")]
+    benchmarks: BTreeMap<String, Counts>,
+}
+
+/// Reads a results file.
+pub fn read(path: &Path) -> Result<Results> {
+    if !path.exists() {
+        return Err(Error::MissingResults {
+            path: path.to_owned(),
+        });
+    }
+    let file: ResultsFile = formats::read_versions(path, "results", READABLE_VERSIONS)?;
+    if let Some(error) = file
+        .filters
+        .iter()
+        .find_map(|f| crate::filter::Filter::new(f).err())
+    {
+        return Err(Error::invalid(path.display(), error.to_string()));
+    }
+    Ok(Results {
+        fingerprint: file.fingerprint,
+        suites: file.suites,
+        features: file.features,
+        filters: file.filters,
+        benchmarks: file.benchmarks,
+    })
+}
+
+/// Writes a results file atomically.
+pub fn write(path: &Path, results: &Results) -> Result<()> {
+    formats::write_json_atomic(
+        path,
+        &ResultsFile {
+            schema_version: SCHEMA_VERSION,
+            fingerprint: results.fingerprint.clone(),
+            suites: results.suites.clone(),
+            features: results.features.clone(),
+            filters: results.filters.clone(),
+            benchmarks: results.benchmarks.clone(),
+        },
+    )
+}
+
+/// Merges the results of several shards, each named by its origin (a path) for error messages.
+///
+/// A benchmark id may appear in one shard only, and the shards must have been taken in the same
+/// environment and at the same commit; the merged fingerprint carries the latest date. The merged
+/// run covers the whole suite if any shard did, else every shard's filters.
+pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
+    let mut parts = parts.into_iter();
+    let Some((first_origin, mut merged)) = parts.next() else {
+        return Err(Error::Tool("nothing to merge: no results given".to_owned()));
+    };
+    let mut origins = Origins::default();
+    for id in merged.benchmarks.keys() {
+        origins.insert(id, first_origin.clone())?;
+    }
+    for (origin, part) in parts {
+        let mut differences = fingerprint::mismatches(&merged.fingerprint, &part.fingerprint);
+        if merged.fingerprint.commit != part.fingerprint.commit {
+            differences.push(crate::model::FieldMismatch {
+                field: "commit".to_owned(),
+                baseline: merged.fingerprint.commit.clone(),
+                current: part.fingerprint.commit.clone(),
+            });
+        }
+        if let Some(difference) = differences.first() {
+            return Err(Error::invalid(
+                &origin,
+                format!(
+                    "cannot merge with {first_origin}: taken in a different environment \
+                     ({}: `{}` there, `{}` here)",
+                    difference.field, difference.baseline, difference.current
+                ),
+            ));
+        }
+        if merged.features != part.features {
+            return Err(Error::invalid(
+                &origin,
+                format!(
+                    "cannot merge with {first_origin}: built with other cargo features ({:?} \
+                     there, {:?} here)",
+                    merged.features, part.features
+                ),
+            ));
+        }
+        merged.fingerprint.date = merged.fingerprint.date.max(part.fingerprint.date);
+        for suite in part.suites {
+            if !merged.suites.contains(&suite) {
+                merged.suites.push(suite);
+            }
+        }
+        if merged.filters.is_empty() || part.filters.is_empty() {
+            merged.filters.clear();
+        } else {
+            merged.filters.extend(part.filters);
+        }
+        for (id, counts) in part.benchmarks {
+            origins.insert(&id, origin.clone())?;
+            merged.benchmarks.insert(id, counts);
+        }
+    }
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shard(ids: &[&str], filter: &str) -> Results {
+        Results {
+            fingerprint: Fingerprint {
+                rustc: "1.95.0".into(),
+                commit: "abc".into(),
+                date: "2026-01-01T00:00:00Z".into(),
+                ..Fingerprint::default()
+            },
+            suites: vec!["p/b".to_owned()],
+            features: Vec::new(),
+            filters: vec![filter.to_owned()],
+            benchmarks: ids
+                .iter()
+                .map(|id| (id.to_string(), Counts::from([("Ir".to_owned(), 1)])))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn merges_disjoint_shards() {
+        let mut second = shard(&["b::y"], "b::*");
+        second.fingerprint.date = "2026-01-02T00:00:00Z".into();
+        let merged = merge(vec![
+            ("one".into(), shard(&["a::x"], "a::*")),
+            ("two".into(), second),
+        ])
+        .unwrap();
+        assert_eq!(merged.benchmarks.len(), 2);
+        assert_eq!(merged.filters, ["a::*", "b::*"]);
+        assert_eq!(merged.fingerprint.date, "2026-01-02T00:00:00Z");
+    }
+
+    #[test]
+    fn refuses_duplicates_and_other_environments() {
+        let error = merge(vec![
+            ("one".into(), shard(&["a::x"], "")),
+            ("two".into(), shard(&["a::x"], "")),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "duplicate benchmark id `a::x`: in one and in two"
+        );
+        let mut other = shard(&["b::y"], "");
+        other.fingerprint.rustc = "1.94.0".into();
+        let error = merge(vec![
+            ("one".into(), shard(&["a::x"], "")),
+            ("two".into(), other),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("rustc: `1.95.0` there, `1.94.0` here"),
+            "{error}"
+        );
+        let mut featured = shard(&["b::y"], "");
+        featured.features = vec!["slow".to_owned()];
+        let error = merge(vec![
+            ("one".into(), shard(&["a::x"], "")),
+            ("two".into(), featured),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("built with other cargo features ([] there, [\"slow\"] here)"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn round_trips_through_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let mut results = shard(&["a::x", "b::y"], "");
+        write(&path, &results).unwrap();
+        assert_eq!(read(&path).unwrap(), results);
+        assert!(
+            !std::fs::read_to_string(&path).unwrap().contains("features"),
+            "a run without features writes the file as before"
+        );
+        results.features = vec!["inject-slowdown".to_owned()];
+        write(&path, &results).unwrap();
+        assert_eq!(read(&path).unwrap(), results);
+    }
+}

@@ -1,0 +1,474 @@
+//! Baselines + results + budgets -> a [`Report`]: a row per benchmark and metric, and the verdict.
+
+use std::collections::BTreeSet;
+
+use crate::config::{self, Config};
+use crate::filter::Filter;
+use crate::formats::baseline::Baselines;
+use crate::measure::fingerprint;
+use crate::model::{Accepted, FieldMismatch, Outcome, Report, Results, Row, Status};
+
+/// What to do when the run's environment differs from the baselines'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EnvPolicy {
+    /// Refuse to judge: exit 2, naming the differing fields.
+    #[default]
+    Fail,
+    /// Show the comparison without a verdict: exit 0.
+    Warn,
+    /// Measure the baselines' commit again here and gate the code's change only (`irgate
+    /// check` does; a comparison alone refuses, as with `Fail`).
+    Remeasure,
+}
+
+/// How strict the verdict is.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Policy {
+    /// Improvements beyond the budget (a stale baseline) fail.
+    pub strict: bool,
+    /// Benchmarks without a baseline pass.
+    pub allow_new: bool,
+    /// What an environment mismatch does.
+    pub on_env_mismatch: EnvPolicy,
+}
+
+/// Compares `results` with `baselines` under the budgets of `config`. A row over budget whose
+/// benchmark an `[[accept]]` entry names passes as accepted: the caller refuses expired entries
+/// first ([`crate::judge::accept::expired`]).
+pub fn compare(
+    results: &Results,
+    baselines: &Baselines,
+    config: &Config,
+    policy: Policy,
+) -> Report {
+    // `results::read` refused any filter that is not a valid glob.
+    let filters: Vec<Filter> = results
+        .filters
+        .iter()
+        .filter_map(|f| Filter::new(f).ok())
+        .collect();
+    let was_run = |id: &str| filters.is_empty() || filters.iter().any(|f| f.matches(id));
+
+    let ids: BTreeSet<&str> = results
+        .benchmarks
+        .keys()
+        .map(String::as_str)
+        .chain(baselines.ids().filter(|id| was_run(id)))
+        .collect();
+
+    let mut rows = Vec::new();
+    let mut missing_metrics = Vec::new();
+    let mut env_mismatches: Vec<FieldMismatch> = Vec::new();
+    let mut gated_cache_metrics: BTreeSet<String> = BTreeSet::new();
+    for id in ids {
+        let new = results.benchmarks.get(id);
+        let old = baselines.get(id);
+        let budgets = config.budgets_for(id);
+        if let (Some(_), Some((_, baseline_fingerprint))) = (new, old) {
+            let mut mismatches =
+                fingerprint::mismatches(baseline_fingerprint, &results.fingerprint);
+            let cache: Vec<&String> = budgets
+                .keys()
+                .filter(|m| config::CACHE_METRICS.contains(&m.as_str()))
+                .collect();
+            if !cache.is_empty() {
+                let layout =
+                    fingerprint::cache_mismatches(baseline_fingerprint, &results.fingerprint);
+                if !layout.is_empty() {
+                    gated_cache_metrics.extend(cache.into_iter().cloned());
+                    mismatches.extend(layout);
+                }
+            }
+            for mismatch in mismatches {
+                if !env_mismatches.contains(&mismatch) {
+                    env_mismatches.push(mismatch);
+                }
+            }
+        }
+        for (metric, limit) in &budgets {
+            let baseline = old.and_then(|(counts, _)| counts.get(metric).copied());
+            let current = new.and_then(|counts| counts.get(metric).copied());
+            let mut accepted = None;
+            let status = match (baseline, current) {
+                (Some(baseline), Some(current)) => {
+                    let allowed = config::allowance(limit, baseline);
+                    let change = current as f64 - baseline as f64;
+                    if change > allowed {
+                        match config.acceptance_for(id) {
+                            Some(accept) => {
+                                accepted = Some(Accepted {
+                                    reason: accept.reason.clone(),
+                                    until: accept.until.to_string(),
+                                    origin: accept.origin.clone(),
+                                });
+                                Status::Accepted
+                            }
+                            None => Status::OverBudget,
+                        }
+                    } else if -change > allowed {
+                        Status::Stale
+                    } else {
+                        Status::Ok
+                    }
+                }
+                (None, Some(_)) => Status::New,
+                (Some(_), None) if new.is_some() => {
+                    missing_metrics.push(format!("{id} ({metric})"));
+                    Status::Vanished
+                }
+                (Some(_), None) => Status::Vanished,
+                (None, None) => continue,
+            };
+            let fails = match status {
+                Status::OverBudget => true,
+                Status::New => !policy.allow_new,
+                Status::Stale => policy.strict,
+                Status::Accepted | Status::Vanished | Status::Ok | Status::Info => false,
+            };
+            rows.push(Row {
+                benchmark: id.to_owned(),
+                metric: metric.clone(),
+                baseline,
+                new: current,
+                limit: (baseline.is_some() && current.is_some()).then_some(*limit),
+                status,
+                fails,
+                since: None,
+                accepted,
+            });
+        }
+        for metric in config.info.iter().filter(|m| !budgets.contains_key(*m)) {
+            let baseline = old.and_then(|(counts, _)| counts.get(metric).copied());
+            let current = new.and_then(|counts| counts.get(metric).copied());
+            if baseline.is_some() || current.is_some() {
+                rows.push(Row {
+                    benchmark: id.to_owned(),
+                    metric: metric.clone(),
+                    baseline,
+                    new: current,
+                    limit: None,
+                    status: Status::Info,
+                    fails: false,
+                    since: None,
+                    accepted: None,
+                });
+            }
+        }
+    }
+    sort_worst_first(&mut rows);
+
+    let outcome = if !env_mismatches.is_empty() {
+        let fields: Vec<String> = env_mismatches
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} (baseline `{}`, this run `{}`)",
+                    m.field, m.baseline, m.current
+                )
+            })
+            .collect();
+        let mut reason = format!(
+            "the environment differs from the baselines': {}. Counts from different environments \
+             do not compare; run the gate where the baselines were taken (`irgate doctor` shows \
+             the fields), or take new baselines here on purpose (`irgate run && irgate refresh`)",
+            fields.join("; ")
+        );
+        if !gated_cache_metrics.is_empty() {
+            reason.push_str(&format!(
+                ". gate.toml gates {}, from callgrind's cache simulation, which moves with the \
+                 checkout path and the benchmark's environment: it is gated only between runs \
+                 at the same path in the same environment (the pinned container's `/irgate`)",
+                gated_cache_metrics
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        match policy.on_env_mismatch {
+            EnvPolicy::Fail | EnvPolicy::Remeasure => Outcome::Undecided { reason },
+            EnvPolicy::Warn => Outcome::NoVerdict { reason },
+        }
+    } else if !missing_metrics.is_empty() {
+        Outcome::Undecided {
+            reason: format!(
+                "gated metrics are missing from the results: {}; run `irgate run` again (it runs \
+                 DHAT when gate.toml names a dhat metric)",
+                missing_metrics.join(", ")
+            ),
+        }
+    } else {
+        let failed: BTreeSet<&str> = rows
+            .iter()
+            .filter(|r| r.fails)
+            .map(|r| r.benchmark.as_str())
+            .collect();
+        if failed.is_empty() {
+            Outcome::Passed
+        } else {
+            Outcome::Failed {
+                count: failed.len(),
+            }
+        }
+    };
+    Report {
+        mode: Default::default(),
+        outcome,
+        rows,
+        fingerprint: results.fingerprint.clone(),
+        env_mismatches,
+        attribution: Default::default(),
+    }
+}
+
+/// Worst first: failing rows, then by status (over budget, accepted, new, stale, vanished, ok,
+/// info), then
+/// by the size of the change, largest first, then by name.
+pub(crate) fn sort_worst_first(rows: &mut [Row]) {
+    rows.sort_by(|a, b| {
+        let magnitude = |row: &Row| row.change_pct().map_or(-1.0, f64::abs);
+        b.fails
+            .cmp(&a.fails)
+            .then(a.status.cmp(&b.status))
+            .then(magnitude(b).total_cmp(&magnitude(a)))
+            .then_with(|| a.benchmark.cmp(&b.benchmark))
+            .then_with(|| a.metric.cmp(&b.metric))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::formats::baseline::Group;
+    use crate::model::{Budget, Counts, Fingerprint};
+
+    fn counts(ir: u64) -> Counts {
+        Counts::from([
+            ("Ir".to_owned(), ir),
+            ("EstimatedCycles".to_owned(), ir * 3),
+        ])
+    }
+
+    fn baselines(entries: &[(&str, u64)]) -> Baselines {
+        let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+        for (id, ir) in entries {
+            groups
+                .entry(crate::formats::baseline::group_of(id).to_owned())
+                .or_insert_with(|| Group {
+                    fingerprint: Fingerprint::default(),
+                    benchmarks: BTreeMap::new(),
+                })
+                .benchmarks
+                .insert(id.to_string(), counts(*ir));
+        }
+        Baselines {
+            dir: PathBuf::from("baselines"),
+            groups,
+        }
+    }
+
+    fn results(entries: &[(&str, u64)]) -> Results {
+        Results {
+            benchmarks: entries
+                .iter()
+                .map(|(id, ir)| (id.to_string(), counts(*ir)))
+                .collect(),
+            ..Results::default()
+        }
+    }
+
+    /// "+1% and at least +50 Ir".
+    fn plus_one_pct_or_50() -> Config {
+        config("[budgets]\nIr = { relative_pct = 1.0, absolute = 50 }")
+    }
+
+    fn config(text: &str) -> Config {
+        Config::parse(text, Path::new("gate.toml")).unwrap()
+    }
+
+    fn statuses(report: &Report) -> Vec<(&str, &str, Status, bool)> {
+        report
+            .rows
+            .iter()
+            .map(|r| (r.benchmark.as_str(), r.metric.as_str(), r.status, r.fails))
+            .collect()
+    }
+
+    #[test]
+    fn budgets_decide_each_row_and_worst_comes_first() {
+        let base = baselines(&[
+            ("a::big", 100_000),
+            ("a::small", 1_000),
+            ("a::better", 100_000),
+        ]);
+        let run = results(&[
+            ("a::big", 101_001),
+            ("a::small", 1_050),
+            ("a::better", 98_000),
+        ]);
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
+        assert_eq!(
+            statuses(&report),
+            [
+                ("a::big", "Ir", Status::OverBudget, true),
+                ("a::better", "Ir", Status::Stale, false),
+                ("a::small", "Ir", Status::Ok, false),
+            ]
+        );
+        assert_eq!(report.outcome, Outcome::Failed { count: 1 });
+        assert_eq!(
+            report.rows[0].limit,
+            Some(Budget {
+                relative_pct: 1.0,
+                absolute: 50
+            })
+        );
+
+        let strict = Policy {
+            strict: true,
+            ..Policy::default()
+        };
+        let report = compare(&run, &base, &plus_one_pct_or_50(), strict);
+        assert_eq!(report.outcome, Outcome::Failed { count: 2 });
+    }
+
+    #[test]
+    fn new_fails_closed_and_vanished_is_listed() {
+        let base = baselines(&[("a::kept", 10), ("a::gone", 10)]);
+        let run = results(&[("a::kept", 10), ("a::added", 10)]);
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
+        assert_eq!(
+            statuses(&report),
+            [
+                ("a::added", "Ir", Status::New, true),
+                ("a::gone", "Ir", Status::Vanished, false),
+                ("a::kept", "Ir", Status::Ok, false),
+            ]
+        );
+        assert_eq!(report.outcome, Outcome::Failed { count: 1 });
+        let allow = Policy {
+            allow_new: true,
+            ..Policy::default()
+        };
+        assert_eq!(
+            compare(&run, &base, &plus_one_pct_or_50(), allow).outcome,
+            Outcome::Passed
+        );
+    }
+
+    #[test]
+    fn baselines_outside_the_run_filter_are_not_vanished() {
+        let base = baselines(&[("a::x", 10), ("b::y", 10)]);
+        let mut run = results(&[("a::x", 10)]);
+        run.filters = vec!["a::*".to_owned()];
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
+        assert_eq!(statuses(&report), [("a::x", "Ir", Status::Ok, false)]);
+    }
+
+    #[test]
+    fn info_metrics_are_reported_and_opt_in_metrics_gated() {
+        let base = baselines(&[("a::x", 1_000)]);
+        let run = results(&[("a::x", 1_040)]);
+        let info = config(
+            "info = [\"EstimatedCycles\"]\n[budgets]\nIr = { relative_pct = 1.0, absolute = 50 }",
+        );
+        assert_eq!(
+            statuses(&compare(&run, &base, &info, Policy::default())),
+            [
+                ("a::x", "Ir", Status::Ok, false),
+                ("a::x", "EstimatedCycles", Status::Info, false)
+            ]
+        );
+        let gated =
+            config("[budgets]\nIr = { absolute = 50 }\nEstimatedCycles = { absolute = 50 }");
+        let report = compare(&run, &base, &gated, Policy::default());
+        assert_eq!(
+            statuses(&report),
+            [
+                ("a::x", "EstimatedCycles", Status::OverBudget, true),
+                ("a::x", "Ir", Status::Ok, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_environment_mismatch_names_the_field() {
+        let mut base = baselines(&[("a::x", 10)]);
+        base.groups.get_mut("a").unwrap().fingerprint.valgrind = "valgrind-3.24.0".into();
+        let mut run = results(&[("a::x", 100)]);
+        run.fingerprint.valgrind = "valgrind-3.19.0".into();
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
+        let Outcome::Undecided { reason } = &report.outcome else {
+            panic!("{:?}", report.outcome)
+        };
+        assert!(
+            reason.contains("valgrind (baseline `valgrind-3.24.0`, this run `valgrind-3.19.0`)")
+        );
+        assert_eq!(report.env_mismatches.len(), 1);
+        let warn = Policy {
+            on_env_mismatch: EnvPolicy::Warn,
+            ..Policy::default()
+        };
+        let report = compare(&run, &base, &plus_one_pct_or_50(), warn);
+        assert!(matches!(report.outcome, Outcome::NoVerdict { .. }));
+        assert_eq!(report.outcome.exit_code(), 0);
+        assert_eq!(report.rows[0].status, Status::OverBudget);
+    }
+
+    #[test]
+    fn a_gated_cache_metric_needs_the_same_path_and_environment() {
+        let mut base = baselines(&[("a::x", 1_000)]);
+        base.groups.get_mut("a").unwrap().fingerprint.workspace_root = "/irgate".into();
+        let mut run = results(&[("a::x", 1_000)]);
+        run.fingerprint.workspace_root = "/home/me/src/project".into();
+        // Ir alone: the path is informational.
+        let report = compare(&run, &base, &plus_one_pct_or_50(), Policy::default());
+        assert_eq!(report.outcome, Outcome::Passed);
+        // EstimatedCycles gated: the same counts at another path do not compare.
+        let gated =
+            config("[budgets]\nIr = { absolute = 50 }\nEstimatedCycles = { absolute = 50 }");
+        let report = compare(&run, &base, &gated, Policy::default());
+        let Outcome::Undecided { reason } = &report.outcome else {
+            panic!("{:?}", report.outcome)
+        };
+        assert!(
+            reason.contains("workspace_root (baseline `/irgate`, this run `/home/me/src/project`)"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("gate.toml gates `EstimatedCycles`"),
+            "{reason}"
+        );
+        // An override gating it elsewhere does not touch a benchmark it does not match.
+        let elsewhere = config(
+            "[budgets]\nIr = { absolute = 50 }\n[[overrides]]\nbenchmarks = [\"b::*\"]\n\
+             budgets.EstimatedCycles = { absolute = 5 }",
+        );
+        let report = compare(&run, &base, &elsewhere, Policy::default());
+        assert_eq!(report.outcome, Outcome::Passed);
+        // At the same path it is gated as any count.
+        run.fingerprint.workspace_root = "/irgate".into();
+        let report = compare(&run, &base, &gated, Policy::default());
+        assert_eq!(report.outcome, Outcome::Passed);
+    }
+
+    #[test]
+    fn a_gated_metric_missing_from_the_run_is_undecided() {
+        let base = baselines(&[("a::x", 10)]);
+        let mut run = results(&[("a::x", 10)]);
+        run.benchmarks
+            .get_mut("a::x")
+            .unwrap()
+            .remove("EstimatedCycles");
+        let gated = config("[budgets]\nIr = { absolute = 0 }\nEstimatedCycles = { absolute = 0 }");
+        let report = compare(&run, &base, &gated, Policy::default());
+        assert!(
+            matches!(report.outcome, Outcome::Undecided { .. }),
+            "{:?}",
+            report.outcome
+        );
+    }
+}

@@ -1,0 +1,142 @@
+//! The drift budget (`[drift]` in gate.toml): how much a benchmark may grow in all since an
+//! anchor, a tag or commit whose counts the history recorded. Ten changes each within +1% add up
+//! to +10%; this catches that sum. A benchmark over it gets a row that fails the check and says
+//! since when.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use crate::config::{self, Drift};
+use crate::error::{Error, Result};
+use crate::formats::history::{self as store, Run};
+use crate::model::{Outcome, Report, Results, Row, Status};
+
+/// The anchor's recorded run, and how rows name it.
+#[derive(Debug, Clone)]
+pub struct Anchor {
+    /// `v0.3.0 (0123456789, 2026-11-11)`.
+    pub label: String,
+    /// The run of the anchor's commit (the earliest, if it was recorded more than once).
+    pub run: Run,
+}
+
+/// Finds the run of `since` in the history in `history`: `since` is resolved to a commit by git
+/// in `root` (a tag, a branch, a commit), else taken as a commit hash or a prefix of one.
+pub fn find_anchor(since: &str, root: &Path, history: &Path) -> Result<Anchor> {
+    let commit = resolve(since, root);
+    let runs = store::load(history)?;
+    let origin = format!("[drift] since = {}", crate::id::escaped(since));
+    let Some(commit) = commit else {
+        return Err(Error::invalid(
+            origin,
+            format!(
+                "not a tag or commit of the repository in {}, nor a commit hash",
+                root.display()
+            ),
+        ));
+    };
+    let run = runs
+        .into_iter()
+        .find(|run| run.commit.starts_with(&commit))
+        .ok_or_else(|| {
+            Error::invalid(
+                &origin,
+                format!(
+                    "commit {commit} has no run in the history {}: record it with `irgate \
+                     history add`, or name an anchor the history holds (runs.html lists them)",
+                    history.display()
+                ),
+            )
+        })?;
+    let label = if run.commit.starts_with(since) {
+        format!("{} ({})", run.short_commit(), run.date.format("%Y-%m-%d"))
+    } else {
+        format!(
+            "{since} ({}, {})",
+            run.short_commit(),
+            run.date.format("%Y-%m-%d")
+        )
+    };
+    Ok(Anchor { label, run })
+}
+
+/// The commit `since` names: git's answer in `root`, else `since` itself when it is 7 to 64
+/// lowercase hex digits.
+fn resolve(since: &str, root: &Path) -> Option<String> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
+        .arg(format!("{since}^{{commit}}"))
+        .output();
+    if let Ok(out) = output
+        && out.status.success()
+    {
+        return Some(String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    }
+    let hex = since
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    (hex && (7..=64).contains(&since.len())).then(|| since.to_owned())
+}
+
+/// Adds to `report` a failing row for each benchmark and metric of `results` that grew by more
+/// than its `drift` budget since `anchor`, and counts them in the outcome. The anchor's counts
+/// must come from the same environment as the results.
+pub fn judge(report: &mut Report, results: &Results, drift: &Drift, anchor: &Anchor) -> Result<()> {
+    let anchored = &anchor.run.results;
+    let mismatches =
+        crate::measure::fingerprint::mismatches(&anchored.fingerprint, &results.fingerprint);
+    if let Some(m) = mismatches.first() {
+        return Err(Error::invalid(
+            format!("[drift] since {}", anchor.label),
+            format!(
+                "the anchor's counts were taken in another environment ({}: `{}` there, `{}` \
+                 here), so growth since then cannot be measured: move the anchor to a run taken \
+                 in this environment",
+                m.field, m.baseline, m.current
+            ),
+        ));
+    }
+    for (id, counts) in &results.benchmarks {
+        let Some(old) = anchored.benchmarks.get(id) else {
+            continue;
+        };
+        for (metric, limit) in &drift.budgets {
+            let (Some(&baseline), Some(&new)) = (old.get(metric), counts.get(metric)) else {
+                continue;
+            };
+            if new as f64 - baseline as f64 > config::allowance(limit, baseline) {
+                report.rows.push(Row {
+                    benchmark: id.clone(),
+                    metric: metric.clone(),
+                    baseline: Some(baseline),
+                    new: Some(new),
+                    limit: Some(*limit),
+                    status: Status::OverBudget,
+                    fails: true,
+                    since: Some(anchor.label.clone()),
+                    accepted: None,
+                });
+            }
+        }
+    }
+    crate::judge::compare::sort_worst_first(&mut report.rows);
+    if matches!(report.outcome, Outcome::Passed | Outcome::Failed { .. }) {
+        let failed: BTreeSet<&str> = report
+            .rows
+            .iter()
+            .filter(|r| r.fails)
+            .map(|r| r.benchmark.as_str())
+            .collect();
+        report.outcome = if failed.is_empty() {
+            Outcome::Passed
+        } else {
+            Outcome::Failed {
+                count: failed.len(),
+            }
+        };
+    }
+    Ok(())
+}

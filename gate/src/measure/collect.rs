@@ -1,0 +1,402 @@
+//! Collecting counts: the suites to run, checked before anything is built; running them into
+//! merged results; reading summaries or results taken elsewhere; writing results and their
+//! per-function profiles.
+
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::filter::Filter;
+use crate::formats::{profiles, results, summary};
+use crate::id::Origins;
+use crate::measure::fingerprint;
+use crate::measure::library::Library;
+use crate::measure::paths::Resolved;
+use crate::measure::runner::{self, Settings};
+use crate::measure::suite::{self, Suite};
+use crate::measure::workspace::Workspace;
+use crate::model::Results;
+
+/// Writes the results of suites run here, and their per-function profiles beside them (what
+/// `irgate refresh` stores for `irgate explain`).
+pub fn save(paths: &Resolved, results: &Results) -> Result<()> {
+    write_results(paths, results)?;
+    write_profiles(&runner_output(results, &paths.root), paths, results);
+    Ok(())
+}
+
+/// Writes `results` where `paths` says, and says so.
+pub fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
+    results::write(&paths.results, results)?;
+    let from = if results.suites.is_empty() {
+        String::new()
+    } else {
+        format!(" from {}", results.suites.join(", "))
+    };
+    eprintln!(
+        "irgate: wrote {} ({} benchmarks{from})",
+        paths.results.display(),
+        results.benchmarks.len(),
+    );
+    Ok(())
+}
+
+/// Where the suites' runners wrote their files: `<home>/<package>/<bench>` for each suite that
+/// ran, with the library's home (`$GUNGRAUN_HOME` or `$IAI_CALLGRIND_HOME`, else `gungraun` or
+/// `iai` in the target directory).
+pub fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |t| root.join(t));
+    let homes: Vec<PathBuf> = [("GUNGRAUN_HOME", "gungraun"), ("IAI_CALLGRIND_HOME", "iai")]
+        .iter()
+        .map(|(var, dir)| std::env::var_os(var).map_or_else(|| target.join(dir), PathBuf::from))
+        .collect();
+    suite_dirs(results, &homes)
+}
+
+/// `<home>/<package>/<bench>` for each suite of `results` and each of `homes`, where it exists.
+pub fn suite_dirs(results: &Results, homes: &[PathBuf]) -> Vec<PathBuf> {
+    results
+        .suites
+        .iter()
+        .flat_map(|suite| homes.iter().map(move |home| home.join(suite)))
+        .filter(|dir| dir.is_dir())
+        .collect()
+}
+
+/// Writes the per-function profiles of `results` beside them, read from the callgrind files in
+/// `sources` (gungraun output directories) or from the profiles beside results files there. A
+/// failure is a warning: profiles explain a verdict, they never decide one.
+pub fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
+    let path = profiles::run_path(&paths.results);
+    let mut all = profiles::Profiles::default();
+    for source in sources {
+        let found = if source.is_dir() && !source.join(results::FILE_NAME).is_file() {
+            profiles::collect(source, &paths.root, results)
+        } else {
+            let file = if source.is_dir() {
+                source.join(results::FILE_NAME)
+            } else {
+                source.clone()
+            };
+            profiles::read_run(&profiles::run_path(&file)).map(Option::unwrap_or_default)
+        };
+        match found {
+            Ok(found) => all.extend(found),
+            Err(error) => eprintln!("irgate: warning: no per-function profiles: {error}"),
+        }
+    }
+    all.retain(|id| results.benchmarks.contains_key(id));
+    let written = if all.is_empty() {
+        std::fs::remove_file(&path)
+            .or_else(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|source| Error::write(&path, source))
+    } else {
+        profiles::write_run(&path, &all)
+    };
+    match written {
+        Ok(()) if !all.benchmarks.is_empty() => eprintln!(
+            "irgate: wrote {} (per-function profiles of {} benchmarks)",
+            path.display(),
+            all.benchmarks.len()
+        ),
+        Ok(()) => {}
+        Err(error) => eprintln!("irgate: warning: {error}"),
+    }
+}
+
+/// Which suites run, and how.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Selection<'a> {
+    /// Only these suites (all when empty).
+    pub suites: &'a [String],
+    /// Cargo features added to each.
+    pub features: &'a [String],
+    /// How many benchmarks run at once (default: one per core).
+    pub jobs: Option<NonZeroUsize>,
+}
+
+impl Selection<'_> {
+    /// The features asked for, sorted, each once: what results record.
+    pub fn features(&self) -> Vec<String> {
+        let mut features = self.features.to_vec();
+        features.sort();
+        features.dedup();
+        features
+    }
+
+    /// How many benchmarks run at once: the number asked for, else one per core.
+    pub fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            NonZeroUsize::get,
+        )
+    }
+}
+
+/// The suites to run and their libraries, checked before anything is built: valgrind is there,
+/// every library is supported and its runner installed at the same version.
+pub fn prepare(
+    config: &Config,
+    selection: &Selection,
+    workspace: &Workspace,
+) -> Result<Vec<(Suite, Library)>> {
+    let mut suites = suite::select(suite::resolve(&config.suites, workspace)?, selection.suites)?;
+    for suite in &mut suites {
+        suite.features.extend(selection.features.iter().cloned());
+    }
+    if config.suites.is_empty() {
+        let names: Vec<String> = suites.iter().map(Suite::name).collect();
+        eprintln!(
+            "irgate: gate.toml declares no [[suite]]: running the callgrind suites found in the \
+             workspace: {}",
+            names.join(", ")
+        );
+    }
+    let prepared = suites
+        .into_iter()
+        .map(|suite| {
+            let library = suite.library(workspace)?;
+            Ok((suite, library))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let valgrind = Command::new("valgrind").arg("--version").output();
+    if !valgrind.is_ok_and(|out| out.status.success()) {
+        return Err(Error::Tool(
+            "valgrind is not installed: install your distribution's `valgrind` package \
+             (Debian: apt-get install valgrind), or run the gate in the pinned image"
+                .to_owned(),
+        ));
+    }
+    for (i, (suite, library)) in prepared.iter().enumerate() {
+        if let Some((other, _)) = prepared[..i]
+            .iter()
+            .find(|(_, l)| l.kind == library.kind && l.version != library.version)
+        {
+            return Err(Error::Tool(format!(
+                "suites `{}` and `{}` use different versions of {}: one runner cannot serve both; \
+                 run them separately with --suite and merge with --from",
+                other.name(),
+                suite.name(),
+                library.kind.crate_name()
+            )));
+        }
+        library.runner()?;
+    }
+    Ok(prepared)
+}
+
+/// Where a run builds and writes its files, when not where the workspace says.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    /// A directory of the run's own: cargo builds into `<dir>/target` and the library writes its
+    /// output to `<dir>/home`.
+    pub dir: &'a Path,
+    /// Put before each progress line.
+    pub label: &'a str,
+}
+
+impl Place<'_> {
+    /// Cargo's target directory.
+    pub fn target(&self) -> PathBuf {
+        self.dir.join("target")
+    }
+
+    /// The library's output directory.
+    pub fn home(&self) -> PathBuf {
+        self.dir.join("home")
+    }
+}
+
+/// Runs the selected suites once and returns their merged counts, built and written where
+/// `place` says (else the workspace's target directory and the library's default).
+pub fn run_suites(
+    config: &Config,
+    selection: &Selection,
+    paths: &Resolved,
+    filter: Option<&Filter>,
+    place: Option<&Place>,
+) -> Result<Results> {
+    let workspace = Workspace::load(&paths.root)?;
+    let prepared = prepare(config, selection, &workspace)?;
+    let libraries: Vec<Library> = prepared.iter().map(|(_, l)| l.clone()).collect();
+    let tunables = runner::glibc_tunables();
+    let build = runner::Build::new(config.measurement_build, &workspace.root)?;
+    let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries, build.describe());
+    if fingerprint.aslr != "off" {
+        eprintln!(
+            "irgate: warning: ASLR could not be disabled (setarch -R failed); recorded as aslr={}",
+            fingerprint.aslr
+        );
+    }
+    let scratch = workspace.target_dir.join("irgate");
+    let (target, home) = (place.map(Place::target), place.map(Place::home));
+    let settings = Settings {
+        root: &workspace.root,
+        scratch: &scratch,
+        tunables: &tunables,
+        dhat: config.needs_dhat(),
+        filter,
+        home: home.as_deref(),
+        target: target.as_deref(),
+        label: place.map_or("", |p| p.label),
+        jobs: selection.jobs(),
+        build: &build,
+    };
+    let mut benchmarks = BTreeMap::new();
+    let mut origins = Origins::default();
+    let mut listed = Vec::new();
+    for (suite, library) in &prepared {
+        eprintln!("irgate: suite {} ({library})", suite.name());
+        let run = runner::run(suite, library, &settings)?;
+        listed.extend(run.listed);
+        for (id, counts) in run.benchmarks {
+            origins.insert(&id, format!("suite `{}`", suite.name()))?;
+            benchmarks.insert(id, counts);
+        }
+    }
+    if let Some(filter) = filter.filter(|_| benchmarks.is_empty()) {
+        return Err(filter.matched_nothing(listed.iter().map(String::as_str)));
+    }
+    Ok(Results {
+        fingerprint,
+        suites: prepared.iter().map(|(s, _)| s.name()).collect(),
+        features: selection.features(),
+        filters: filter.map(|f| vec![f.text.clone()]).unwrap_or_default(),
+        benchmarks,
+    })
+}
+
+/// Reads results (files, or directories holding results.json) and summary directories, and
+/// merges them.
+pub fn read_from(
+    sources: &[PathBuf],
+    root: &Path,
+    config: &Config,
+    filter: Option<&Filter>,
+) -> Result<Results> {
+    let mut parts = Vec::new();
+    let (mut summaries, mut summary_sources) = (Vec::new(), Vec::new());
+    for source in sources {
+        let results_file = source.join(results::FILE_NAME);
+        if source.is_file() && source.file_name() == Some(summary::FILE_NAME.as_ref()) {
+            summaries.push(source.clone());
+            summary_sources.push(source.clone());
+        } else if source.is_file() {
+            parts.push((source.display().to_string(), results::read(source)?));
+        } else if results_file.is_file() {
+            parts.push((
+                results_file.display().to_string(),
+                results::read(&results_file)?,
+            ));
+        } else if source.is_dir() {
+            let found = summary::find(source)?;
+            if found.is_empty() {
+                return Err(Error::invalid(
+                    source.display(),
+                    "holds no summary.json and no results.json",
+                ));
+            }
+            summaries.extend(found);
+            summary_sources.push(source.clone());
+        } else {
+            return Err(Error::Read {
+                path: source.clone(),
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            });
+        }
+    }
+    if !summaries.is_empty() {
+        parts.push(read_summaries(&summary_sources, summaries, root, config)?);
+    }
+    let mut merged = results::merge(parts)?;
+    if let Some(filter) = filter {
+        let all: Vec<String> = merged.benchmarks.keys().cloned().collect();
+        merged.benchmarks.retain(|id, _| filter.matches(id));
+        if merged.benchmarks.is_empty() {
+            return Err(filter.matched_nothing(all.iter().map(String::as_str)));
+        }
+        if merged.filters.is_empty() {
+            merged.filters = vec![filter.text.clone()];
+        }
+    }
+    Ok(merged)
+}
+
+/// Summaries as one results part. Summaries record no environment, so this machine's is recorded,
+/// with the libraries of the workspace's suites and the build gate.toml asks for; a summary's suite is the one whose package and
+/// bench target name its directory (`<home>/<package>/<bench>/...`).
+fn read_summaries(
+    sources: &[PathBuf],
+    summaries: Vec<PathBuf>,
+    root: &Path,
+    config: &Config,
+) -> Result<(String, Results)> {
+    eprintln!(
+        "irgate: read {} summaries; they record no environment, so this machine's is recorded \
+         with them",
+        summaries.len()
+    );
+    let known: Vec<(Suite, Library)> = Workspace::load(root)
+        .and_then(|ws| {
+            suite::resolve(&config.suites, &ws)?
+                .into_iter()
+                .map(|s| {
+                    let library = s.library(&ws)?;
+                    Ok((s, library))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut benchmarks = BTreeMap::new();
+    let mut origins = Origins::default();
+    let mut suites: Vec<String> = Vec::new();
+    let mut libraries: Vec<Library> = Vec::new();
+    for path in summaries {
+        let measurement = summary::read(&path)?;
+        origins.insert(&measurement.id, path.display().to_string())?;
+        let components: Vec<String> = path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let owner = known.iter().find(|(s, _)| {
+            components
+                .windows(2)
+                .any(|w| w[0] == s.package && w[1] == s.bench)
+        });
+        if let Some((suite, library)) = owner
+            && !suites.contains(&suite.name())
+        {
+            suites.push(suite.name());
+            libraries.push(library.clone());
+        }
+        benchmarks.insert(measurement.id, measurement.counts);
+    }
+    let origin = sources
+        .iter()
+        .map(|s| s.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let results = Results {
+        fingerprint: fingerprint::collect(
+            &runner::glibc_tunables(),
+            root,
+            &libraries,
+            runner::Build::new(config.measurement_build, root)?.describe(),
+        ),
+        suites,
+        features: Vec::new(),
+        filters: Vec::new(),
+        benchmarks,
+    };
+    Ok((origin, results))
+}

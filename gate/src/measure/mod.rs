@@ -1,0 +1,13 @@
+//! Measuring: finding the workspace's suites and their libraries, building and running them under
+//! callgrind, the environment's fingerprint, and A/B builds of two revisions.
+
+pub mod ab;
+pub mod collect;
+pub mod cpu;
+pub mod fingerprint;
+pub mod library;
+pub mod paths;
+pub mod runner;
+pub mod runner_cache;
+pub mod suite;
+pub mod workspace;

@@ -1,0 +1,101 @@
+//! Where the gate's files are: gate.toml, the baselines and the results, found from the current
+//! directory unless given.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::error::{Error, Result};
+
+/// Paths given on the command line; each missing one gets its default.
+#[derive(Debug, Clone, Default)]
+pub struct Paths {
+    /// gate.toml [default: `<root>/gate.toml`].
+    pub config: Option<PathBuf>,
+    /// The baseline directory [default: `<root>/baselines`].
+    pub baselines: Option<PathBuf>,
+    /// The results file [default: `<target>/irgate/results.json`].
+    pub results: Option<PathBuf>,
+}
+
+/// The gate's files, resolved.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The repository root: the nearest directory holding gate.toml, else the Cargo workspace's
+    /// root.
+    pub root: PathBuf,
+    /// gate.toml.
+    pub config: PathBuf,
+    /// Whether gate.toml was named on the command line (then it must exist).
+    pub config_named: bool,
+    /// The baseline directory.
+    pub baselines: PathBuf,
+    /// The results file.
+    pub results: PathBuf,
+}
+
+impl Paths {
+    /// Resolves the defaults against the root found from the current directory.
+    pub fn resolve(&self) -> Result<Resolved> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Error::Tool(format!("cannot read the current directory: {e}")))?;
+        let root = match find_root(&cwd) {
+            Ok(root) => root,
+            // Named baselines and results need no root (gate.toml then defaults, or is named).
+            Err(_) if self.baselines.is_some() && self.results.is_some() => cwd.clone(),
+            Err(error) => return Err(error),
+        };
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(|dir| cwd.join(dir))
+            .unwrap_or_else(|| root.join("target"));
+        Ok(Resolved {
+            config_named: self.config.is_some(),
+            config: self
+                .config
+                .clone()
+                .unwrap_or_else(|| root.join(CONFIG_FILE)),
+            baselines: self
+                .baselines
+                .clone()
+                .unwrap_or_else(|| root.join("baselines")),
+            results: self.results.clone().unwrap_or_else(|| {
+                target
+                    .join("irgate")
+                    .join(crate::formats::results::FILE_NAME)
+            }),
+            root,
+        })
+    }
+}
+
+/// The name of irgate's configuration file.
+pub const CONFIG_FILE: &str = "gate.toml";
+
+/// The nearest ancestor of `start` holding gate.toml, else the root of the Cargo workspace
+/// `start` is in (`cargo locate-project --workspace`).
+pub fn find_root(start: &Path) -> Result<PathBuf> {
+    if let Some(dir) = start
+        .ancestors()
+        .find(|dir| dir.join(CONFIG_FILE).is_file())
+    {
+        return Ok(dir.to_owned());
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["locate-project", "--workspace", "--message-format", "plain"])
+        .current_dir(start)
+        .output();
+    match output {
+        Ok(out) if out.status.success() => {
+            let manifest = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            Ok(manifest
+                .parent()
+                .map(Path::to_owned)
+                .unwrap_or_else(|| start.to_owned()))
+        }
+        _ => Err(Error::Tool(format!(
+            "{}: neither in a Cargo workspace nor below a {CONFIG_FILE}: run irgate in your \
+             repository (or pass --config, --baselines and --results)",
+            start.display()
+        ))),
+    }
+}

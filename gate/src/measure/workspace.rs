@@ -1,0 +1,156 @@
+//! The Cargo workspace irgate works in, read with `cargo metadata`: its root, its target
+//! directory, and its callgrind suites (bench targets written with gungraun or iai-callgrind).
+
+use std::path::{Path, PathBuf};
+
+use cargo_metadata::{Metadata, MetadataCommand, Package, PackageId, TargetKind};
+
+use crate::error::{Error, Result};
+use crate::measure::library::Library;
+
+/// A Cargo workspace as irgate needs it.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The workspace root (where `Cargo.toml` with `[workspace]`, or the lone package, is).
+    pub root: PathBuf,
+    /// Cargo's target directory (honours `CARGO_TARGET_DIR` and `build.target-dir`).
+    pub target_dir: PathBuf,
+    /// Every bench target of the workspace's members, with the callgrind library its package
+    /// depends on, if any.
+    pub benches: Vec<BenchTarget>,
+}
+
+/// One `[[bench]]` target of a workspace member.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchTarget {
+    /// The package.
+    pub package: String,
+    /// The bench target's name (`cargo bench --bench NAME`).
+    pub bench: String,
+    /// Its source file.
+    pub src_path: PathBuf,
+    /// Features the target requires (`required-features`).
+    pub required_features: Vec<String>,
+    /// gungraun or iai-callgrind, when the package depends on one (with all features on).
+    pub library: Option<Library>,
+}
+
+impl BenchTarget {
+    /// Whether this target is a callgrind suite: its package depends on gungraun or iai-callgrind
+    /// and its source calls that library's `main!`.
+    pub fn is_callgrind_suite(&self) -> bool {
+        let Some(library) = &self.library else {
+            return false;
+        };
+        let Ok(source) = std::fs::read_to_string(&self.src_path) else {
+            return false;
+        };
+        let krate = library.kind.crate_ident();
+        source.contains(&format!("{krate}::main!"))
+            || (source.contains(krate) && source.contains("main!("))
+    }
+}
+
+impl Workspace {
+    /// Reads the workspace that `dir` belongs to (`cargo metadata`, all features, so suites
+    /// behind a feature are found too).
+    pub fn load(dir: &Path) -> Result<Workspace> {
+        let metadata = MetadataCommand::new()
+            .current_dir(dir)
+            .features(cargo_metadata::CargoOpt::AllFeatures)
+            .exec()
+            .map_err(|error| {
+                Error::Tool(format!(
+                    "{}: cannot read the Cargo workspace (`cargo metadata`): {}",
+                    dir.display(),
+                    one_line(&error.to_string())
+                ))
+            })?;
+        Ok(Self::from_metadata(&metadata))
+    }
+
+    fn from_metadata(metadata: &Metadata) -> Workspace {
+        let members: Vec<&Package> = metadata.workspace_packages();
+        let benches = members
+            .iter()
+            .flat_map(|package| {
+                let library = library_of(metadata, &package.id);
+                package
+                    .targets
+                    .iter()
+                    .filter(|target| target.kind.contains(&TargetKind::Bench))
+                    .map(move |target| BenchTarget {
+                        package: package.name.to_string(),
+                        bench: target.name.clone(),
+                        src_path: target.src_path.clone().into_std_path_buf(),
+                        required_features: target.required_features.clone(),
+                        library: library.clone(),
+                    })
+            })
+            .collect();
+        Workspace {
+            root: metadata.workspace_root.clone().into_std_path_buf(),
+            target_dir: metadata.target_directory.clone().into_std_path_buf(),
+            benches,
+        }
+    }
+
+    /// The bench targets that are callgrind suites.
+    pub fn callgrind_suites(&self) -> impl Iterator<Item = &BenchTarget> {
+        self.benches.iter().filter(|b| b.is_callgrind_suite())
+    }
+
+    /// The bench target `bench` of `package`.
+    pub fn bench(&self, package: &str, bench: &str) -> Option<&BenchTarget> {
+        self.benches
+            .iter()
+            .find(|b| b.package == package && b.bench == bench)
+    }
+}
+
+/// The callgrind library a package depends on (any kind of dependency), from the resolve graph.
+fn library_of(metadata: &Metadata, id: &PackageId) -> Option<Library> {
+    let node = metadata
+        .resolve
+        .as_ref()?
+        .nodes
+        .iter()
+        .find(|n| n.id == *id)?;
+    node.deps.iter().find_map(|dep| {
+        let package = &metadata[&dep.pkg];
+        Library::from_crate(&package.name, &package.version)
+    })
+}
+
+/// A multi-line tool message on one line, every cause kept: cargo's "Caused by:" lines name what
+/// actually failed (a missing git submodule, a manifest that does not parse).
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && *line != "Caused by:")
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_metadata_failure_keeps_its_causes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Cargo.toml"),
+            "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nsub = { path = \"vendor/sub\" }\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+        let error = Workspace::load(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("cannot read the Cargo workspace"), "{error}");
+        // The cause cargo gives after "Caused by:", the missing manifest, is kept.
+        assert!(error.contains("vendor/sub/Cargo.toml"), "{error}");
+        assert!(!error.contains('\n'), "{error}");
+    }
+}

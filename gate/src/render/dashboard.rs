@@ -1,0 +1,428 @@
+//! The static dashboard: a self-contained HTML site (inline CSS and SVG, no script, nothing fetched
+//! at view time) drawn from the history.
+//!
+//! - `index.html`: every benchmark, by group, with a trend line of its Ir, its latest count and
+//!   its change over the last `window` runs;
+//! - `group-<group>.html`: a section per benchmark (`#b-<id>`, see [`anchor`]) with a chart of Ir
+//!   and one of each other metric, points marked where the baselines were refreshed or the
+//!   environment changed;
+//! - `runs.html`: every run (`#run-<date>-<commit>`), its commit (linked to the repository when
+//!   its URL is given), date, whether it refreshed the baselines and what changed in its
+//!   environment. Every chart point links to its run there.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::chart::{self, Marker, Point};
+use crate::config::IR;
+use crate::error::{Error, Result};
+use crate::formats::history::Run;
+use crate::measure::fingerprint;
+use crate::text::{plural, signed_pct, thousands};
+
+/// The overview page's file name.
+pub const INDEX: &str = "index.html";
+
+/// The runs page's file name.
+pub const RUNS: &str = "runs.html";
+
+/// How the site is drawn.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// The change column of the overview compares the latest run with the one this many runs
+    /// before it.
+    pub window: usize,
+    /// The repository's web address (`https://github.com/OWNER/NAME`), to link commits to.
+    pub repo_url: Option<String>,
+}
+
+/// The page of `id`'s group: `group-<group>.html`.
+pub fn page_of(id: &str) -> String {
+    group_page_name(crate::id::group_of(id))
+}
+
+/// The page of `group` (a checked group name, so a plain file name).
+fn group_page_name(group: &str) -> String {
+    format!("group-{group}.html")
+}
+
+/// The HTML id of `id`'s section on its group page: `b-` and the id with `::` as `--` and `/`
+/// as `-` (ids hold no `-`, so this is one to one).
+pub fn anchor(id: &str) -> String {
+    format!("b-{}", id.replace("::", "--").replace('/', "-"))
+}
+
+/// Text escaped for HTML content and quoted attributes (the HTML and SVG escaper: see
+/// [`crate::text`]): markup characters as entities, control characters as spaces, characters that
+/// reorder or hide text as U+FFFD.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() => out.push(' '),
+            c if crate::text::is_deceptive(c) => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The site's pages, by file name.
+pub fn render(runs: &[Run], site: &Site) -> BTreeMap<String, String> {
+    let history = Series::of(runs);
+    let mut pages = BTreeMap::new();
+    pages.insert(INDEX.to_owned(), overview(runs, &history, site));
+    pages.insert(RUNS.to_owned(), runs_page(runs, &history, site));
+    for (group, ids) in &history.groups {
+        pages.insert(
+            group_page_name(group),
+            group_page(group, ids, runs, &history),
+        );
+    }
+    pages
+}
+
+/// Writes the site's pages into `out` (created if missing), readable by all (a web server serves
+/// them).
+pub fn write(pages: &BTreeMap<String, String>, out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|source| Error::write(out, source))?;
+    for (name, html) in pages {
+        let path = out.join(name);
+        std::fs::write(&path, html).map_err(|source| Error::write(&path, source))?;
+    }
+    Ok(())
+}
+
+/// A metric's counts, one slot per run (`None` where the benchmark did not run).
+type Slots = Vec<Option<u64>>;
+
+/// The history as series: each benchmark's counts by metric, one slot per run.
+struct Series {
+    /// Benchmark ids by group.
+    groups: BTreeMap<String, Vec<String>>,
+    /// Counts by benchmark, then metric (Ir first), one slot per run.
+    values: BTreeMap<String, Vec<(String, Slots)>>,
+    /// What each run changed: refreshed baselines, environment fields that differ from the run
+    /// before.
+    markers: Vec<Vec<Marker>>,
+    env_changes: Vec<Vec<String>>,
+}
+
+impl Series {
+    fn of(runs: &[Run]) -> Series {
+        let ids: BTreeSet<&String> = runs
+            .iter()
+            .flat_map(|r| r.results.benchmarks.keys())
+            .collect();
+        let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut values = BTreeMap::new();
+        for id in ids {
+            groups
+                .entry(crate::id::group_of(id).to_owned())
+                .or_default()
+                .push(id.clone());
+            let metrics: BTreeSet<&String> = runs
+                .iter()
+                .filter_map(|r| r.results.benchmarks.get(id))
+                .flat_map(|counts| counts.keys())
+                .collect();
+            let mut ordered: Vec<&String> = metrics.into_iter().collect();
+            ordered.sort_by_key(|m| (m.as_str() != IR, m.as_str()));
+            let series = ordered
+                .into_iter()
+                .map(|metric| {
+                    let slots = runs
+                        .iter()
+                        .map(|r| r.results.benchmarks.get(id)?.get(metric).copied())
+                        .collect();
+                    (metric.clone(), slots)
+                })
+                .collect();
+            values.insert(id.clone(), series);
+        }
+        let env_changes: Vec<Vec<String>> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| match i.checked_sub(1).map(|p| &runs[p]) {
+                Some(previous) => {
+                    fingerprint::mismatches(&previous.results.fingerprint, &run.results.fingerprint)
+                        .into_iter()
+                        .map(|m| m.field)
+                        .collect()
+                }
+                None => Vec::new(),
+            })
+            .collect();
+        let markers = runs
+            .iter()
+            .zip(&env_changes)
+            .map(|(run, env)| {
+                let mut markers = Vec::new();
+                if run.refreshed {
+                    markers.push(Marker::Refresh);
+                }
+                if !env.is_empty() {
+                    markers.push(Marker::EnvChange);
+                }
+                markers
+            })
+            .collect();
+        Series {
+            groups,
+            values,
+            markers,
+            env_changes,
+        }
+    }
+
+    fn metric(&self, id: &str, metric: &str) -> Option<&[Option<u64>]> {
+        self.values
+            .get(id)?
+            .iter()
+            .find(|(m, _)| m == metric)
+            .map(|(_, v)| v.as_slice())
+    }
+}
+
+const STYLE: &str = "\
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;\
+max-width:1200px;padding:1rem;color:#1a1a1a;background:#fff;line-height:1.4}\
+h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin:1.5rem 0 .5rem}\
+h3{font-size:1rem;margin:.8rem 0 .2rem}nav a{margin-right:1rem}\
+.wrap{overflow-x:auto}table{border-collapse:collapse;width:100%}\
+th,td{padding:.3rem .5rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:middle}\
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
+code{font-size:.9em}.up{color:#b3261e}.down{color:#1b7f3b}.muted{color:#666}\
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,520px),1fr));gap:1rem}\
+figure{margin:0}svg.chart{width:100%;height:auto;display:block}svg.spark{width:120px;height:28px}\
+svg text{font-size:11px;fill:#333}svg .axis-title{font-size:12px;font-weight:600}\
+.grid{stroke:#e5e5e5}.axis{stroke:#333}.series{fill:none;stroke:#1f6fb2;stroke-width:2}\
+.point{fill:#1f6fb2}.point:hover{fill:#b3261e}\
+.marker{stroke-width:1.5;stroke-dasharray:4 3}.marker.refresh{stroke:#7b3fc4}\
+.marker.env{stroke:#d9730d}text.refresh{fill:#7b3fc4}text.env{fill:#d9730d}\
+.key-refresh{color:#7b3fc4}.key-env{color:#d9730d}\
+@media (max-width:600px){body{padding:.5rem}th,td{padding:.2rem .3rem;font-size:.8rem}\
+svg.spark{width:64px}svg.chart text,svg.chart .axis-title{font-size:17px}}";
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\
+         <nav><a href=\"{INDEX}\">Overview</a><a href=\"{RUNS}\">Runs</a></nav>\n{body}\n</body></html>\n",
+        escape(title)
+    )
+}
+
+fn run_anchor(run: &Run) -> String {
+    format!("run-{}-{}", run.stamp(), run.commit)
+}
+
+/// The change of `values` between the latest run and the one `window` runs before it (or the
+/// first after it that has a value), flagged when the environment changed in between.
+fn change_cell(values: &[Option<u64>], window: usize, env_changes: &[Vec<String>]) -> String {
+    let Some(last) = values.iter().rposition(Option::is_some) else {
+        return "<td class=\"num muted\">–</td>".to_owned();
+    };
+    let start = last.saturating_sub(window);
+    let first = (start..last).find(|&i| values[i].is_some());
+    let flag = match first {
+        Some(first) if env_changes[first + 1..=last].iter().any(|c| !c.is_empty()) => {
+            " <span class=\"key-env\" title=\"the environment changed in this window: the counts \
+             do not compare\">env</span>"
+        }
+        _ => "",
+    };
+    let first = first.and_then(|i| values[i]);
+    match (first, values[last]) {
+        (Some(old), Some(new)) if old > 0 => {
+            let pct = (new as f64 - old as f64) * 100.0 / old as f64;
+            let class = if pct > 0.0 {
+                "up"
+            } else if pct < 0.0 {
+                "down"
+            } else {
+                "muted"
+            };
+            format!("<td class=\"num {class}\">{}{flag}</td>", signed_pct(pct))
+        }
+        _ => "<td class=\"num muted\">–</td>".to_owned(),
+    }
+}
+
+fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
+    let mut body = String::from("<h1>irgate: instruction counts over time</h1>");
+    match (runs.first(), runs.last()) {
+        (Some(first), Some(last)) => {
+            let _ = write!(
+                body,
+                "<p>{} of the default branch, {} to {} (latest: <a href=\"{RUNS}#{}\"><code>{}</code></a>). \
+                 Change: the latest count against the one {} before it.</p>",
+                plural(runs.len(), "run"),
+                first.date.format("%Y-%m-%d"),
+                last.date.format("%Y-%m-%d"),
+                run_anchor(last),
+                last.short_commit(),
+                plural(site.window, "run")
+            );
+        }
+        _ => body.push_str("<p>No runs recorded yet.</p>"),
+    }
+    for (group, ids) in &history.groups {
+        let _ = write!(
+            body,
+            "<h2><a href=\"{}\">{group}</a></h2><div class=\"wrap\"><table>\
+             <thead><tr><th>benchmark</th><th>trend (Ir)</th><th class=\"num\">latest Ir</th>\
+             <th class=\"num\">change, last {}</th></tr></thead><tbody>",
+            group_page_name(group),
+            plural(site.window, "run")
+        );
+        for id in ids {
+            let values = history.metric(id, IR).unwrap_or_default();
+            let latest = values
+                .iter()
+                .rev()
+                .find_map(|v| *v)
+                .map_or("–".to_owned(), thousands);
+            let _ = write!(
+                body,
+                "<tr><td><a href=\"{}#{}\"><code>{id}</code></a></td><td>{}</td>\
+                 <td class=\"num\">{latest}</td>{}</tr>",
+                page_of(id),
+                anchor(id),
+                chart::sparkline(values),
+                change_cell(values, site.window, &history.env_changes)
+            );
+        }
+        body.push_str("</tbody></table></div>");
+    }
+    page("irgate dashboard", &body)
+}
+
+fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series) -> String {
+    let mut body = format!(
+        "<h1>Group <code>{group}</code></h1><p>Every point links to its run. \
+         <span class=\"key-refresh\">- - refresh</span>: the baselines were refreshed at that run; \
+         <span class=\"key-env\">- - env</span>: the environment changed (the counts before and \
+         after do not compare).</p>"
+    );
+    let markers: Vec<(usize, Marker)> = history
+        .markers
+        .iter()
+        .enumerate()
+        .flat_map(|(i, ms)| ms.iter().map(move |m| (i, *m)))
+        .collect();
+    for id in ids {
+        let _ = write!(
+            body,
+            "<section id=\"{}\"><h2><code>{id}</code></h2><div class=\"charts\">",
+            anchor(id)
+        );
+        for (metric, values) in history.values.get(id).into_iter().flatten() {
+            let points: Vec<Point> = runs
+                .iter()
+                .zip(values)
+                .map(|(run, value)| Point {
+                    value: *value,
+                    href: format!("{RUNS}#{}", run_anchor(run)),
+                    label: format!(
+                        "{} {} {metric}: {}",
+                        run.short_commit(),
+                        run.date.format("%Y-%m-%d %H:%M"),
+                        value.map_or("did not run".to_owned(), thousands)
+                    ),
+                    tick: run.date.format("%m-%d").to_string(),
+                })
+                .collect();
+            let title = format!("{id}: {metric}");
+            let _ = write!(
+                body,
+                "<figure><h3>{}</h3>{}</figure>",
+                escape(&title),
+                chart::line(&title, metric, &points, &markers)
+            );
+        }
+        body.push_str("</div></section>");
+    }
+    page(&format!("irgate: {group}"), &body)
+}
+
+fn runs_page(runs: &[Run], history: &Series, site: &Site) -> String {
+    let mut body = String::from(
+        "<h1>Runs</h1><div class=\"wrap\"><table><thead><tr><th>date (UTC)</th><th>commit</th>\
+         <th>baselines</th><th>environment</th><th class=\"num\">benchmarks</th></tr></thead><tbody>",
+    );
+    for (i, run) in runs.iter().enumerate().rev() {
+        let commit = match &site.repo_url {
+            Some(url) => format!(
+                "<a href=\"{}/commit/{}\"><code>{}</code></a>",
+                escape(url.trim_end_matches('/')),
+                run.commit,
+                run.short_commit()
+            ),
+            None => format!(
+                "<code title=\"{}\">{}</code>",
+                run.commit,
+                run.short_commit()
+            ),
+        };
+        let env = &history.env_changes[i];
+        let env = if env.is_empty() {
+            "<span class=\"muted\">same</span>".to_owned()
+        } else {
+            let fields: Vec<String> = env
+                .iter()
+                .map(|field| {
+                    let value = fingerprint::fields(&run.results.fingerprint)
+                        .into_iter()
+                        .find(|(name, _)| name == field)
+                        .map(|(_, v)| v)
+                        .unwrap_or_default();
+                    format!("{field} <code>{}</code>", escape(&value))
+                })
+                .collect();
+            format!(
+                "<span class=\"key-env\">changed:</span> {}",
+                fields.join(", ")
+            )
+        };
+        let _ = write!(
+            body,
+            "<tr id=\"{}\"><td>{}</td><td>{commit}</td><td>{}</td><td>{env}</td>\
+             <td class=\"num\">{}</td></tr>",
+            run_anchor(run),
+            run.date.format("%Y-%m-%d %H:%M"),
+            if run.refreshed {
+                "<span class=\"key-refresh\">refreshed</span>"
+            } else {
+                "<span class=\"muted\">kept</span>"
+            },
+            run.results.benchmarks.len()
+        );
+    }
+    body.push_str("</tbody></table></div>");
+    page("irgate: runs", &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_are_one_to_one_and_pages_are_per_group() {
+        assert_eq!(anchor("frame::encode/b512"), "b-frame--encode-b512");
+        assert_ne!(anchor("a::b::c"), anchor("a::b/c"));
+        assert_eq!(page_of("frame::encode/b512"), "group-frame.html");
+        assert_eq!(
+            escape("<a href=\"x\">'&"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;"
+        );
+        assert_eq!(escape("a\u{1b}b\u{202E}c"), "a b\u{FFFD}c");
+    }
+}

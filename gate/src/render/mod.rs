@@ -1,0 +1,78 @@
+//! Renderers of a [`Report`](crate::model::Report): the terminal table, GitHub markdown and
+//! stable JSON.
+
+pub mod chart;
+pub mod dashboard;
+pub mod markdown;
+pub mod table;
+
+use crate::model::Budget;
+use crate::text::thousands;
+
+/// The formats `irgate check` can print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// An aligned table for a terminal, worst first.
+    #[default]
+    Table,
+    /// GitHub markdown: the pull-request comment body (also fits a job step summary).
+    Markdown,
+    /// JSON with a documented, versioned schema (see `report::json`).
+    Json,
+}
+
+/// Renders `report` in `format`; `full` lists every row in the table even when all is well.
+pub fn render(report: &crate::model::Report, format: Format, full: bool) -> String {
+    match format {
+        Format::Table => table::render(report, full),
+        Format::Markdown => markdown::render(report, markdown::STEP_SUMMARY_MAX),
+        Format::Json => crate::formats::report::render(report),
+    }
+}
+
+/// How many of the changes `pcts` (in percent) are not zero, and the largest: "3 benchmarks by up
+/// to 1.25%", or "no benchmark".
+pub fn moved(pcts: impl Iterator<Item = f64>) -> String {
+    let (count, largest) = pcts
+        .filter(|p| *p != 0.0)
+        .fold((0, 0.0_f64), |(n, max), p| (n + 1, max.max(p.abs())));
+    match count {
+        0 => "no benchmark".to_owned(),
+        1 => format!("1 benchmark by {largest:.2}%"),
+        n => format!("{n} benchmarks by up to {largest:.2}%"),
+    }
+}
+
+/// A budget as every report shows it, the larger of its two allowances applying:
+/// `max(0.5%, 1,000)`.
+pub fn budget(limit: &Budget) -> String {
+    format!(
+        "max({}%, {})",
+        limit.relative_pct,
+        thousands(limit.absolute)
+    )
+}
+
+/// Whether `url` is a plain `https://` address, safe to put in a link: printable ASCII without
+/// quotes, brackets or parentheses, under 500 characters.
+pub fn is_plain_https(url: &str) -> bool {
+    url.starts_with("https://")
+        && url.len() < 500
+        && url
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shows_budgets_as_the_larger_of_two() {
+        let limit = Budget {
+            relative_pct: 0.5,
+            absolute: 1_000,
+        };
+        assert_eq!(budget(&limit), "max(0.5%, 1,000)");
+    }
+}
