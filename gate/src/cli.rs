@@ -533,7 +533,7 @@ pub struct CheckArgs {
 
 /// A plain `https://` address, for a link.
 fn https_url(url: &str) -> Result<String, String> {
-    if crate::render::is_plain_https(url) {
+    if crate::text::is_plain_https(url) {
         Ok(url.trim_end_matches('/').to_owned())
     } else {
         Err("give a plain https:// address (no quotes, brackets or spaces)".to_owned())
@@ -665,11 +665,13 @@ impl Command {
                     },
                 })
             }
-            Command::Explain(args) => crate::explain::execute(
-                &args.benchmark,
-                &Paths::from(&args.paths).resolve()?,
-                args.format.into(),
-            ),
+            Command::Explain(args) => {
+                crate::commands::explain::execute(&crate::commands::explain::Options {
+                    benchmark: args.benchmark.clone(),
+                    format: args.format.into(),
+                    paths: Paths::from(&args.paths),
+                })
+            }
             Command::History(HistoryCommand::Add(args)) => {
                 crate::commands::history::add(&crate::commands::history::AddOptions {
                     history: args.history.clone(),

@@ -1,66 +1,22 @@
 //! Where the instructions went: the per-function explanation of a benchmark's change, attached
-//! to every benchmark over budget by `irgate check` and given for any benchmark by
-//! `irgate explain BENCH`, with a differential flame graph (SVG) per explained benchmark.
+//! to every benchmark over budget by `irgate check` and given for any benchmark by `irgate
+//! explain`, with a differential flame graph (SVG) per explained benchmark.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use irgate_callgrind::{Explanation, Kind, Profile, explain, flame};
-use serde::{Deserialize, Serialize};
+use irgate_callgrind::{Profile, explain, flame};
 
-use crate::error::{Error, Result};
 use crate::formats::profiles::{self, Profiles};
-use crate::measure::paths::Resolved;
-use crate::model::{Report, Status};
-use crate::render::Format;
-use crate::text::{plural, signed, signed_delta, terminal, thousands};
+use crate::model::{Explained, Report, Status};
+use crate::text::{signed, terminal};
 
 /// The most functions listed per benchmark; the rest is summed as one line.
 pub const MOVERS: usize = 8;
 
 /// The directory, beside the results file, that `irgate check` writes flame graphs to.
 pub const FLAMEGRAPH_DIR: &str = "flamegraphs";
-
-/// The explanations a report carries.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Attribution {
-    /// One per explained benchmark, in the report's row order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub explanations: Vec<Explained>,
-    /// Why benchmarks over budget are not explained, when they are not (one line).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub explanation_note: Option<String>,
-    /// Where the flame graphs can be downloaded (the measuring workflow run's page): set by
-    /// `irgate comment` from `IRGATE_ARTIFACTS_URL`, never read from a report.
-    #[serde(skip)]
-    pub artifacts_url: Option<String>,
-    /// The published dashboard (`irgate history render`): failing benchmarks link to their
-    /// charts there. Set by `--dashboard-url`, never read from a report.
-    #[serde(skip)]
-    pub dashboard_url: Option<String>,
-}
-
-/// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
-pub fn artifacts_url_from_env() -> Option<String> {
-    let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
-    crate::render::is_plain_https(&url).then_some(url)
-}
-
-/// One benchmark's explanation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Explained {
-    /// The benchmark id.
-    pub benchmark: String,
-    /// Where its Ir went.
-    #[serde(flatten)]
-    pub explanation: Explanation,
-    /// The differential flame graph's file name, in the flame graph directory (the CI
-    /// artifact), when one was drawn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flamegraph: Option<String>,
-}
 
 /// The note given when the baselines carry no profiles.
 pub const NO_BASELINE_PROFILES: &str = "no per-function profile in the baselines, so no \
@@ -196,7 +152,7 @@ fn load(
 }
 
 /// Explains one benchmark; `None` when either side has no profile of it.
-fn explain_one(
+pub fn explain_one(
     id: &str,
     run: &Profiles,
     base: &BTreeMap<String, Profile>,
@@ -254,192 +210,6 @@ pub fn flamegraph_name(id: &str) -> String {
 pub fn flamegraph_dir(results: &Path) -> PathBuf {
     results.with_file_name(FLAMEGRAPH_DIR)
 }
-
-/// `irgate explain BENCH`: prints where the benchmark's instructions went between the baseline
-/// profile and the latest run's, in `format`, and draws its flame graph. Exit 0, or an error
-/// (exit 2) when either side has no profile of it.
-pub fn execute(benchmark: &str, paths: &Resolved, format: Format) -> Result<ExitCode> {
-    let run_path = profiles::run_path(&paths.results);
-    let run = profiles::read_run(&run_path)?.ok_or_else(|| {
-        Error::invalid(
-            run_path.display(),
-            "no per-function profiles: run `irgate run` first",
-        )
-    })?;
-    let base = profiles::load_baseline(&paths.baselines)?;
-    let known = || {
-        run.benchmarks
-            .keys()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if let Some(reason) = run.unreadable.get(benchmark) {
-        return Err(Error::invalid(
-            run_path.display(),
-            format!("no profile of `{benchmark}`: its callgrind file could not be read: {reason}"),
-        ));
-    }
-    if !run.benchmarks.contains_key(benchmark) {
-        return Err(Error::UnknownBenchmark {
-            filter: benchmark.to_owned(),
-            known: known(),
-        });
-    }
-    if !base.contains_key(benchmark) {
-        return Err(Error::invalid(
-            paths.baselines.join(profiles::BASELINE_DIR).display(),
-            format!("no baseline profile of `{benchmark}`: {NO_BASELINE_PROFILES}"),
-        ));
-    }
-    let dir = flamegraph_dir(&paths.results);
-    let explained = explain_one(benchmark, &run, &base, Some(&dir)).expect("both sides checked");
-    let text = match format {
-        Format::Table => text(&explained, ""),
-        Format::Markdown => crate::render::markdown::explanation(&explained, None),
-        Format::Json => {
-            let mut json = crate::formats::report::inert(
-                &serde_json::to_string_pretty(&explained).expect("serializes"),
-            );
-            json.push('\n');
-            json
-        }
-    };
-    print!("{text}");
-    if let (Format::Table, Some(name)) = (format, &explained.flamegraph) {
-        println!("differential flame graph: {}", dir.join(name).display());
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// What a mover's kind adds to its name, e.g. `renamed from old` (empty for a plain change).
-pub fn kind_note(kind: &Kind) -> String {
-    match kind {
-        Kind::Changed => String::new(),
-        Kind::Added { .. } => "new".to_owned(),
-        Kind::Removed => "gone".to_owned(),
-        Kind::Renamed { from } => format!("renamed from {from}"),
-        Kind::Inlined { inlined } => format!("now inlines {}", inlined.join(", ")),
-        Kind::Outlined { outlined } => format!("no longer inlines {}", outlined.join(", ")),
-        Kind::InlinedInto { host } => format!("inlined into {host}"),
-    }
-}
-
-/// The explanation as indented text, each line prefixed by `indent`.
-pub fn text(explained: &Explained, indent: &str) -> String {
-    let e = &explained.explanation;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{indent}where the {} Ir of {} went (self Ir by function):",
-        signed(e.delta()),
-        terminal(&explained.benchmark)
-    );
-    let show_inclusive = e.movers.iter().any(|m| m.inclusive_delta() != m.delta());
-    let mut lines = vec![
-        [
-            "function",
-            "baseline",
-            "new",
-            "change",
-            "incl. change",
-            "file",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    ];
-    for m in &e.movers {
-        let mut name = terminal(&m.function).into_owned();
-        let note = kind_note(&m.kind);
-        if !note.is_empty() {
-            let _ = write!(name, " ({})", terminal(&note));
-        }
-        if m.outside_main {
-            let _ = write!(name, " ({OUTSIDE_MAIN})");
-        }
-        let mut file = terminal(&m.file).into_owned();
-        if let Some((from, delta)) = m.inlined_from.first() {
-            let _ = write!(
-                file,
-                "; {} of it inlined from {}",
-                signed(*delta),
-                terminal(from)
-            );
-        }
-        if let Kind::Added { called_from } = &m.kind
-            && !called_from.is_empty()
-        {
-            let _ = write!(file, "; called from {}", terminal(&called_from.join(", ")));
-        }
-        let count = |n: u64, present: bool| {
-            if present {
-                thousands(n)
-            } else {
-                "-".to_owned()
-            }
-        };
-        lines.push(vec![
-            name,
-            count(m.base_self, !matches!(m.kind, Kind::Added { .. })),
-            count(m.new_self, !matches!(m.kind, Kind::Removed)),
-            signed(m.delta()),
-            signed(m.inclusive_delta()),
-            file,
-        ]);
-    }
-    let rest = e.rest;
-    lines.extend(
-        (rest.functions > 0 || rest.base > 0 || rest.new > 0).then(|| {
-            vec![
-                format!("everything else ({})", plural(e.rest.functions, "function")),
-                thousands(e.rest.base),
-                thousands(e.rest.new),
-                signed(signed_delta(e.rest.new, e.rest.base)),
-                String::new(),
-                String::new(),
-            ]
-        }),
-    );
-    lines.extend(e.unattributed.map(|u| {
-        vec![
-            UNATTRIBUTED.to_owned(),
-            thousands(u.base),
-            thousands(u.new),
-            signed(signed_delta(u.new, u.base)),
-            String::new(),
-            String::new(),
-        ]
-    }));
-    if !show_inclusive {
-        for line in &mut lines {
-            line.remove(4);
-        }
-    }
-    let last_number = if show_inclusive { 4 } else { 3 };
-    for line in crate::text::align(&lines, |i| (1..=last_number).contains(&i)).lines() {
-        let _ = writeln!(out, "{indent}  {line}");
-    }
-    for i in &e.inclusive {
-        let _ = writeln!(
-            out,
-            "{indent}  inclusive: {} {} -> {} ({}, of which self {})",
-            terminal(&i.function),
-            thousands(i.base),
-            thousands(i.new),
-            signed(signed_delta(i.new, i.base)),
-            signed(i.self_delta)
-        );
-    }
-    out
-}
-
-/// What a function outside the program's `main` is, in a whole-program run.
-pub const OUTSIDE_MAIN: &str = "outside main: process start-up or exit";
-
-/// The label of the line of cost outside any function.
-pub const UNATTRIBUTED: &str = "no function (callgrind's count before the program's first function, \
-     outside the total)";
 
 #[cfg(test)]
 mod tests {

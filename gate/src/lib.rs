@@ -26,3 +26,141 @@ pub mod measure;
 pub mod model;
 pub mod render;
 pub mod text;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
+
+    /// The top-level modules from the bottom layer up; a module may use its own layer and those
+    /// below it, never one above.
+    const LAYERS: &[&[&str]] = &[
+        &["text"],
+        &["error"],
+        &["id", "filter"],
+        &["model"],
+        &["config"],
+        &["git"],
+        &["formats"],
+        &["measure"],
+        &["judge"],
+        &["explain"],
+        &["render"],
+        &["commands"],
+        &["cli"],
+    ];
+
+    fn layer(module: &str) -> usize {
+        LAYERS
+            .iter()
+            .position(|layer| layer.contains(&module))
+            .unwrap_or_else(|| panic!("module `{module}` is in no layer of LAYERS"))
+    }
+
+    fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The module a source file defines, as `a::b` (`a/mod.rs` and `a.rs` are `a`).
+    fn module_of(src: &Path, file: &Path) -> String {
+        let relative = file.strip_prefix(src).unwrap().with_extension("");
+        let mut parts: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.last().is_some_and(|p| p == "mod") {
+            parts.pop();
+        }
+        parts.join("::")
+    }
+
+    /// Every `crate::a::b` path in the code of `text` (comments left out), as the longest prefix
+    /// that names a module of `modules`.
+    fn uses(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+        let mut found = BTreeSet::new();
+        for line in text.lines().map(str::trim_start) {
+            if line.starts_with("//") {
+                continue;
+            }
+            for (at, _) in line.match_indices("crate::") {
+                let rest = &line[at + "crate::".len()..];
+                let path: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                let mut candidate = String::new();
+                let mut best = None;
+                for part in path.split("::").filter(|p| !p.is_empty()) {
+                    if !candidate.is_empty() {
+                        candidate.push_str("::");
+                    }
+                    candidate.push_str(part);
+                    if modules.contains(&candidate) {
+                        best = Some(candidate.clone());
+                    }
+                }
+                found.extend(best);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn layers_only_use_those_below_and_no_module_imports_in_a_circle() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        let modules: BTreeSet<String> = files.iter().map(|f| module_of(&src, f)).collect();
+        let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut upward = Vec::new();
+        for file in &files {
+            let module = module_of(&src, file);
+            if module == "lib" || module == "main" {
+                continue;
+            }
+            let top = module.split("::").next().unwrap().to_owned();
+            let text = std::fs::read_to_string(file).unwrap();
+            let code = text.split("\n#[cfg(test)]").next().unwrap();
+            for used in uses(code, &modules) {
+                let used_top = used.split("::").next().unwrap();
+                if layer(used_top) > layer(&top) {
+                    upward.push(format!("{module} -> {used}"));
+                }
+                if used != module && !module.starts_with(&format!("{used}::")) {
+                    graph.entry(module.clone()).or_default().insert(used);
+                }
+            }
+        }
+        assert!(
+            upward.is_empty(),
+            "imports that run upward:\n{}",
+            upward.join("\n")
+        );
+        // A circle: a module that reaches itself through others.
+        let mut circles = Vec::new();
+        for start in graph.keys() {
+            let mut seen = BTreeSet::new();
+            let mut stack: Vec<&String> = graph[start].iter().collect();
+            while let Some(next) = stack.pop() {
+                if next == start {
+                    circles.push(start.clone());
+                    break;
+                }
+                if seen.insert(next) {
+                    stack.extend(graph.get(next).into_iter().flatten());
+                }
+            }
+        }
+        assert!(
+            circles.is_empty(),
+            "modules in an import circle: {circles:?}"
+        );
+    }
+}

@@ -164,6 +164,16 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether `url` is a plain `https://` address, safe to put in a link: printable ASCII without
+/// quotes, brackets or parentheses, under 500 characters.
+pub fn is_plain_https(url: &str) -> bool {
+    url.starts_with("https://")
+        && url.len() < 500
+        && url
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,9 @@
 //! irgate writes must keep it inert: the terminal table, `explain`, JSON, markdown (comment and
 //! step summary), annotations, the flame graph and dashboard SVG and HTML.
 
-use irgate::explain::Explained;
 use irgate::formats::history::Run;
 use irgate::formats::report as json;
+use irgate::model::Explained;
 use irgate::model::{
     Accepted, Budget, FieldMismatch, Fingerprint, Mode, Outcome, Report, Results, Row, Status,
 };
@@ -229,8 +229,14 @@ fn the_terminal_table_and_explain_keep_hostile_text_inert() {
                 assert_inert_log(&table::render(&report, full), "table");
             }
         }
-        assert_inert_log(&irgate::explain::text(&explained(hostile), "  "), "explain");
-        assert_inert_log(&irgate::explain::text(&explained(hostile), ""), "explain");
+        assert_inert_log(
+            &irgate::render::explanation::text(&explained(hostile), "  "),
+            "explain",
+        );
+        assert_inert_log(
+            &irgate::render::explanation::text(&explained(hostile), ""),
+            "explain",
+        );
     }
 }
 
@@ -278,7 +284,7 @@ fn a_load_comparison_keeps_hostile_text_inert() {
                           "p_value": 0.5, "verdict": "within_noise"}]
             }))
             .unwrap();
-        assert_inert_markdown(&irgate::formats::load::markdown(&load, usize::MAX), "load");
+        assert_inert_markdown(&irgate::render::load::markdown(&load, usize::MAX), "load");
     }
 }
 

@@ -14,13 +14,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use irgate::config::suite::Suite;
 use irgate::config::{self, Config};
 use irgate::error::{Error, Result};
 use irgate::filter::Filter;
 use irgate::formats as files;
 use irgate::measure::collect as run;
 use irgate::measure::paths::Paths;
-use irgate::measure::suite::Suite;
 use study::{Row, Runs, Study, WallClockSettings};
 
 /// How `irgate-noise` prints the study.

@@ -301,7 +301,7 @@ pub fn spreads(runs: &[(String, Results)]) -> Result<Vec<Spread>> {
         ));
     }
     for (name, run) in rest {
-        let differ = fingerprint::mismatches(&first.fingerprint, &run.fingerprint);
+        let differ = crate::model::fingerprint::mismatches(&first.fingerprint, &run.fingerprint);
         if let Some(m) = differ.first() {
             return Err(Error::invalid(
                 name,

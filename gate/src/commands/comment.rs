@@ -41,7 +41,7 @@ pub fn run(args: &Options) -> u8 {
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     let report = match read_report(&args.report) {
         Ok(mut report) => {
-            report.attribution.artifacts_url = crate::explain::artifacts_url_from_env();
+            report.attribution.artifacts_url = artifacts_url_from_env();
             report.attribution.dashboard_url = args.dashboard_url.clone();
             report
         }
@@ -168,7 +168,7 @@ pub fn with_load(report: &Report, load: Option<&LoadComparison>, max: usize) -> 
     };
     let natural = markdown::render(report, max).len();
     let room = max.saturating_sub(natural + 1).max(max / 4);
-    let mut section = crate::formats::load::markdown(load, room);
+    let mut section = crate::render::load::markdown(load, room);
     if section.is_empty() && LOAD_LEFT_OUT.len() <= room {
         section = LOAD_LEFT_OUT.to_owned();
     }
@@ -256,7 +256,7 @@ fn describe(row: &Row) -> String {
         text.push_str(&format!(" ({})", signed_pct(pct)));
     }
     if let Some(limit) = row.limit {
-        text.push_str(&format!(", budget {}", crate::render::budget(&limit)));
+        text.push_str(&format!(", budget {}", limit));
     }
     if let Some(since) = &row.since {
         text.push_str(&format!(", in all since {since}"));
@@ -305,4 +305,10 @@ pub fn read_report(path: &Path) -> Result<Report, Error> {
         std::fs::read_to_string(path).map_err(read_error)?
     };
     crate::formats::report::parse(&text, &origin)
+}
+
+/// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
+fn artifacts_url_from_env() -> Option<String> {
+    let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
+    crate::text::is_plain_https(&url).then_some(url)
 }

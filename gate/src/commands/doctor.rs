@@ -49,7 +49,7 @@ pub fn execute(paths: &Paths) -> Result<ExitCode> {
     let fields = compare(&here, &groups);
     let differing: Vec<&str> = fields
         .iter()
-        .filter(|field| fingerprint::must_match(field.name) && !field.matches())
+        .filter(|field| crate::model::fingerprint::must_match(field.name) && !field.matches())
         .map(|field| field.name)
         .collect();
 
@@ -156,7 +156,7 @@ fn runners(libraries: &[Library]) -> (String, bool) {
 
 /// Every fingerprint field, with its value here and the distinct values of the baseline groups.
 fn compare(here: &Fingerprint, groups: &BTreeMap<String, Group>) -> Vec<Field> {
-    let mut fields: Vec<Field> = fingerprint::fields(here)
+    let mut fields: Vec<Field> = crate::model::fingerprint::fields(here)
         .into_iter()
         .map(|(name, here)| Field {
             name,
@@ -167,7 +167,7 @@ fn compare(here: &Fingerprint, groups: &BTreeMap<String, Group>) -> Vec<Field> {
     for (group, baseline) in groups {
         for (field, (_, value)) in fields
             .iter_mut()
-            .zip(fingerprint::fields(&baseline.fingerprint))
+            .zip(crate::model::fingerprint::fields(&baseline.fingerprint))
         {
             field
                 .baselines
@@ -184,7 +184,7 @@ fn render(fields: &[Field]) -> String {
     let width = fields.iter().map(|f| f.name.len()).max().unwrap_or(0);
     let mut out = String::new();
     for field in fields {
-        let must_match = fingerprint::must_match(field.name);
+        let must_match = crate::model::fingerprint::must_match(field.name);
         let status = match (must_match, field.baselines.is_empty(), field.matches()) {
             (false, _, _) => "info",
             (true, true, _) => "",
@@ -261,7 +261,7 @@ mod tests {
             ("varint", fingerprint("valgrind-3.19.0", "old")),
         ]);
         let fields = compare(&here, &groups);
-        assert_eq!(fields.len(), fingerprint::fields(&here).len());
+        assert_eq!(fields.len(), crate::model::fingerprint::fields(&here).len());
         assert!(field(&fields, "rustc").matches());
         let valgrind = field(&fields, "valgrind");
         assert!(!valgrind.matches());

@@ -5,13 +5,14 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::config::suite::Suite;
 use crate::config::{Config, DEFAULT_BUDGET};
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::measure::collect;
 use crate::measure::library::Library;
 use crate::measure::paths::{CONFIG_FILE, Paths};
-use crate::measure::suite::{self, Suite};
+use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::{Budget, Results};
 use crate::text::{print, thousands};

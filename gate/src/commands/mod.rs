@@ -6,6 +6,7 @@ pub mod check;
 #[cfg(feature = "github")]
 pub mod comment;
 pub mod doctor;
+pub mod explain;
 pub mod history;
 pub mod init;
 pub mod refresh;

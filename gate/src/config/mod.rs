@@ -52,6 +52,8 @@
 //! Unknown keys, unknown metric names, bad globs and negative budgets are errors with the file,
 //! line and column.
 
+pub mod suite;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -60,8 +62,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Error, Result};
-use crate::measure::suite::Suite;
 use crate::model::{Budget, Metric};
+use suite::Suite;
 
 /// The metric every configuration gates unless told otherwise, and that every baseline stores.
 pub const IR: &str = "Ir";
@@ -247,7 +249,7 @@ impl Config {
         eprintln!(
             "irgate: no {}: gating Ir with the default budget, {}; `irgate init` writes one",
             path.display(),
-            crate::render::budget(&DEFAULT_BUDGET)
+            DEFAULT_BUDGET
         );
         Ok(Config::default())
     }

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::IR;
 use crate::error::{Error, Result};
 use crate::formats;
-use crate::measure::fingerprint;
+use crate::model::fingerprint;
 use crate::model::{Counts, Fingerprint, Metric, Results};
 
 /// The schema version of baseline files this irgate writes: 2 records the build settings in the

@@ -70,7 +70,7 @@ struct JsonReport<'a> {
     env_mismatches: &'a [FieldMismatch],
     rows: Vec<JsonRow<'a>>,
     #[serde(flatten)]
-    attribution: &'a crate::explain::Attribution,
+    attribution: &'a crate::model::Attribution,
 }
 
 #[derive(Serialize)]

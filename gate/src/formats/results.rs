@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::id::Origins;
-use crate::measure::fingerprint;
+use crate::model::fingerprint;
 use crate::model::{Counts, Fingerprint, Results};
 
 /// The schema version of results files this irgate writes: 2 records the build settings in the

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use crate::config::{self, Config};
 use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
-use crate::measure::fingerprint;
+use crate::model::fingerprint;
 use crate::model::{Accepted, FieldMismatch, Outcome, Report, Results, Row, Status};
 
 /// What to do when the run's environment differs from the baselines'.

@@ -87,7 +87,7 @@ fn resolve(since: &str, root: &Path) -> Option<String> {
 pub fn judge(report: &mut Report, results: &Results, drift: &Drift, anchor: &Anchor) -> Result<()> {
     let anchored = &anchor.run.results;
     let mismatches =
-        crate::measure::fingerprint::mismatches(&anchored.fingerprint, &results.fingerprint);
+        crate::model::fingerprint::mismatches(&anchored.fingerprint, &results.fingerprint);
     if let Some(m) = mismatches.first() {
         return Err(Error::invalid(
             format!("[drift] since {}", anchor.label),

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::config::Config;
+use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::formats::{profiles, results, summary};
@@ -16,7 +17,7 @@ use crate::measure::fingerprint;
 use crate::measure::library::Library;
 use crate::measure::paths::Resolved;
 use crate::measure::runner::{self, Settings};
-use crate::measure::suite::{self, Suite};
+use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
 

@@ -17,12 +17,12 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::formats::summary;
 use crate::id::Origins;
 use crate::measure::library::Library;
-use crate::measure::suite::Suite;
 use crate::model::Counts;
 use crate::text::thousands;
 

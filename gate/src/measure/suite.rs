@@ -1,28 +1,11 @@
 //! A callgrind suite: one bench target, run by `cargo bench` under gungraun or iai-callgrind.
 
+use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::measure::library::Library;
 use crate::measure::workspace::Workspace;
 
-/// A suite as `gate.toml` declares it (or as the workspace holds it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Suite {
-    /// The cargo package.
-    pub package: String,
-    /// The bench target (`cargo bench --bench NAME`).
-    pub bench: String,
-    /// Cargo features to build it with.
-    pub features: Vec<String>,
-    /// More runner arguments, after irgate's own.
-    pub args: Vec<String>,
-}
-
 impl Suite {
-    /// The suite's name in messages and results: `package/bench`.
-    pub fn name(&self) -> String {
-        format!("{}/{}", self.package, self.bench)
-    }
-
     /// The library the suite is written with, from the workspace's resolved dependencies; an
     /// error when the target does not exist or its package uses neither library.
     pub fn library(&self, workspace: &Workspace) -> Result<Library> {

@@ -18,7 +18,7 @@ use super::chart::{self, Marker, Point};
 use crate::config::IR;
 use crate::error::{Error, Result};
 use crate::formats::history::Run;
-use crate::measure::fingerprint;
+use crate::model::fingerprint;
 use crate::text::{plural, signed_pct, thousands};
 
 /// The overview page's file name.

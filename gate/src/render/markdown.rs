@@ -14,11 +14,11 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::budget;
 use irgate_callgrind::Kind;
 
-use crate::explain::Explained;
-use crate::model::{EnvDelta, FieldMismatch, Fingerprint, Mode, Outcome, Report, Row, Status};
+use crate::model::{
+    Budget, EnvDelta, Explained, FieldMismatch, Fingerprint, Mode, Outcome, Report, Row, Status,
+};
 use crate::text::{
     is_deceptive, plural, short_commit, signed, signed_delta, signed_pct, thousands,
 };
@@ -121,14 +121,14 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
          |:--|--:|--:|--:|--:|:--|\n",
     );
     for m in &e.movers {
-        let note = crate::explain::kind_note(&m.kind);
+        let note = crate::render::explanation::kind_note(&m.kind);
         let mut name = if note.is_empty() {
             code(&m.function)
         } else {
             format!("{} ({})", code(&m.function), prose(&note))
         };
         if m.outside_main {
-            let _ = write!(name, " ({})", crate::explain::OUTSIDE_MAIN);
+            let _ = write!(name, " ({})", crate::render::explanation::OUTSIDE_MAIN);
         }
         let count = |n: u64, present: bool| {
             if present {
@@ -179,7 +179,7 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | | |",
-            crate::explain::UNATTRIBUTED,
+            crate::render::explanation::UNATTRIBUTED,
             thousands(u.base),
             thousands(u.new),
             signed(signed_delta(u.new, u.base)),
@@ -394,7 +394,7 @@ fn footer(report: &Report) -> String {
     if report.fingerprint != Fingerprint::default() {
         out.push_str("<details><summary>Environment the counts were taken in</summary>\n\n");
         out.push_str("| Field | Value |\n|:--|:--|\n");
-        for (field, value) in crate::measure::fingerprint::fields(&report.fingerprint) {
+        for (field, value) in crate::model::fingerprint::fields(&report.fingerprint) {
             let _ = writeln!(out, "| {field} | {} |", code(&value));
         }
         out.push_str("\n</details>\n\n");
@@ -571,7 +571,10 @@ fn row_line(row: &Row, dashboard: Option<&str>) -> String {
         (Some(old), Some(new), None) => signed(signed_delta(new, old)),
         _ => "–".to_owned(),
     };
-    let budget = row.limit.as_ref().map_or_else(|| "–".to_owned(), budget);
+    let budget = row
+        .limit
+        .as_ref()
+        .map_or_else(|| "–".to_owned(), Budget::to_string);
     let benchmark = match dashboard {
         Some(url) if row.fails => format!(
             "[{}]({url}/{}#{})",

@@ -3,11 +3,10 @@
 
 pub mod chart;
 pub mod dashboard;
+pub mod explanation;
+pub mod load;
 pub mod markdown;
 pub mod table;
-
-use crate::model::Budget;
-use crate::text::thousands;
 
 /// The formats `irgate check` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,39 +39,5 @@ pub fn moved(pcts: impl Iterator<Item = f64>) -> String {
         0 => "no benchmark".to_owned(),
         1 => format!("1 benchmark by {largest:.2}%"),
         n => format!("{n} benchmarks by up to {largest:.2}%"),
-    }
-}
-
-/// A budget as every report shows it, the larger of its two allowances applying:
-/// `max(0.5%, 1,000)`.
-pub fn budget(limit: &Budget) -> String {
-    format!(
-        "max({}%, {})",
-        limit.relative_pct,
-        thousands(limit.absolute)
-    )
-}
-
-/// Whether `url` is a plain `https://` address, safe to put in a link: printable ASCII without
-/// quotes, brackets or parentheses, under 500 characters.
-pub fn is_plain_https(url: &str) -> bool {
-    url.starts_with("https://")
-        && url.len() < 500
-        && url
-            .chars()
-            .all(|c| c.is_ascii_graphic() && !"()<>[]\"'`\\".contains(c))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shows_budgets_as_the_larger_of_two() {
-        let limit = Budget {
-            relative_pct: 0.5,
-            absolute: 1_000,
-        };
-        assert_eq!(budget(&limit), "max(0.5%, 1,000)");
     }
 }

@@ -13,8 +13,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::budget;
-use crate::model::{EnvDelta, Mode, Outcome, Report, Row, Status};
+use crate::model::{Budget, EnvDelta, Mode, Outcome, Report, Row, Status};
 use crate::text::{align, plural, short_commit, signed_pct, terminal, thousands};
 
 /// How many movers within budget the summary names.
@@ -61,7 +60,7 @@ pub fn render(report: &Report, full: bool) -> String {
                     && e.benchmark == row.benchmark
             });
             if let Some(explained) = explained {
-                out.push_str(&crate::explain::text(explained, "    "));
+                out.push_str(&crate::render::explanation::text(explained, "    "));
             }
         }
         out.push('\n');
@@ -228,7 +227,7 @@ fn cells(row: &Row, with_metric: bool) -> Vec<String> {
     cells.push(row.baseline.map_or("-".to_owned(), thousands));
     cells.push(row.new.map_or("-".to_owned(), thousands));
     cells.push(row.change_pct().map_or("-".to_owned(), signed_pct));
-    cells.push(row.limit.as_ref().map_or("-".to_owned(), budget));
+    cells.push(row.limit.as_ref().map_or("-".to_owned(), Budget::to_string));
     let status = row.status.label();
     cells.push(if row.fails {
         format!("FAIL {status}")

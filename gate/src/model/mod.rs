@@ -3,6 +3,8 @@
 //! `run` produces [`Results`], `check` turns results and baselines into a [`Report`], and the
 //! renderers (terminal, markdown, json) and the GitHub comment only read a [`Report`].
 
+pub mod fingerprint;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -310,5 +312,65 @@ pub struct Report {
     pub env_mismatches: Vec<FieldMismatch>,
     /// Where the instructions of the benchmarks over budget went, function by function.
     #[serde(default, flatten)]
-    pub attribution: crate::explain::Attribution,
+    pub attribution: Attribution,
+}
+
+/// The explanations a report carries.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attribution {
+    /// One per explained benchmark, in the report's row order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub explanations: Vec<Explained>,
+    /// Why benchmarks over budget are not explained, when they are not (one line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation_note: Option<String>,
+    /// Where the flame graphs can be downloaded (the measuring workflow run's page): set by
+    /// `irgate comment` from `IRGATE_ARTIFACTS_URL`, never read from a report.
+    #[serde(skip)]
+    pub artifacts_url: Option<String>,
+    /// The published dashboard (`irgate history render`): failing benchmarks link to their
+    /// charts there. Set by `--dashboard-url`, never read from a report.
+    #[serde(skip)]
+    pub dashboard_url: Option<String>,
+}
+
+/// One benchmark's explanation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Explained {
+    /// The benchmark id.
+    pub benchmark: String,
+    /// Where its Ir went.
+    #[serde(flatten)]
+    pub explanation: irgate_callgrind::Explanation,
+    /// The differential flame graph's file name, in the flame graph directory (the CI
+    /// artifact), when one was drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flamegraph: Option<String>,
+}
+
+impl std::fmt::Display for Budget {
+    /// A budget as every report shows it, the larger of its two allowances applying:
+    /// `max(0.5%, 1,000)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "max({}%, {})",
+            self.relative_pct,
+            crate::text::thousands(self.absolute)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shows_budgets_as_the_larger_of_two() {
+        let limit = Budget {
+            relative_pct: 0.5,
+            absolute: 1_000,
+        };
+        assert_eq!(limit.to_string(), "max(0.5%, 1,000)");
+    }
 }
