@@ -3,12 +3,17 @@
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+#[cfg(feature = "github")]
+use crate::commands::comment;
+use crate::commands::{calibrate, check, doctor, explain, history, init, refresh, run, runner};
 use crate::judge::compare::{EnvPolicy, Policy};
 use crate::measure::paths::Paths;
 use crate::render::Format;
+use crate::render::dashboard::Site;
 
 const ABOUT: &str = "A CI regression gate on callgrind instruction counts.";
 
@@ -271,11 +276,13 @@ pub struct RunnerArgs {
     pub config: Option<PathBuf>,
 }
 
-impl From<&RunnerArgs> for Paths {
-    fn from(args: &RunnerArgs) -> Paths {
-        Paths {
-            config: args.config.clone(),
-            ..Paths::default()
+impl From<&RunnerArgs> for runner::Options {
+    fn from(args: &RunnerArgs) -> Self {
+        runner::Options {
+            paths: Paths {
+                config: args.config.clone(),
+                ..Paths::default()
+            },
         }
     }
 }
@@ -598,112 +605,155 @@ pub struct CommentArgs {
 }
 
 impl Command {
-    /// Runs the command.
-    pub fn execute(&self) -> crate::error::Result<std::process::ExitCode> {
+    /// Runs the command: the dispatch table from each command line to its command's options.
+    pub fn execute(&self) -> crate::error::Result<ExitCode> {
         match self {
-            Command::Init(args) => {
-                crate::commands::init::execute(&crate::commands::init::Options {
-                    ci: args.ci,
-                    run: !args.no_run,
-                    calibrate: !args.no_calibrate,
-                    force: args.force,
-                    default_branch: args.default_branch.clone(),
-                })
-            }
-            Command::Run(args) => crate::commands::run::execute(&crate::commands::run::Options {
-                filter: args.filter.clone(),
-                from: args.from.clone(),
-                suites: args.suites.clone(),
-                features: args.features.clone(),
-                jobs: args.jobs,
-                base: args.base.clone(),
-                paths: (&args.paths).into(),
-            }),
-            Command::Check(args) => {
-                crate::commands::check::execute(&crate::commands::check::Options {
-                    format: args.format.into(),
-                    full: args.full,
-                    policy: Policy {
-                        strict: args.strict,
-                        allow_new: args.allow_new,
-                        on_env_mismatch: match args.on_env_mismatch {
-                            EnvPolicyArg::Fail => EnvPolicy::Fail,
-                            EnvPolicyArg::Warn => EnvPolicy::Warn,
-                            EnvPolicyArg::Remeasure => EnvPolicy::Remeasure,
-                        },
-                    },
-                    base: args.base,
-                    paths: (&args.paths).into(),
-                    history: args.history.clone(),
-                    dashboard_url: args.dashboard_url.clone(),
-                })
-            }
-            Command::Refresh(args) => {
-                crate::commands::refresh::execute(&crate::commands::refresh::Options {
-                    filter: args.filter.clone(),
-                    prune: args.prune,
-                    dry_run: args.dry_run,
-                    paths: (&args.paths).into(),
-                })
-            }
-            Command::Doctor(args) => crate::commands::doctor::execute(&(&args.paths).into()),
-            Command::Runner(RunnerCommand::Install(args)) => {
-                crate::measure::runner_cache::install(&args.into())
-            }
-            Command::Runner(RunnerCommand::Path(args)) => {
-                crate::measure::runner_cache::path(&args.into())
-            }
-            Command::Calibrate(args) => {
-                crate::commands::calibrate::execute(&crate::commands::calibrate::Options {
-                    results: args.results.clone(),
-                    variants: args.variants.clone(),
-                    jobs: args.jobs,
-                    write: args.write,
-                    paths: Paths {
-                        config: args.config.clone(),
-                        ..Paths::default()
-                    },
-                })
-            }
-            Command::Explain(args) => {
-                crate::commands::explain::execute(&crate::commands::explain::Options {
-                    benchmark: args.benchmark.clone(),
-                    format: args.format.into(),
-                    paths: Paths::from(&args.paths),
-                })
-            }
-            Command::History(HistoryCommand::Add(args)) => {
-                crate::commands::history::add(&crate::commands::history::AddOptions {
-                    history: args.history.clone(),
-                    results: args.results.clone(),
-                    commit: args.commit.clone(),
-                    refreshed: args.refreshed,
-                    paths: Paths::default(),
-                })
-            }
-            Command::History(HistoryCommand::Render(args)) => {
-                crate::commands::history::render(&crate::commands::history::RenderOptions {
-                    history: args.history.clone(),
-                    out: args.out.clone(),
-                    site: crate::render::dashboard::Site {
-                        window: args.window,
-                        repo_url: args.repo_url.clone(),
-                    },
-                })
-            }
+            Command::Init(args) => init::execute(&args.into()),
+            Command::Run(args) => run::execute(&args.into()),
+            Command::Check(args) => check::execute(&args.into()),
+            Command::Refresh(args) => refresh::execute(&args.into()),
+            Command::Doctor(args) => doctor::execute(&args.into()),
+            Command::Runner(RunnerCommand::Install(args)) => runner::install(&args.into()),
+            Command::Runner(RunnerCommand::Path(args)) => runner::path(&args.into()),
+            Command::Calibrate(args) => calibrate::execute(&args.into()),
+            Command::Explain(args) => explain::execute(&args.into()),
+            Command::History(HistoryCommand::Add(args)) => history::add(&args.into()),
+            Command::History(HistoryCommand::Render(args)) => history::render(&args.into()),
             #[cfg(feature = "github")]
-            Command::Comment(args) => Ok(std::process::ExitCode::from(
-                crate::commands::comment::run(&crate::commands::comment::Options {
-                    report: args.report.clone(),
-                    repo: args.repo.clone(),
-                    pr: args.pr,
-                    head_sha: args.head_sha.clone(),
-                    author: args.author.clone(),
-                    post: !args.no_post,
-                    load: args.load.clone(),
-                    dashboard_url: args.dashboard_url.clone(),
-                }),
-            )),
+            Command::Comment(args) => comment::execute(&args.into()),
+        }
+    }
+}
+
+impl From<&InitArgs> for init::Options {
+    fn from(args: &InitArgs) -> Self {
+        init::Options {
+            ci: args.ci,
+            run: !args.no_run,
+            calibrate: !args.no_calibrate,
+            force: args.force,
+            default_branch: args.default_branch.clone(),
+        }
+    }
+}
+
+impl From<&RunArgs> for run::Options {
+    fn from(args: &RunArgs) -> Self {
+        run::Options {
+            filter: args.filter.clone(),
+            from: args.from.clone(),
+            suites: args.suites.clone(),
+            features: args.features.clone(),
+            jobs: args.jobs,
+            base: args.base.clone(),
+            paths: (&args.paths).into(),
+        }
+    }
+}
+
+impl From<&CheckArgs> for check::Options {
+    fn from(args: &CheckArgs) -> Self {
+        check::Options {
+            format: args.format.into(),
+            full: args.full,
+            policy: Policy {
+                strict: args.strict,
+                allow_new: args.allow_new,
+                on_env_mismatch: match args.on_env_mismatch {
+                    EnvPolicyArg::Fail => EnvPolicy::Fail,
+                    EnvPolicyArg::Warn => EnvPolicy::Warn,
+                    EnvPolicyArg::Remeasure => EnvPolicy::Remeasure,
+                },
+            },
+            base: args.base,
+            paths: (&args.paths).into(),
+            history: args.history.clone(),
+            dashboard_url: args.dashboard_url.clone(),
+        }
+    }
+}
+
+impl From<&RefreshArgs> for refresh::Options {
+    fn from(args: &RefreshArgs) -> Self {
+        refresh::Options {
+            filter: args.filter.clone(),
+            prune: args.prune,
+            dry_run: args.dry_run,
+            paths: (&args.paths).into(),
+        }
+    }
+}
+
+impl From<&DoctorArgs> for doctor::Options {
+    fn from(args: &DoctorArgs) -> Self {
+        doctor::Options {
+            paths: (&args.paths).into(),
+        }
+    }
+}
+
+impl From<&CalibrateArgs> for calibrate::Options {
+    fn from(args: &CalibrateArgs) -> Self {
+        calibrate::Options {
+            results: args.results.clone(),
+            variants: args.variants.clone(),
+            jobs: args.jobs,
+            write: args.write,
+            paths: Paths {
+                config: args.config.clone(),
+                ..Paths::default()
+            },
+        }
+    }
+}
+
+impl From<&ExplainArgs> for explain::Options {
+    fn from(args: &ExplainArgs) -> Self {
+        explain::Options {
+            benchmark: args.benchmark.clone(),
+            format: args.format.into(),
+            paths: (&args.paths).into(),
+        }
+    }
+}
+
+impl From<&HistoryAddArgs> for history::AddOptions {
+    fn from(args: &HistoryAddArgs) -> Self {
+        history::AddOptions {
+            history: args.history.clone(),
+            results: args.results.clone(),
+            commit: args.commit.clone(),
+            refreshed: args.refreshed,
+            paths: Paths::default(),
+        }
+    }
+}
+
+impl From<&HistoryRenderArgs> for history::RenderOptions {
+    fn from(args: &HistoryRenderArgs) -> Self {
+        history::RenderOptions {
+            history: args.history.clone(),
+            out: args.out.clone(),
+            site: Site {
+                window: args.window,
+                repo_url: args.repo_url.clone(),
+            },
+        }
+    }
+}
+
+#[cfg(feature = "github")]
+impl From<&CommentArgs> for comment::Options {
+    fn from(args: &CommentArgs) -> Self {
+        comment::Options {
+            report: args.report.clone(),
+            repo: args.repo.clone(),
+            pr: args.pr,
+            head_sha: args.head_sha.clone(),
+            author: args.author.clone(),
+            post: !args.no_post,
+            load: args.load.clone(),
+            dashboard_url: args.dashboard_url.clone(),
         }
     }
 }

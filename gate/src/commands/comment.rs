@@ -6,6 +6,7 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
 
@@ -36,8 +37,14 @@ pub struct Options {
     pub dashboard_url: Option<String>,
 }
 
-/// Runs `irgate comment`; returns the exit code.
-pub fn run(args: &Options) -> u8 {
+/// Runs `irgate comment`. Its own errors are printed here (and as a workflow annotation in
+/// GitHub Actions), so it returns the exit code rather than an error.
+pub fn execute(args: &Options) -> Result<ExitCode, Error> {
+    Ok(ExitCode::from(run(args)))
+}
+
+/// `irgate comment`'s work; returns the exit code.
+fn run(args: &Options) -> u8 {
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     let report = match read_report(&args.report) {
         Ok(mut report) => {

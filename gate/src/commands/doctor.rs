@@ -30,8 +30,16 @@ impl Field {
     }
 }
 
+/// What `irgate doctor` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Where the files are.
+    pub paths: Paths,
+}
+
 /// Runs `irgate doctor`.
-pub fn execute(paths: &Paths) -> Result<ExitCode> {
+pub fn execute(options: &Options) -> Result<ExitCode> {
+    let paths = &options.paths;
     let paths = paths.resolve()?;
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let libraries = libraries(&config, &paths.root);

@@ -11,3 +11,4 @@ pub mod history;
 pub mod init;
 pub mod refresh;
 pub mod run;
+pub mod runner;

@@ -8,6 +8,5 @@ pub mod fingerprint;
 pub mod library;
 pub mod paths;
 pub mod runner;
-pub mod runner_cache;
 pub mod suite;
 pub mod workspace;

@@ -13,10 +13,17 @@ use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::text::print;
 
+/// What `irgate runner install` or `irgate runner path` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Where gate.toml is.
+    pub paths: Paths,
+}
+
 /// `irgate runner install`: installs every runner the suites need that is not found yet (on the
 /// runner variable, in the cache or on the PATH at the exact version) into the cache.
-pub fn install(paths: &Paths) -> Result<ExitCode> {
-    for library in libraries(paths)? {
+pub fn install(options: &Options) -> Result<ExitCode> {
+    for library in libraries(&options.paths)? {
         let runner = library.kind.runner();
         if let Ok(found) = library.runner() {
             eprintln!(
@@ -70,8 +77,8 @@ pub fn install(paths: &Paths) -> Result<ExitCode> {
 
 /// `irgate runner path`: prints the runner each library of the suites will use, one path a
 /// line; an error when one is missing or of another version.
-pub fn path(paths: &Paths) -> Result<ExitCode> {
-    for library in libraries(paths)? {
+pub fn path(options: &Options) -> Result<ExitCode> {
+    for library in libraries(&options.paths)? {
         print(&format!("{}\n", library.runner()?.path.display()));
     }
     Ok(ExitCode::SUCCESS)
