@@ -20,6 +20,7 @@ pub mod error;
 pub mod explain;
 pub mod filter;
 pub mod formats;
+pub mod git;
 pub mod id;
 pub mod judge;
 pub mod measure;

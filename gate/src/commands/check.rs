@@ -9,6 +9,7 @@ use crate::explain::BaseProfiles;
 use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
 use crate::formats::results;
+use crate::git::Commit;
 use crate::judge::compare::{self, EnvPolicy, Policy};
 use crate::measure::collect::Selection;
 use crate::measure::paths::{Paths, Resolved};
@@ -257,7 +258,7 @@ fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<String> 
         .collect();
     let origin = baselines.dir.display();
     match commits.into_iter().collect::<Vec<_>>().as_slice() {
-        [commit] if commit.ends_with("-dirty") => Err(Error::invalid(
+        [commit] if Commit::parse(commit).dirty => Err(Error::invalid(
             origin,
             format!(
                 "the baselines were taken on a working tree with uncommitted changes \

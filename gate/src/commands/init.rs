@@ -426,16 +426,7 @@ fn toolchain_in_use(root: &Path) -> Result<String> {
 /// The branch the history workflow records, and how it was chosen: the one given, else origin's
 /// HEAD, else the one of `main` and `master` that exists, else the current branch.
 fn default_branch(root: &Path, given: Option<&str>) -> Result<(String, String)> {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(root)
-            .output()
-            .ok()
-            .filter(|out| out.status.success())
-            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-            .filter(|text| !text.is_empty())
-    };
+    let git = |args: &[&str]| crate::git::stdout(root, args);
     let (branch, source) = if let Some(branch) = given {
         (branch.to_owned(), "as given".to_owned())
     } else if let Some(remote) = git(&[

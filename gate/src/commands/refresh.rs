@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::formats::baseline::{self, Baselines, Change, GroupUpdate, Selection};
 use crate::formats::{profiles, results};
+use crate::git::Commit;
 use crate::measure::paths::Paths;
 use crate::measure::suite;
 use crate::text::{print, signed_pct, thousands};
@@ -75,8 +76,9 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
         },
     )?;
     print(&describe(&updates, &baselines, &results.benchmarks));
-    if let Some(commit) = results.fingerprint.commit.strip_suffix("-dirty") {
-        eprintln!("irgate: warning: {}", dirty_warning(commit));
+    let commit = Commit::parse(&results.fingerprint.commit);
+    if commit.dirty {
+        eprintln!("irgate: warning: {}", dirty_warning(&commit));
     }
     if args.dry_run {
         print("(dry run: nothing written)\n");
@@ -88,10 +90,10 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
 }
 
 /// What baselines of results taken on a working tree with uncommitted changes lack.
-fn dirty_warning(commit: &str) -> String {
+fn dirty_warning(commit: &Commit) -> String {
     format!(
         "the results were taken with uncommitted changes: the baselines record commit \
-         `{commit}-dirty`, code that is in no commit, so `irgate check --on-env-mismatch=remeasure` \
+         `{commit}`, code that is in no commit, so `irgate check --on-env-mismatch=remeasure` \
          cannot measure it again and `irgate history add` refuses the run; commit first, then \
          `irgate run && irgate refresh`, for baselines of a commit"
     )

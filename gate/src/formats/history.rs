@@ -84,7 +84,7 @@ impl Run {
         origin: &str,
     ) -> Result<Run> {
         let commit = commit.unwrap_or(&results.fingerprint.commit).to_owned();
-        if commit.ends_with("-dirty") {
+        if crate::git::Commit::parse(&commit).dirty {
             return Err(Error::invalid(
                 origin,
                 "taken with uncommitted changes (commit ends in `-dirty`): the history records \

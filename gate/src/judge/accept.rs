@@ -7,12 +7,12 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use chrono::NaiveDate;
 
 use crate::config::{Config, Until};
 use crate::error::{Error, Result};
+use crate::git::Commit;
 
 /// Refuses the configuration when one of its `[[accept]]` entries has expired on `today` (UTC)
 /// or at commit `measured` of the git repository at `repo`, naming each such entry.
@@ -88,25 +88,11 @@ pub fn warnings(config: &Config, today: NaiveDate, ids: &BTreeSet<&str>) -> Vec<
 
 /// Whether `commit` is `measured` or one of its ancestors, in the repository at `repo`.
 fn landed(commit: &str, measured: &str, repo: &Path) -> std::result::Result<bool, String> {
-    let measured = measured.strip_suffix("-dirty").unwrap_or(measured);
+    let measured = Commit::parse(measured).hash;
     if measured.is_empty() || measured == crate::model::UNKNOWN {
         return Err("the results do not record the commit they were measured at".to_owned());
     }
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(["merge-base", "--is-ancestor", commit, measured])
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    match output.status.code() {
-        Some(0) => Ok(true),
-        Some(1) => Ok(false),
-        _ => Err(format!(
-            "`git merge-base --is-ancestor {commit} {measured}` in {} failed: {}",
-            repo.display(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        )),
-    }
+    crate::git::is_ancestor(repo, commit, &measured)
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use crate::config::{self, Drift};
 use crate::error::{Error, Result};
@@ -64,16 +63,8 @@ pub fn find_anchor(since: &str, root: &Path, history: &Path) -> Result<Anchor> {
 /// The commit `since` names: git's answer in `root`, else `since` itself when it is 7 to 64
 /// lowercase hex digits.
 fn resolve(since: &str, root: &Path) -> Option<String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
-        .arg(format!("{since}^{{commit}}"))
-        .output();
-    if let Ok(out) = output
-        && out.status.success()
-    {
-        return Some(String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    if let Some(commit) = crate::git::resolve(root, since) {
+        return Some(commit);
     }
     let hex = since
         .bytes()

@@ -13,11 +13,11 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
+use crate::git;
 use crate::measure::collect::{self, Place, Selection};
 use crate::measure::paths::Resolved;
 use crate::measure::workspace::Workspace;
@@ -115,17 +115,8 @@ pub fn measure(
 
 /// The commit `rev` names in the repository at `root`.
 pub fn resolve(root: &Path, rev: &str) -> Result<String> {
-    let out = git(
-        root,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{rev}^{{commit}}"),
-        ],
-    )?;
-    match out {
-        Some(hash) => Ok(hash.trim().to_owned()),
+    match crate::git::resolve(root, rev) {
+        Some(hash) => Ok(hash),
         None => Err(Error::Tool(format!(
             "`{rev}` names no commit in the repository at {} (in a shallow CI checkout, fetch it \
              first: git fetch --depth=1 origin {})",
@@ -140,8 +131,9 @@ pub fn resolve(root: &Path, rev: &str) -> Result<String> {
 /// what changed).
 fn checkout(root: &Path, commit: &str, dir: &Path) -> Result<()> {
     if dir.join(".git").exists() {
-        let reused = git(dir, &["checkout", "--quiet", "--force", "--detach", commit])?.is_some()
-            && git(dir, &["clean", "--quiet", "-d", "--force"])?.is_some();
+        let reused = git::run(dir, &["checkout", "--quiet", "--force", "--detach", commit])?
+            .is_some()
+            && git::run(dir, &["clean", "--quiet", "-d", "--force"])?.is_some();
         if reused {
             return Ok(());
         }
@@ -149,8 +141,8 @@ fn checkout(root: &Path, commit: &str, dir: &Path) -> Result<()> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| Error::write(dir, e))?;
     }
-    git(root, &["worktree", "prune"])?;
-    let added = git(
+    git::run(root, &["worktree", "prune"])?;
+    let added = git::run(
         root,
         &[
             "worktree",
@@ -178,7 +170,7 @@ const LOCK: &str = "Cargo.lock";
 /// unchanged are left alone (cargo then rebuilds only what changed); files no longer listed are
 /// removed.
 pub fn mirror(root: &Path, dest: &Path) -> Result<()> {
-    let listed = git(
+    let listed = git::run(
         root,
         &[
             "ls-files",
@@ -291,23 +283,10 @@ fn create_parent(path: &Path) -> Result<()> {
     }
 }
 
-/// `git ARGS` in `dir`: its standard output, `None` when git failed (its messages go to stderr);
-/// an error when git cannot be started.
-fn git(dir: &Path, args: &[&str]) -> Result<Option<String>> {
-    let output = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| Error::Tool(format!("cannot start git (A/B needs it): {e}")))?;
-    Ok(output
-        .status
-        .success()
-        .then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
-}
-
 #[cfg(test)]
 mod tests {
+    use std::process::Command;
+
     use super::*;
 
     #[test]

@@ -49,8 +49,7 @@ pub fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
 /// ran, with the library's home (`$GUNGRAUN_HOME` or `$IAI_CALLGRIND_HOME`, else `gungraun` or
 /// `iai` in the target directory).
 pub fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |t| root.join(t));
+    let target = crate::measure::paths::target_dir(root);
     let homes: Vec<PathBuf> = [("GUNGRAUN_HOME", "gungraun"), ("IAI_CALLGRIND_HOME", "iai")]
         .iter()
         .map(|(var, dir)| std::env::var_os(var).map_or_else(|| target.join(dir), PathBuf::from))

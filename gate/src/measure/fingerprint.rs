@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::git::Commit;
 use crate::measure::cpu;
 use crate::measure::library::Library;
 use crate::model::{Fingerprint, UNKNOWN};
@@ -51,20 +52,10 @@ pub fn collect(
     }
 }
 
-/// The commit checked out at `root`, with `-dirty` when tracked files have uncommitted changes;
-/// `unknown` outside a git repository.
+/// The commit checked out at `root` as the fingerprint records it (`<hash>-dirty` when tracked
+/// files have uncommitted changes); `unknown` outside a git repository.
 pub fn commit(root: &Path) -> String {
-    let root = root.to_string_lossy();
-    command_output("git", &["-C", &root, "rev-parse", "HEAD"])
-        .map(|hash| {
-            let dirty = command_output(
-                "git",
-                &["-C", &root, "status", "--porcelain", "--untracked-files=no"],
-            )
-            .is_some_and(|status| !status.trim().is_empty());
-            format!("{}{}", hash.trim(), if dirty { "-dirty" } else { "" })
-        })
-        .unwrap_or_else(|| UNKNOWN.to_owned())
+    Commit::head(root).map_or_else(|| UNKNOWN.to_owned(), |c| c.to_string())
 }
 
 /// The `library` field: the distinct libraries of the suites, e.g. `gungraun 0.20.0`.

@@ -44,9 +44,7 @@ impl Paths {
             Err(_) if self.baselines.is_some() && self.results.is_some() => cwd.clone(),
             Err(error) => return Err(error),
         };
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(|dir| cwd.join(dir))
-            .unwrap_or_else(|| root.join("target"));
+        let target = target_dir(&root);
         Ok(Resolved {
             config_named: self.config.is_some(),
             config: self
@@ -65,6 +63,13 @@ impl Paths {
             root,
         })
     }
+}
+
+/// Cargo's target directory for the workspace at `root` when irgate runs cargo there:
+/// `$CARGO_TARGET_DIR` (a relative one taken from `root`, where irgate starts cargo), else
+/// `<root>/target`.
+pub fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir))
 }
 
 /// The name of irgate's configuration file.

@@ -1,0 +1,170 @@
+//! git, spawned one way: the commit a checkout is at (and whether its tracked files have
+//! uncommitted changes), revisions resolved, ancestry, and the plain runner the A/B worktrees use.
+
+use std::fmt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::error::{Error, Result};
+
+/// The suffix a recorded commit carries when the tree it was measured on had uncommitted changes.
+const DIRTY: &str = "-dirty";
+
+/// A commit as the fingerprint records it: its hash, and whether the measured tree had uncommitted
+/// changes to tracked files (recorded as `<hash>-dirty`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// The hash (or what was recorded instead, such as `unknown`).
+    pub hash: String,
+    /// Whether tracked files differed from the commit.
+    pub dirty: bool,
+}
+
+impl Commit {
+    /// Reads a recorded commit, `<hash>` or `<hash>-dirty`.
+    pub fn parse(recorded: &str) -> Commit {
+        match recorded.strip_suffix(DIRTY) {
+            Some(hash) => Commit {
+                hash: hash.to_owned(),
+                dirty: true,
+            },
+            None => Commit {
+                hash: recorded.to_owned(),
+                dirty: false,
+            },
+        }
+    }
+
+    /// The commit checked out at `root`, dirty when tracked files have uncommitted changes; `None`
+    /// outside a git repository.
+    pub fn head(root: &Path) -> Option<Commit> {
+        let hash = stdout(root, &["rev-parse", "HEAD"])?;
+        let dirty = stdout(root, &["status", "--porcelain", "--untracked-files=no"])
+            .is_some_and(|status| !status.is_empty());
+        Some(Commit { hash, dirty })
+    }
+}
+
+impl fmt::Display for Commit {
+    /// The recorded form: `<hash>`, or `<hash>-dirty`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.hash, if self.dirty { DIRTY } else { "" })
+    }
+}
+
+/// `git ARGS` in `dir`, its messages captured: the trimmed standard output when git succeeded
+/// and printed something, else `None` (also when git cannot be started).
+pub fn stdout(dir: &Path, args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .filter(|text| !text.is_empty())
+}
+
+/// `git ARGS` in `dir`, its messages passed to stderr: the standard output when git succeeded,
+/// `None` when it failed; an error when git cannot be started.
+pub fn run(dir: &Path, args: &[&str]) -> Result<Option<String>> {
+    let output = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| Error::Tool(format!("cannot start git: {e}")))?;
+    Ok(output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
+}
+
+/// The commit `rev` names in the repository at `root`, if any. `rev` is never read as an option.
+pub fn resolve(root: &Path, rev: &str) -> Option<String> {
+    stdout(
+        root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+}
+
+/// Whether `commit` is `of` or one of its ancestors in the repository at `repo`; an error saying
+/// why when git cannot tell.
+pub fn is_ancestor(repo: &Path, commit: &str, of: &str) -> std::result::Result<bool, String> {
+    let output = Command::new("git")
+        .current_dir(repo)
+        .args([
+            "merge-base",
+            "--is-ancestor",
+            "--end-of-options",
+            commit,
+            of,
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    match output.status.code() {
+        Some(0) => Ok(true),
+        Some(1) => Ok(false),
+        _ => Err(format!(
+            "`git merge-base --is-ancestor {commit} {of}` in {} failed: {}",
+            repo.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn a_recorded_commit_says_whether_it_was_dirty_and_reads_back() {
+        let clean = Commit::parse("abc123");
+        assert!(!clean.dirty);
+        assert_eq!(clean.to_string(), "abc123");
+        let dirty = Commit::parse("abc123-dirty");
+        assert_eq!((dirty.hash.as_str(), dirty.dirty), ("abc123", true));
+        assert_eq!(dirty.to_string(), "abc123-dirty");
+    }
+
+    #[test]
+    fn head_sees_changes_to_tracked_files_only_and_revisions_are_never_options() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(Commit::head(root), None, "not a repository yet");
+        git(root, &["init", "--quiet"]);
+        std::fs::write(root.join("a"), "1").unwrap();
+        git(root, &["add", "a"]);
+        git(root, &["commit", "--quiet", "-m", "one"]);
+        let head = Commit::head(root).unwrap();
+        assert!(!head.dirty && head.hash.len() == 40, "{head:?}");
+        std::fs::write(root.join("untracked"), "x").unwrap();
+        assert!(!Commit::head(root).unwrap().dirty);
+        std::fs::write(root.join("a"), "2").unwrap();
+        assert!(Commit::head(root).unwrap().dirty);
+        assert_eq!(resolve(root, "HEAD"), Some(head.hash.clone()));
+        assert_eq!(resolve(root, "--output=pwned"), None);
+        assert!(!root.join("pwned^{commit}").exists() && !root.join("pwned").exists());
+        assert_eq!(is_ancestor(root, &head.hash, &head.hash), Ok(true));
+    }
+}
