@@ -5,7 +5,7 @@
 //! Each oracle feeds one untrusted input to one of irgate's readers, through the function irgate
 //! itself calls, and panics if an invariant breaks. Nothing may panic, and:
 //! - an accepted input holds only valid benchmark ids (`irgate::id::check`) and count metrics
-//!   (`irgate::config::is_count_metric`); where the format has a writer, what was read is written,
+//!   (`irgate::config::metrics::is_count_metric`); where the format has a writer, what was read is written,
 //!   read again and is the same;
 //! - a rejected input's error names the file it came from and is one printable line: nothing in
 //!   it (a file name, a key, an id) can move a terminal's cursor or start a workflow command.
@@ -63,7 +63,7 @@ fn valid_id(id: &str) {
 
 fn valid_metric(metric: &str) {
     assert!(
-        config::is_count_metric(metric),
+        config::metrics::is_count_metric(metric),
         "accepted metric {metric:?}"
     );
 }
@@ -92,7 +92,10 @@ pub fn summary(data: &[u8]) -> Outcome {
             for metric in measurement.counts.keys() {
                 valid_metric(metric);
             }
-            assert!(measurement.counts.contains_key(config::IR), "no Ir");
+            assert!(
+                measurement.counts.contains_key(config::metrics::IR),
+                "no Ir"
+            );
             Ok(())
         }
         Err(error) => rejected(error, &path),
@@ -105,7 +108,7 @@ pub fn summary(data: &[u8]) -> Outcome {
 /// than it; a refused file's message is one printable line.
 pub fn callgrind(data: &[u8]) -> Outcome {
     let options = irgate_callgrind::Options {
-        event: Some(config::IR.to_owned()),
+        event: Some(config::metrics::IR.to_owned()),
         max_bytes: 16 << 20,
     };
     match irgate_callgrind::parse_with(data, &options) {
@@ -116,10 +119,12 @@ pub fn callgrind(data: &[u8]) -> Outcome {
                 u128::from(graph.totals[0]),
                 "self costs add up to the totals"
             );
-            let profile = irgate_callgrind::Profile::from_graph(&graph, config::IR, str::to_owned)
-                .expect("the kept event is there");
+            let profile =
+                irgate_callgrind::Profile::from_graph(&graph, config::metrics::IR, str::to_owned)
+                    .expect("the kept event is there");
             assert_eq!(profile.listed_self(), profile.total, "the profile adds up");
-            let stacks = irgate_callgrind::flame::stacks(&graph, config::IR, str::to_owned);
+            let stacks =
+                irgate_callgrind::flame::stacks(&graph, config::metrics::IR, str::to_owned);
             assert!(stacks.len() <= 2_001, "stacks are summarised");
             Ok(())
         }

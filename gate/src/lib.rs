@@ -9,7 +9,7 @@
 //! - [`judge`]: results against baselines and budgets, accepted changes, drift;
 //! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B;
 //! - [`formats`]: every file irgate reads or writes, each with a frozen, versioned schema;
-//! - [`config`]: gate.toml;
+//! - [`config`]: the file gate.toml, one module per concept;
 //! - [`model`], [`filter`], [`id`], [`error`]: the shared vocabulary;
 //! - [`text`]: numbers, signs, plurals, short commits and escaping, importing nothing of irgate.
 

@@ -219,7 +219,7 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
                 Some(&place),
             )?;
             for (id, counts) in results.benchmarks {
-                let ir = counts.get(config::IR).copied().ok_or_else(|| {
+                let ir = counts.get(config::metrics::IR).copied().ok_or_else(|| {
                     Error::Tool(format!("the callgrind suite reported no Ir for {id}"))
                 })?;
                 by_id.entry(id).or_default().ir.push(ir);
@@ -277,9 +277,9 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
     for id in &ids {
         let ir_budget = config
             .budgets_for(id)
-            .get(config::IR)
+            .get(config::metrics::IR)
             .copied()
-            .unwrap_or(config::DEFAULT_BUDGET);
+            .unwrap_or(config::budgets::DEFAULT_BUDGET);
         let slowed = match runs.get(1) {
             None => None,
             Some(by_id) => Some(by_id.get(id).ok_or_else(|| {

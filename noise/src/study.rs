@@ -119,7 +119,7 @@ impl Row {
                     ir_gate: stats::judge(
                         &clean_ir,
                         &slowed_ir,
-                        |baseline| config::allowance(&ir_budget, baseline as u64),
+                        |baseline| config::budgets::allowance(&ir_budget, baseline as u64),
                         really_slower,
                     ),
                 })

@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::config::{Config, IR};
+use crate::config::Config;
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::measure::collect::{self, Place, Selection};
 use crate::measure::fingerprint;

@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 
-use crate::config::{Config, IR};
+use crate::config::Config;
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::explain::BaseProfiles;
 use crate::filter::Filter;

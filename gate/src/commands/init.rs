@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::config::Config;
+use crate::config::budgets::DEFAULT_BUDGET;
 use crate::config::suite::Suite;
-use crate::config::{Config, DEFAULT_BUDGET};
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::measure::collect;
@@ -544,8 +545,8 @@ mod tests {
         assert_eq!(limit.absolute, 1);
         assert!(why.contains("g::f/0 at 20 Ir"), "{why}");
         // +10% of 20 Ir fails, +1 Ir passes.
-        assert!(crate::config::allowance(&limit, 20) < 2.0);
-        assert!(crate::config::allowance(&limit, 20) >= 1.0);
+        assert!(crate::config::budgets::allowance(&limit, 20) < 2.0);
+        assert!(crate::config::budgets::allowance(&limit, 20) >= 1.0);
         assert_eq!(chosen_budget(&results(&[300])).0.absolute, 15);
         assert_eq!(chosen_budget(&results(&[90_000])).0.absolute, 50);
     }

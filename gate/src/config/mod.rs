@@ -52,6 +52,10 @@
 //! Unknown keys, unknown metric names, bad globs and negative budgets are errors with the file,
 //! line and column.
 
+pub mod accept;
+pub mod budgets;
+pub mod drift;
+pub mod metrics;
 pub mod suite;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,17 +67,11 @@ use toml::Spanned;
 
 use crate::error::{Error, Result};
 use crate::model::{Budget, Metric};
-use suite::Suite;
-
-/// The metric every configuration gates unless told otherwise, and that every baseline stores.
-pub const IR: &str = "Ir";
-
-/// The budget used when `gate.toml` gives none: "+1% and at least +1 Ir". A single instruction
-/// (what code layout moves on an untouched benchmark) passes; +10% of a 20-Ir benchmark fails.
-pub const DEFAULT_BUDGET: Budget = Budget {
-    relative_pct: 1.0,
-    absolute: 1,
-};
+use accept::{Accept, RawAccept};
+use budgets::{DEFAULT_BUDGET, Override, RawBudget, RawOverride};
+use drift::{Drift, RawDrift};
+use metrics::IR;
+use suite::{RawSuite, Suite};
 
 /// A parsed, validated `gate.toml`.
 #[derive(Debug, Clone)]
@@ -93,65 +91,6 @@ pub struct Config {
     /// Whether the suites are built with irgate's measurement build (`[build] measurement`,
     /// default true) rather than as the workspace's bench profile says.
     pub measurement_build: bool,
-}
-
-/// `[drift]`: how much a benchmark may grow in all since an anchor.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Drift {
-    /// The anchor: a tag or commit (its counts come from the history).
-    pub since: String,
-    /// The cumulative budget of each metric it gates.
-    pub budgets: BTreeMap<Metric, Budget>,
-}
-
-/// An `[[accept]]` entry: benchmarks whose rows over budget pass on purpose, why, and until when.
-#[derive(Debug, Clone)]
-pub struct Accept {
-    patterns: Vec<Pattern>,
-    /// Why the regression is accepted (never empty).
-    pub reason: String,
-    /// When the acceptance ends.
-    pub until: Until,
-    /// Where the entry is, `gate.toml:LINE`.
-    pub origin: String,
-}
-
-/// When an [`Accept`] ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Until {
-    /// Through this day (UTC); expired from the next day on.
-    Date(chrono::NaiveDate),
-    /// Until this commit is in the checked history (an ancestor of, or, the commit measured).
-    Commit(String),
-}
-
-impl std::fmt::Display for Until {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Until::Date(date) => write!(f, "until {date}"),
-            Until::Commit(commit) => write!(f, "until commit {commit}"),
-        }
-    }
-}
-
-impl Accept {
-    /// Whether this entry names benchmark `id`.
-    pub fn matches(&self, id: &str) -> bool {
-        self.patterns.iter().any(|p| p.matcher.is_match(id))
-    }
-}
-
-#[derive(Debug, Clone)]
-struct Override {
-    patterns: Vec<Pattern>,
-    budgets: BTreeMap<Metric, Budget>,
-}
-
-#[derive(Debug, Clone)]
-struct Pattern {
-    text: String,
-    line: usize,
-    matcher: GlobMatcher,
 }
 
 #[derive(Deserialize)]
@@ -174,47 +113,6 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawBuild {
     measurement: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawDrift {
-    since: Spanned<String>,
-    budgets: BTreeMap<Spanned<String>, RawBudget>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAccept {
-    benchmarks: Vec<Spanned<String>>,
-    reason: Spanned<String>,
-    until: Option<Spanned<String>>,
-    until_commit: Option<Spanned<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSuite {
-    package: String,
-    bench: String,
-    #[serde(default)]
-    features: Vec<String>,
-    #[serde(default)]
-    args: Vec<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOverride {
-    benchmarks: Vec<Spanned<String>>,
-    budgets: BTreeMap<Spanned<String>, RawBudget>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBudget {
-    relative_pct: Option<Spanned<f64>>,
-    absolute: Option<u64>,
 }
 
 impl Default for Config {
@@ -256,10 +154,6 @@ impl Config {
 
     /// Parses and validates `text`, read from `path`.
     pub fn parse(text: &str, path: &Path) -> Result<Config> {
-        let at = |span: std::ops::Range<usize>, message: String| {
-            let (line, column) = line_column(text, span.start);
-            Error::invalid(format!("{}:{line}:{column}", path.display()), message)
-        };
         if text
             .lines()
             .all(|line| line.trim().is_empty() || line.trim_start().starts_with('#'))
@@ -271,199 +165,32 @@ impl Config {
             ));
         }
         let raw: RawConfig = toml::from_str(text).map_err(|error| match error.span() {
-            Some(span) => at(span, error.message().to_owned()),
+            Some(span) => Source { text, path }.at(span, error.message().to_owned()),
             None => Error::invalid(path.display(), error.message().to_owned()),
         })?;
 
-        let metric = |name: &Spanned<String>| -> Result<Metric> {
-            if is_count_metric(name.get_ref()) {
-                Ok(name.get_ref().clone())
-            } else {
-                Err(at(name.span(), unknown_metric(name.get_ref())))
-            }
-        };
-        let budgets =
-            |raw: BTreeMap<Spanned<String>, RawBudget>| -> Result<BTreeMap<Metric, Budget>> {
-                let mut out = BTreeMap::new();
-                for (name, budget) in raw {
-                    if budget.relative_pct.is_none() && budget.absolute.is_none() {
-                        return Err(at(
-                            name.span(),
-                            format!(
-                                "the budget of `{}` is empty: give `relative_pct`, `absolute` or \
-                                 both (`{{ absolute = 0 }}` is a zero budget)",
-                                name.get_ref()
-                            ),
-                        ));
-                    }
-                    let relative_pct = match budget.relative_pct {
-                        Some(pct) if !pct.get_ref().is_finite() || *pct.get_ref() < 0.0 => {
-                            return Err(at(
-                                pct.span(),
-                                format!(
-                                    "relative_pct is {}: a budget is a non-negative percentage",
-                                    pct.get_ref()
-                                ),
-                            ));
-                        }
-                        Some(pct) => *pct.get_ref(),
-                        None => 0.0,
-                    };
-                    out.insert(
-                        metric(&name)?,
-                        Budget {
-                            relative_pct,
-                            absolute: budget.absolute.unwrap_or(0),
-                        },
-                    );
-                }
-                Ok(out)
-            };
-
-        let info = raw.info.iter().map(metric).collect::<Result<Vec<_>>>()?;
+        let src = Source { text, path };
+        let info = raw
+            .info
+            .iter()
+            .map(|name| metrics::parse(&src, name))
+            .collect::<Result<Vec<_>>>()?;
         let default_budgets = match raw.budgets {
-            Some(raw) => budgets(raw)?,
+            Some(raw) => budgets::parse(&src, raw)?,
             None => Config::default().budgets,
         };
-        let patterns = |globs: Vec<Spanned<String>>| -> Result<Vec<Pattern>> {
-            let mut patterns = Vec::new();
-            for pattern in globs {
-                let matcher = Glob::new(pattern.get_ref())
-                    .map_err(|e| at(pattern.span(), format!("invalid glob: {}", e.kind())))?
-                    .compile_matcher();
-                patterns.push(Pattern {
-                    text: pattern.get_ref().clone(),
-                    line: line_column(text, pattern.span().start).0,
-                    matcher,
-                });
-            }
-            Ok(patterns)
-        };
-        let mut overrides = Vec::new();
-        for raw in raw.overrides {
-            if raw.benchmarks.is_empty() {
-                return Err(Error::invalid(
-                    path.display(),
-                    "an [[overrides]] entry with `benchmarks = []` applies to nothing: name at \
-                     least one glob",
-                ));
-            }
-            overrides.push(Override {
-                patterns: patterns(raw.benchmarks)?,
-                budgets: budgets(raw.budgets)?,
-            });
-        }
-        let mut accepts = Vec::new();
-        for raw in raw.accepts {
-            let span = raw.span();
-            let origin = format!("{}:{}", path.display(), line_column(text, span.start).0);
-            let raw = raw.into_inner();
-            if raw.benchmarks.is_empty() {
-                return Err(at(
-                    span,
-                    "an [[accept]] entry with `benchmarks = []` accepts nothing: name at least \
-                     one glob"
-                        .to_owned(),
-                ));
-            }
-            if raw.reason.get_ref().trim().is_empty() {
-                return Err(at(
-                    raw.reason.span(),
-                    "the reason of an [[accept]] entry is empty: say why the regression is \
-                     accepted"
-                        .to_owned(),
-                ));
-            }
-            let until = match (raw.until, raw.until_commit) {
-                (Some(date), None) => Until::Date(
-                    chrono::NaiveDate::parse_from_str(date.get_ref(), "%Y-%m-%d").map_err(|e| {
-                        at(
-                            date.span(),
-                            format!(
-                                "until = {:?} is not a date YYYY-MM-DD ({e})",
-                                date.get_ref()
-                            ),
-                        )
-                    })?,
-                ),
-                (None, Some(commit)) => {
-                    let hex = commit.get_ref();
-                    if !(7..=40).contains(&hex.len()) || !hex.bytes().all(|b| b.is_ascii_hexdigit())
-                    {
-                        return Err(at(
-                            commit.span(),
-                            format!(
-                                "until_commit = {hex:?} is not a commit hash (7 to 40 hex digits)"
-                            ),
-                        ));
-                    }
-                    Until::Commit(hex.to_ascii_lowercase())
-                }
-                _ => {
-                    return Err(at(
-                        span,
-                        "an [[accept]] entry needs exactly one of `until = \"YYYY-MM-DD\"` and \
-                         `until_commit = \"<sha>\"`: an acceptance must end"
-                            .to_owned(),
-                    ));
-                }
-            };
-            accepts.push(Accept {
-                patterns: patterns(raw.benchmarks)?,
-                reason: raw.reason.into_inner(),
-                until,
-                origin,
-            });
-        }
-        let mut suites: Vec<Suite> = Vec::new();
-        for raw in raw.suites {
-            let span = raw.span();
-            let raw = raw.into_inner();
-            let suite = Suite {
-                package: raw.package,
-                bench: raw.bench,
-                features: raw.features,
-                args: raw.args,
-            };
-            if suites.iter().any(|s| s.name() == suite.name()) {
-                return Err(at(
-                    span,
-                    format!("suite `{}` is declared twice", suite.name()),
-                ));
-            }
-            suites.push(suite);
-        }
-        let drift = match raw.drift {
-            Some(raw) => {
-                let since = raw.since.get_ref();
-                // The anchor reaches `git rev-parse`: a plain name, never an option.
-                if since.is_empty()
-                    || since.len() > 200
-                    || since.starts_with('-')
-                    || !since.chars().all(|c| c.is_ascii_graphic())
-                {
-                    return Err(at(
-                        raw.since.span(),
-                        format!(
-                            "since = {}: name a tag or commit (printable ASCII, not starting \
-                             with `-`)",
-                            crate::id::escaped(since)
-                        ),
-                    ));
-                }
-                if raw.budgets.is_empty() {
-                    return Err(Error::invalid(
-                        path.display(),
-                        "[drift] has no budget: give one, e.g. `budgets.Ir = { relative_pct = 4.0 }`",
-                    ));
-                }
-                Some(Drift {
-                    since: since.clone(),
-                    budgets: budgets(raw.budgets)?,
-                })
-            }
-            None => None,
-        };
+        let overrides = raw
+            .overrides
+            .into_iter()
+            .map(|raw| budgets::parse_override(&src, raw))
+            .collect::<Result<Vec<_>>>()?;
+        let accepts = raw
+            .accepts
+            .into_iter()
+            .map(|raw| accept::parse(&src, raw))
+            .collect::<Result<Vec<_>>>()?;
+        let suites = suite::parse(&src, raw.suites)?;
+        let drift = raw.drift.map(|raw| drift::parse(&src, raw)).transpose()?;
         let config = Config {
             path: Some(path.to_owned()),
             info,
@@ -498,7 +225,7 @@ impl Config {
     pub fn budgets_for(&self, id: &str) -> BTreeMap<Metric, Budget> {
         let mut budgets = self.budgets.clone();
         for over in &self.overrides {
-            if over.patterns.iter().any(|p| p.matcher.is_match(id)) {
+            if over.patterns.iter().any(|p| p.matches(id)) {
                 budgets.extend(over.budgets.iter().map(|(m, l)| (m.clone(), *l)));
             }
         }
@@ -547,58 +274,65 @@ impl Config {
             .iter()
             .flat_map(|o| &o.patterns)
             .chain(self.accepts.iter().flat_map(|a| &a.patterns))
-            .filter(|p| !ids.clone().any(|id| p.matcher.is_match(id)))
+            .filter(|p| !ids.clone().any(|id| p.matches(id)))
             .map(|p| format!("{path}:{}: `{}`", p.line, p.text))
             .collect()
     }
 }
 
-/// How much a count may move from `baseline` under `limit` before it is over budget (or stale):
-/// the larger of the relative and the absolute allowance.
-pub fn allowance(limit: &Budget, baseline: u64) -> f64 {
-    (baseline as f64 * limit.relative_pct / 100.0).max(limit.absolute as f64)
+/// The text of a gate.toml being parsed, for errors that name its file, line and column.
+struct Source<'a> {
+    text: &'a str,
+    path: &'a Path,
 }
 
-/// Whether `name` is a count metric irgate can gate: a callgrind event (not a rate) or `dhat.` and
-/// a DHAT metric, as gungraun names them.
-pub fn is_count_metric(name: &str) -> bool {
-    let parses = |value: &str, dhat: bool| {
-        let value = serde_json::Value::String(value.to_owned());
-        if dhat {
-            serde_json::from_value::<gungraun_summary::v7::DhatMetric>(value).is_ok()
-        } else {
-            serde_json::from_value::<gungraun_summary::v7::EventKind>(value).is_ok()
-        }
-    };
-    match name.strip_prefix("dhat.") {
-        Some(dhat) => parses(dhat, true),
-        None => !name.ends_with("Rate") && parses(name, false),
+impl Source<'_> {
+    /// An error at `span`: `file:line:column: message`.
+    fn at(&self, span: std::ops::Range<usize>, message: String) -> Error {
+        let (line, column) = line_column(self.text, span.start);
+        Error::invalid(format!("{}:{line}:{column}", self.path.display()), message)
+    }
+
+    /// An error about the whole file.
+    fn whole(&self, message: &str) -> Error {
+        Error::invalid(self.path.display(), message.to_owned())
+    }
+
+    /// The 1-based line of byte `offset`.
+    fn line(&self, offset: usize) -> usize {
+        line_column(self.text, offset).0
     }
 }
 
-/// Callgrind's metrics that come from its cache simulation. They depend on where the measured
-/// program's stack and data lie, which moves with the checkout path and the environment the
-/// benchmark is started with (docs/container.md#cache-metrics), so they are gated only between
-/// runs at the same path in the same environment.
-pub const CACHE_METRICS: &[&str] = &[
-    "I1mr",
-    "D1mr",
-    "D1mw",
-    "ILmr",
-    "DLmr",
-    "DLmw",
-    "L1hits",
-    "LLhits",
-    "RamHits",
-    "EstimatedCycles",
-];
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    text: String,
+    line: usize,
+    matcher: GlobMatcher,
+}
 
-/// Why `name` is refused where a metric is expected (see [`is_count_metric`]).
-pub fn unknown_metric(name: &str) -> String {
-    format!(
-        "unknown metric `{name}`: use a callgrind count such as `Ir` or `EstimatedCycles`, or \
-         `dhat.` and a DHAT metric such as `dhat.TotalBytes`"
-    )
+impl Pattern {
+    /// The globs of `globs`, compiled; an error at the first that is not a glob.
+    fn parse(src: &Source, globs: Vec<Spanned<String>>) -> Result<Vec<Pattern>> {
+        globs
+            .into_iter()
+            .map(|pattern| {
+                let matcher = Glob::new(pattern.get_ref())
+                    .map_err(|e| src.at(pattern.span(), format!("invalid glob: {}", e.kind())))?
+                    .compile_matcher();
+                Ok(Pattern {
+                    text: pattern.get_ref().clone(),
+                    line: src.line(pattern.span().start),
+                    matcher,
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the glob matches benchmark `id`.
+    fn matches(&self, id: &str) -> bool {
+        self.matcher.is_match(id)
+    }
 }
 
 /// 1-based line and column of byte `offset` in `text`.
@@ -611,6 +345,8 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 
 #[cfg(test)]
 mod tests {
+    use super::budgets::allowance;
+    use super::metrics::is_count_metric;
     use super::*;
 
     fn parse(text: &str) -> Result<Config> {

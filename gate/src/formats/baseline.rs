@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::IR;
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::fingerprint;

@@ -124,12 +124,12 @@ where
         counts
             .0
             .keys()
-            .find(|m| !crate::config::is_count_metric(m))
+            .find(|m| !crate::config::metrics::is_count_metric(m))
             .map(|m| (id, m))
     }) {
         return Err(de::Error::custom(format!(
             "{id}: {}",
-            crate::config::unknown_metric(metric)
+            crate::config::metrics::unknown_metric(metric)
         )));
     }
     Ok(map

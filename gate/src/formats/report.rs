@@ -159,11 +159,11 @@ pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
     let report = stored.report;
     for row in &report.rows {
         crate::id::check(&row.benchmark).map_err(&invalid)?;
-        if !crate::config::is_count_metric(&row.metric) {
+        if !crate::config::metrics::is_count_metric(&row.metric) {
             return Err(invalid(format!(
                 "{}: {}",
                 row.benchmark,
-                crate::config::unknown_metric(&row.metric)
+                crate::config::metrics::unknown_metric(&row.metric)
             )));
         }
     }

@@ -114,10 +114,10 @@ fn measurement(
         match value {
             // A rate may come back as `0` from a tool that rewrote `0.0`: still a rate.
             _ if name.ends_with("Rate") => {}
-            _ if !crate::config::is_count_metric(&name) => {
+            _ if !crate::config::metrics::is_count_metric(&name) => {
                 return Err(Error::invalid(
                     origin,
-                    format!("{id}: {}", crate::config::unknown_metric(&name)),
+                    format!("{id}: {}", crate::config::metrics::unknown_metric(&name)),
                 ));
             }
             Value::Int(count) => {

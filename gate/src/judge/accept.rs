@@ -10,7 +10,8 @@ use std::path::Path;
 
 use chrono::NaiveDate;
 
-use crate::config::{Config, Until};
+use crate::config::Config;
+use crate::config::accept::Until;
 use crate::error::{Error, Result};
 use crate::git::Commit;
 

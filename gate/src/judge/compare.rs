@@ -69,7 +69,7 @@ pub fn compare(
                 fingerprint::mismatches(baseline_fingerprint, &results.fingerprint);
             let cache: Vec<&String> = budgets
                 .keys()
-                .filter(|m| config::CACHE_METRICS.contains(&m.as_str()))
+                .filter(|m| config::metrics::CACHE_METRICS.contains(&m.as_str()))
                 .collect();
             if !cache.is_empty() {
                 let layout =
@@ -91,7 +91,7 @@ pub fn compare(
             let mut accepted = None;
             let status = match (baseline, current) {
                 (Some(baseline), Some(current)) => {
-                    let allowed = config::allowance(limit, baseline);
+                    let allowed = config::budgets::allowance(limit, baseline);
                     let change = current as f64 - baseline as f64;
                     if change > allowed {
                         match config.acceptance_for(id) {

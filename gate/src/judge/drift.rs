@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::config::{self, Drift};
+use crate::config::drift::Drift;
 use crate::error::{Error, Result};
 use crate::formats::history::{self as store, Run};
 use crate::model::{Outcome, Report, Results, Row, Status};
@@ -98,7 +98,7 @@ pub fn judge(report: &mut Report, results: &Results, drift: &Drift, anchor: &Anc
             let (Some(&baseline), Some(&new)) = (old.get(metric), counts.get(metric)) else {
                 continue;
             };
-            if new as f64 - baseline as f64 > config::allowance(limit, baseline) {
+            if new as f64 - baseline as f64 > crate::config::budgets::allowance(limit, baseline) {
                 report.rows.push(Row {
                     benchmark: id.clone(),
                     metric: metric.clone(),

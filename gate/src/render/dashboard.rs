@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::chart::{self, Marker, Point};
-use crate::config::IR;
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats::history::Run;
 use crate::model::fingerprint;

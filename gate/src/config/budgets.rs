@@ -1,0 +1,98 @@
+//! `[budgets]` and `[[overrides]]`: how far each metric of a benchmark may move.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{Pattern, Source, metrics};
+use crate::error::Result;
+use crate::model::{Budget, Metric};
+
+/// The budget used when `gate.toml` gives none: "+1% and at least +1 Ir". A single instruction
+/// (what code layout moves on an untouched benchmark) passes; +10% of a 20-Ir benchmark fails.
+pub const DEFAULT_BUDGET: Budget = Budget {
+    relative_pct: 1.0,
+    absolute: 1,
+};
+
+/// How much a count may move from `baseline` under `limit` before it is over budget (or stale):
+/// the larger of the relative and the absolute allowance.
+pub fn allowance(limit: &Budget, baseline: u64) -> f64 {
+    (baseline as f64 * limit.relative_pct / 100.0).max(limit.absolute as f64)
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Override {
+    pub(super) patterns: Vec<Pattern>,
+    pub(super) budgets: BTreeMap<Metric, Budget>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawOverride {
+    benchmarks: Vec<Spanned<String>>,
+    budgets: BTreeMap<Spanned<String>, RawBudget>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBudget {
+    relative_pct: Option<Spanned<f64>>,
+    absolute: Option<u64>,
+}
+
+/// A table of budgets by metric; an error at the first empty, negative or unknown one.
+pub(super) fn parse(
+    src: &Source,
+    raw: BTreeMap<Spanned<String>, RawBudget>,
+) -> Result<BTreeMap<Metric, Budget>> {
+    let mut out = BTreeMap::new();
+    for (name, budget) in raw {
+        if budget.relative_pct.is_none() && budget.absolute.is_none() {
+            return Err(src.at(
+                name.span(),
+                format!(
+                    "the budget of `{}` is empty: give `relative_pct`, `absolute` or both \
+                     (`{{ absolute = 0 }}` is a zero budget)",
+                    name.get_ref()
+                ),
+            ));
+        }
+        let relative_pct = match budget.relative_pct {
+            Some(pct) if !pct.get_ref().is_finite() || *pct.get_ref() < 0.0 => {
+                return Err(src.at(
+                    pct.span(),
+                    format!(
+                        "relative_pct is {}: a budget is a non-negative percentage",
+                        pct.get_ref()
+                    ),
+                ));
+            }
+            Some(pct) => *pct.get_ref(),
+            None => 0.0,
+        };
+        out.insert(
+            metrics::parse(src, &name)?,
+            Budget {
+                relative_pct,
+                absolute: budget.absolute.unwrap_or(0),
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// One `[[overrides]]` entry.
+pub(super) fn parse_override(src: &Source, raw: RawOverride) -> Result<Override> {
+    if raw.benchmarks.is_empty() {
+        return Err(src.whole(
+            "an [[overrides]] entry with `benchmarks = []` applies to nothing: name at least one \
+             glob",
+        ));
+    }
+    Ok(Override {
+        patterns: Pattern::parse(src, raw.benchmarks)?,
+        budgets: parse(src, raw.budgets)?,
+    })
+}
