@@ -7,8 +7,8 @@ use std::path::Path;
 use irgate::config::Config;
 use irgate::formats::baseline::{self, Baselines, Selection};
 use irgate::formats::results;
-use irgate::judge::compare::{self, Policy};
-use irgate::model::{Counts, Results};
+use irgate::judge::compare::{self, Judgement, Policy};
+use irgate::model::{Counts, Mode, Report, Results};
 use irgate::render;
 
 const BENCHMARKS: u64 = 200;
@@ -56,6 +56,19 @@ fn fixture(dir: &Path) -> (Results, Results) {
     (base, new)
 }
 
+/// The judgement `irgate check` makes of `new` against `baselines`.
+fn judge(new: &Results, baselines: &Baselines, config: &Config) -> Report {
+    compare::judge(&Judgement {
+        results: new,
+        baselines,
+        config,
+        policy: Policy::default(),
+        mode: &Mode::Baselines,
+        anchor: None,
+    })
+    .unwrap()
+}
+
 #[divan::bench]
 fn compare_and_render(bencher: divan::Bencher) {
     let dir = tempfile::tempdir().unwrap();
@@ -63,7 +76,7 @@ fn compare_and_render(bencher: divan::Bencher) {
     let baselines = Baselines::load(dir.path()).unwrap();
     let config = Config::default();
     bencher.bench(|| {
-        let report = compare::compare(&new, &baselines, &config, Policy::default());
+        let report = judge(&new, &baselines, &config);
         render::table::render(&report, true)
     });
 }
@@ -76,7 +89,7 @@ fn read_compare_and_render(bencher: divan::Bencher) {
     bencher.bench(|| {
         let new = results::read(&dir.path().join("run").join("results.json")).unwrap();
         let baselines = Baselines::load_nonempty(dir.path()).unwrap();
-        let report = compare::compare(&new, &baselines, &config, Policy::default());
+        let report = judge(&new, &baselines, &config);
         render::table::render(&report, true)
     });
 }

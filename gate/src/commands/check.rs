@@ -11,11 +11,11 @@ use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
 use crate::formats::results;
 use crate::git::Commit;
-use crate::judge::compare::{self, EnvPolicy, Policy};
+use crate::judge::compare::{self, EnvPolicy, Judgement, Policy};
 use crate::measure::collect::Selection;
 use crate::measure::paths::{Paths, Resolved};
 use crate::measure::suite;
-use crate::model::{EnvDelta, Fingerprint, Mode, Outcome, Report, Results, UNKNOWN};
+use crate::model::{EnvDelta, Mode, Report, Results, UNKNOWN};
 use crate::render::Format;
 
 /// What `irgate check` was asked to do.
@@ -63,16 +63,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
                 "irgate: error: {}",
                 crate::text::terminal(&error.to_string())
             );
-            Report {
-                mode: Default::default(),
-                outcome: Outcome::Undecided {
-                    reason: error.to_string(),
-                },
-                rows: Vec::new(),
-                fingerprint: Fingerprint::default(),
-                env_mismatches: Vec::new(),
-                attribution: Default::default(),
-            }
+            Report::undecided(error.to_string())
         }
         Err(error) => return Err(error),
     };
@@ -149,22 +140,34 @@ fn compare_inputs(options: &Options) -> Result<Report> {
     for warning in crate::judge::accept::warnings(&config, chrono::Utc::now().date_naive(), &ids) {
         eprintln!("irgate: warning: {}", crate::text::terminal(&warning));
     }
-    let mut report = compare::compare(&results, &baselines, &config, options.policy);
-    report.mode = mode;
-    if let Some(drift) = &config.drift {
-        let Some(history) = &options.history else {
-            return Err(Error::invalid(
-                paths.config.display(),
-                format!(
-                    "[drift] limits the growth since `{}`, whose counts are in the history: pass \
+    let anchor = match &config.drift {
+        None => None,
+        Some(drift) => {
+            let Some(history) = &options.history else {
+                return Err(Error::invalid(
+                    paths.config.display(),
+                    format!(
+                        "[drift] limits the growth since `{}`, whose counts are in the history: pass \
                      --history DIR (a checkout of the history branch)",
-                    drift.since
-                ),
-            ));
-        };
-        let anchor = crate::judge::drift::find_anchor(&drift.since, &paths.root, history)?;
-        crate::judge::drift::judge(&mut report, &results, drift, &anchor)?;
-    }
+                        drift.since
+                    ),
+                ));
+            };
+            Some(crate::judge::drift::find_anchor(
+                &drift.since,
+                &paths.root,
+                history,
+            )?)
+        }
+    };
+    let report = compare::judge(&Judgement {
+        results: &results,
+        baselines: &baselines,
+        config: &config,
+        policy: options.policy,
+        mode: &mode,
+        anchor: anchor.as_ref(),
+    })?;
     if report.env_mismatches.is_empty()
         || report.mode != Mode::Baselines
         || options.policy.on_env_mismatch != EnvPolicy::Remeasure
@@ -224,7 +227,6 @@ fn triage(
         &sides.base,
         &crate::measure::ab::base_results_path(&paths.results),
     );
-    let mut report = compare::compare(&sides.head, &base, config, policy);
     let environment = sides
         .base
         .benchmarks
@@ -237,10 +239,17 @@ fn triage(
             })
         })
         .collect();
-    report.mode = Mode::Remeasured {
-        commit,
-        environment,
-    };
+    let mut report = compare::judge(&Judgement {
+        results: &sides.head,
+        baselines: &base,
+        config,
+        policy,
+        mode: &Mode::Remeasured {
+            commit,
+            environment,
+        },
+        anchor: None,
+    })?;
     // Shown for what they are: the environment's differences, which no longer decide.
     if report.env_mismatches.is_empty() {
         report.env_mismatches = drifted.env_mismatches;

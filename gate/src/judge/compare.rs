@@ -3,10 +3,12 @@
 use std::collections::BTreeSet;
 
 use crate::config::{self, Config};
+use crate::error::Result;
 use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
+use crate::judge::drift::Anchor;
 use crate::model::fingerprint;
-use crate::model::{Accepted, FieldMismatch, Outcome, Report, Results, Row, Status};
+use crate::model::{Accepted, FieldMismatch, Mode, Outcome, Report, Results, Row, Status};
 
 /// What to do when the run's environment differs from the baselines'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,15 +34,36 @@ pub struct Policy {
     pub on_env_mismatch: EnvPolicy,
 }
 
-/// Compares `results` with `baselines` under the budgets of `config`. A row over budget whose
-/// benchmark an `[[accept]]` entry names passes as accepted: the caller refuses expired entries
-/// first ([`crate::judge::accept::expired`]).
-pub fn compare(
-    results: &Results,
-    baselines: &Baselines,
-    config: &Config,
-    policy: Policy,
-) -> Report {
+/// What a judgement weighs: the results against the baselines (or the base side) under the
+/// budgets and `[[accept]]` entries of the config, and, with `[drift]`, the growth since its anchor.
+#[derive(Debug, Clone, Copy)]
+pub struct Judgement<'a> {
+    /// The counts judged.
+    pub results: &'a Results,
+    /// What they are compared with.
+    pub baselines: &'a Baselines,
+    /// The budgets, overrides, accepted regressions and drift budget.
+    pub config: &'a Config,
+    /// How strict the verdict is.
+    pub policy: Policy,
+    /// What the baselines are (the report says so).
+    pub mode: &'a Mode,
+    /// The drift budget's anchor, found in the history, when the config has `[drift]`.
+    pub anchor: Option<&'a Anchor>,
+}
+
+/// The report: a row per benchmark and metric (and per drift over budget), worst first, and the
+/// one verdict. A row over budget whose benchmark an `[[accept]]` entry names passes as accepted:
+/// the caller refuses expired entries first ([`crate::judge::accept::expired`]). An error when the
+/// drift anchor's environment differs from the results'.
+pub fn judge(judgement: &Judgement) -> Result<Report> {
+    let Judgement {
+        results,
+        baselines,
+        config,
+        policy,
+        ..
+    } = *judgement;
     // `results::read` refused any filter that is not a valid glob.
     let filters: Vec<Filter> = results
         .filters
@@ -155,9 +178,38 @@ pub fn compare(
             }
         }
     }
+    if let (Some(drift), Some(anchor)) = (&config.drift, judgement.anchor) {
+        rows.extend(crate::judge::drift::rows(results, drift, anchor)?);
+    }
     sort_worst_first(&mut rows);
+    let outcome = outcome(
+        &rows,
+        &env_mismatches,
+        &gated_cache_metrics,
+        &missing_metrics,
+        policy,
+    );
+    Ok(Report {
+        mode: judgement.mode.clone(),
+        outcome,
+        rows,
+        fingerprint: results.fingerprint.clone(),
+        env_mismatches,
+        attribution: Default::default(),
+    })
+}
 
-    let outcome = if !env_mismatches.is_empty() {
+/// The verdict, decided in one place: undecided when the environments differ (or, under
+/// `Warn`, no verdict) or a gated metric is missing; else failed by the benchmarks with a failing
+/// row, else passed.
+fn outcome(
+    rows: &[Row],
+    env_mismatches: &[FieldMismatch],
+    gated_cache_metrics: &BTreeSet<String>,
+    missing_metrics: &[String],
+    policy: Policy,
+) -> Outcome {
+    if !env_mismatches.is_empty() {
         let fields: Vec<String> = env_mismatches
             .iter()
             .map(|m| {
@@ -210,21 +262,13 @@ pub fn compare(
                 count: failed.len(),
             }
         }
-    };
-    Report {
-        mode: Default::default(),
-        outcome,
-        rows,
-        fingerprint: results.fingerprint.clone(),
-        env_mismatches,
-        attribution: Default::default(),
     }
 }
 
 /// Worst first: failing rows, then by status (over budget, accepted, new, stale, vanished, ok,
 /// info), then
 /// by the size of the change, largest first, then by name.
-pub(crate) fn sort_worst_first(rows: &mut [Row]) {
+fn sort_worst_first(rows: &mut [Row]) {
     rows.sort_by(|a, b| {
         let magnitude = |row: &Row| row.change_pct().map_or(-1.0, f64::abs);
         b.fails
@@ -287,6 +331,23 @@ mod tests {
 
     fn config(text: &str) -> Config {
         Config::parse(text, Path::new("gate.toml")).unwrap()
+    }
+
+    fn compare(
+        results: &Results,
+        baselines: &Baselines,
+        config: &Config,
+        policy: Policy,
+    ) -> Report {
+        judge(&Judgement {
+            results,
+            baselines,
+            config,
+            policy,
+            mode: &Mode::Baselines,
+            anchor: None,
+        })
+        .unwrap()
     }
 
     fn statuses(report: &Report) -> Vec<(&str, &str, Status, bool)> {

@@ -3,13 +3,12 @@
 //! to +10%; this catches that sum. A benchmark over it gets a row that fails the check and says
 //! since when.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::config::drift::Drift;
 use crate::error::{Error, Result};
 use crate::formats::history::{self as store, Run};
-use crate::model::{Outcome, Report, Results, Row, Status};
+use crate::model::{Results, Row, Status};
 
 /// The anchor's recorded run, and how rows name it.
 #[derive(Debug, Clone)]
@@ -72,10 +71,10 @@ fn resolve(since: &str, root: &Path) -> Option<String> {
     (hex && (7..=64).contains(&since.len())).then(|| since.to_owned())
 }
 
-/// Adds to `report` a failing row for each benchmark and metric of `results` that grew by more
-/// than its `drift` budget since `anchor`, and counts them in the outcome. The anchor's counts
-/// must come from the same environment as the results.
-pub fn judge(report: &mut Report, results: &Results, drift: &Drift, anchor: &Anchor) -> Result<()> {
+/// A failing row for each benchmark and metric of `results` that grew by more than its `drift`
+/// budget since `anchor`. The anchor's counts must come from the same environment as the results.
+pub fn rows(results: &Results, drift: &Drift, anchor: &Anchor) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     let anchored = &anchor.run.results;
     let mismatches =
         crate::model::fingerprint::mismatches(&anchored.fingerprint, &results.fingerprint);
@@ -99,7 +98,7 @@ pub fn judge(report: &mut Report, results: &Results, drift: &Drift, anchor: &Anc
                 continue;
             };
             if new as f64 - baseline as f64 > crate::config::budgets::allowance(limit, baseline) {
-                report.rows.push(Row {
+                rows.push(Row {
                     benchmark: id.clone(),
                     metric: metric.clone(),
                     baseline: Some(baseline),
@@ -113,21 +112,5 @@ pub fn judge(report: &mut Report, results: &Results, drift: &Drift, anchor: &Anc
             }
         }
     }
-    crate::judge::compare::sort_worst_first(&mut report.rows);
-    if matches!(report.outcome, Outcome::Passed | Outcome::Failed { .. }) {
-        let failed: BTreeSet<&str> = report
-            .rows
-            .iter()
-            .filter(|r| r.fails)
-            .map(|r| r.benchmark.as_str())
-            .collect();
-        report.outcome = if failed.is_empty() {
-            Outcome::Passed
-        } else {
-            Outcome::Failed {
-                count: failed.len(),
-            }
-        };
-    }
-    Ok(())
+    Ok(rows)
 }

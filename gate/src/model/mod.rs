@@ -218,6 +218,18 @@ pub enum Outcome {
 }
 
 impl Report {
+    /// The report of a gate that cannot decide, and why: no rows, exit 2.
+    pub fn undecided(reason: String) -> Report {
+        Report {
+            outcome: Outcome::Undecided { reason },
+            mode: Mode::default(),
+            rows: Vec::new(),
+            fingerprint: Fingerprint::default(),
+            env_mismatches: Vec::new(),
+            attribution: Attribution::default(),
+        }
+    }
+
     /// How many benchmarks the report holds (a benchmark has a row per metric).
     pub fn benchmark_count(&self) -> usize {
         self.benchmarks(|_| true).len()
