@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::profile::{Function, Profile};
 
 /// What happened to a function between the two profiles.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Kind {
     /// In both, with a different self cost.
@@ -49,7 +49,7 @@ pub enum Kind {
 }
 
 /// One line of an explanation: a function (or a rename/inlining group) and its self cost.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Mover {
     /// The function (the new name for a rename, the caller for an inlining change).
     pub function: String,
@@ -89,7 +89,7 @@ impl Mover {
 }
 
 /// The inclusive view of one function: its whole subtree's change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Inclusive {
     /// The function.
     pub function: String,
@@ -102,7 +102,7 @@ pub struct Inclusive {
 }
 
 /// Where a benchmark's change went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Explanation {
     /// The baseline's total.
     pub base_total: u64,
@@ -122,7 +122,7 @@ pub struct Explanation {
 }
 
 /// The remainder of an explanation, as one line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Rest {
     /// Its baseline cost.
     pub base: u64,
@@ -134,7 +134,7 @@ pub struct Rest {
 
 /// Cost callgrind counted outside any function and outside the totals (a whole-program run's
 /// first instructions): shown on a line of its own, not in the change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Unattributed {
     /// In the baseline.
     pub base: u64,

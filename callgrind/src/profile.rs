@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::parse::CallGraph;
 
 /// One function's share of a benchmark.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Function {
     /// The source file (normalised by [`normalize_file`]).
@@ -33,7 +33,7 @@ pub struct Function {
 }
 
 /// One benchmark's per-function profile of one event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     /// The benchmark's total (equal to the sum of every function's self cost).

@@ -419,7 +419,7 @@ impl From<&PathArgs> for Paths {
 /// Arguments of `irgate init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// Also write the GitHub workflows and the pinned image's Dockerfile
+    /// Also write the GitHub workflows and the pinned image's pins (.irgate/image.env)
     #[arg(long)]
     pub ci: bool,
     /// Do not run the suites; use the default budget

@@ -1,5 +1,6 @@
 //! `irgate check --format json`: the report as JSON, schema version 2 (version 1, still read, had
-//! no `build` in its fingerprint).
+//! no `build` in its fingerprint). Its JSON Schema, generated from these types by [`schema`], is
+//! kept in `docs/report.schema.json`.
 //!
 //! ```json
 //! {
@@ -60,33 +61,69 @@ pub const SCHEMA_VERSION: u32 = 2;
 /// [`crate::model::BUILD_UNRECORDED`]).
 pub const READABLE_VERSIONS: &[u32] = &[1, 2];
 
-#[derive(Serialize)]
+/// The report as the JSON format writes it; [`schema`] gives its JSON Schema.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(
+    title = "irgate report",
+    description = "`irgate check --format json`: the verdict, the environment and a row per \
+                   benchmark and metric, worst first."
+)]
 struct JsonReport<'a> {
+    /// The schema version (fields are only ever added within one).
     schema_version: u32,
+    /// The verdict.
     outcome: &'a Outcome,
+    /// The exit code `irgate check` gives: 0 passed (or no verdict), 1 failed, 2 undecided.
     exit_code: u8,
+    /// What the run was compared with.
     mode: &'a Mode,
+    /// The run's environment.
     fingerprint: &'a Fingerprint,
+    /// The fields where the baselines' environment differs from the run's.
     env_mismatches: &'a [FieldMismatch],
+    /// A row per benchmark and metric, worst first.
     rows: Vec<JsonRow<'a>>,
     #[serde(flatten)]
     attribution: &'a crate::model::Attribution,
 }
 
-#[derive(Serialize)]
+/// One benchmark and metric.
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonRow<'a> {
+    /// The benchmark id (untrusted text from the suite).
     benchmark: &'a str,
+    /// The metric, e.g. `Ir`.
     metric: &'a Metric,
+    /// The baseline's count (or the drift anchor's, with `since`); null for a new benchmark.
     baseline: Option<u64>,
+    /// The run's count; null for a vanished benchmark.
     new: Option<u64>,
+    /// The change in percent of the baseline, rounded to 3 decimals.
     change_pct: Option<f64>,
+    /// The budget that applied, when both counts exist.
     limit: Option<Budget>,
+    /// The row's status.
     status: Status,
+    /// Whether the row fails the gate.
     fails: bool,
+    /// On a drift row: the anchor, whose count `baseline` is.
     #[serde(skip_serializing_if = "Option::is_none")]
     since: Option<&'a str>,
+    /// On an accepted row: the `[[accept]]` entry that let it pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     accepted: Option<&'a Accepted>,
+}
+
+/// Where the report's JSON Schema is kept, from the workspace root (a test keeps it current).
+pub const SCHEMA_FILE: &str = "docs/report.schema.json";
+
+/// The JSON Schema of the report this irgate writes, pretty, with a final newline: for the tools
+/// that read `irgate check --format json`.
+pub fn schema() -> String {
+    let mut text = serde_json::to_string_pretty(&schemars::schema_for!(JsonReport))
+        .expect("a schema serializes");
+    text.push('\n');
+    text
 }
 
 /// Renders `report` as pretty JSON with a final newline.
@@ -183,4 +220,58 @@ struct StoredReport {
     exit_code: u8,
     #[serde(flatten)]
     report: Report,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Row;
+
+    #[test]
+    fn the_committed_json_schema_is_the_reports() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(SCHEMA_FILE);
+        if std::env::var_os("IRGATE_BLESS").is_some() {
+            std::fs::write(&path, schema()).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == schema(),
+            "{SCHEMA_FILE} is not the report's schema: regenerate it with \
+             `IRGATE_BLESS=1 cargo test -p irgate --lib formats::report`"
+        );
+    }
+
+    #[test]
+    fn every_field_a_report_writes_is_in_the_schema() {
+        let schema: serde_json::Value = serde_json::from_str(&schema()).unwrap();
+        let mut report = Report::undecided("why".to_owned());
+        report.rows.push(Row {
+            benchmark: "a::b".to_owned(),
+            metric: "Ir".to_owned(),
+            baseline: Some(1),
+            new: Some(2),
+            limit: Some(Budget {
+                relative_pct: 1.0,
+                absolute: 1,
+            }),
+            status: Status::OverBudget,
+            fails: true,
+            since: Some("v1".to_owned()),
+            accepted: None,
+        });
+        let written: serde_json::Value = serde_json::from_str(&render(&report)).unwrap();
+        let properties = schema["properties"].as_object().unwrap();
+        for key in written.as_object().unwrap().keys() {
+            assert!(properties.contains_key(key), "`{key}` is not in the schema");
+        }
+        let row_properties = &schema["$defs"]["JsonRow"]["properties"];
+        for key in written["rows"][0].as_object().unwrap().keys() {
+            assert!(
+                row_properties.get(key).is_some(),
+                "row field `{key}` is not in the schema"
+            );
+        }
+    }
 }

@@ -28,7 +28,7 @@ pub type Counts = BTreeMap<Metric, u64>;
 
 /// Where a set of counts was taken. Fields that change code paths must match between a baseline
 /// and a run for the comparison to mean anything; the rest is recorded for people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Fingerprint {
     /// `rustc --version --verbose` release, e.g. `1.95.0`.
@@ -72,7 +72,7 @@ pub struct Fingerprint {
 }
 
 /// The counts of one run of the suite (or of several merged shards).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Results {
     /// The environment the counts were taken in.
     pub fingerprint: Fingerprint,
@@ -89,7 +89,7 @@ pub struct Results {
 }
 
 /// A difference between the baseline's fingerprint and the run's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldMismatch {
     /// Fingerprint field name, e.g. `valgrind`.
     pub field: String,
@@ -100,7 +100,9 @@ pub struct FieldMismatch {
 }
 
 /// What one compared row says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// More than the budget allows: fails the check.
@@ -135,7 +137,7 @@ impl Status {
 }
 
 /// The budget a row was judged against: the larger of a relative and an absolute allowance.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Budget {
     /// Allowed relative increase, in percent.
     pub relative_pct: f64,
@@ -144,7 +146,7 @@ pub struct Budget {
 }
 
 /// One benchmark and metric, compared.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Row {
     /// Benchmark id.
     pub benchmark: String,
@@ -171,7 +173,7 @@ pub struct Row {
 }
 
 /// A regression let pass on purpose: the `[[accept]]` entry that did it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Accepted {
     /// The entry's reason.
     pub reason: String,
@@ -194,7 +196,7 @@ impl Row {
 }
 
 /// The gate's decision.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Outcome {
     /// Every budget holds: exit 0.
@@ -263,7 +265,7 @@ impl Outcome {
 }
 
 /// What the run was compared with.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Mode {
     /// The committed baselines.
@@ -288,7 +290,7 @@ pub enum Mode {
 
 /// What the environment alone moved one benchmark's Ir by: the same commit, measured where the
 /// baselines were taken and here.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EnvDelta {
     /// Benchmark id.
     pub benchmark: String,
@@ -309,7 +311,7 @@ impl EnvDelta {
 }
 
 /// A compared run: what every renderer reads.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Report {
     /// The decision.
     pub outcome: Outcome,
@@ -328,7 +330,7 @@ pub struct Report {
 }
 
 /// The explanations a report carries.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Attribution {
     /// One per explained benchmark, in the report's row order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -347,7 +349,7 @@ pub struct Attribution {
 }
 
 /// One benchmark's explanation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Explained {
     /// The benchmark id.
     pub benchmark: String,
