@@ -93,7 +93,7 @@ pub enum Error {
     Tool(String),
 }
 
-/// Shorthand for results whose error is [`Error`].
+/// Shorthand for results whose error is [`enum@Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

@@ -207,7 +207,7 @@ pub fn append_step_summary(
 const MAX_ANNOTATIONS: usize = 10;
 
 /// GitHub Actions workflow commands for the report: an `::error` per failing row (at most
-/// [`MAX_ANNOTATIONS`], then one saying how many more), one for an undecided gate, a `::warning`
+/// `MAX_ANNOTATIONS`, then one saying how many more), one for an undecided gate, a `::warning`
 /// for a report without a verdict.
 pub fn annotations(report: &Report) -> Vec<String> {
     match &report.outcome {

@@ -2,7 +2,7 @@
 //! dashboard drawn from them.
 //!
 //! [`store`] is the file format (one JSON file per run, so appending never rewrites an entry),
-//! [`render`] the HTML site and `chart` its SVG charts. The drift budget of `irgate check`
+//! [`render()`] the HTML site and `chart` its SVG charts. The drift budget of `irgate check`
 //! ([`crate::judge::drift`]) reads its anchor's counts from here.
 
 use std::path::PathBuf;

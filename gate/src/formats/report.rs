@@ -213,7 +213,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
     Ok(report)
 }
 
-/// The JSON report as `report::json` writes it: the report with its schema version and exit code.
+/// The JSON report as [`render`] writes it: the report with its schema version and exit code.
 #[derive(Deserialize)]
 struct StoredReport {
     schema_version: u32,

@@ -2,7 +2,7 @@
 //!
 //! Schemas 6 and 7 (iai-callgrind 0.16, gungraun 0.17 and later) are read with
 //! `gungraun-summary`; the older ones (2 to 5: iai-callgrind 0.12 to 0.15) by the paths their
-//! models put the totals at (see [`legacy_metrics`]).
+//! models put the totals at (see `legacy_metrics`).
 //!
 //! A benchmark's id is `<group>::<function>` from the last two segments of the summary's module
 //! path (`<file>::<group>::<function>`), then `/<id>` when the bench has one:

@@ -54,7 +54,7 @@ pub struct Judgement<'a> {
 
 /// The report: a row per benchmark and metric (and per drift over budget), worst first, and the
 /// one verdict. A row over budget whose benchmark an `[[accept]]` entry names passes as accepted:
-/// the caller refuses expired entries first ([`crate::judge::accept::expired`]). An error when the
+/// the caller refuses expired entries first ([`crate::judge::accept::refuse_expired`]). An error when the
 /// drift anchor's environment differs from the results'.
 pub fn judge(judgement: &Judgement) -> Result<Report> {
     let Judgement {

@@ -9,11 +9,11 @@ use crate::error::{Error, Result};
 /// Paths given on the command line; each missing one gets its default.
 #[derive(Debug, Clone, Default)]
 pub struct Paths {
-    /// gate.toml [default: `<root>/gate.toml`].
+    /// gate.toml (default: `<root>/gate.toml`).
     pub config: Option<PathBuf>,
-    /// The baseline directory [default: `<root>/baselines`].
+    /// The baseline directory (default: `<root>/baselines`).
     pub baselines: Option<PathBuf>,
-    /// The results file [default: `<target>/irgate/results.json`].
+    /// The results file (default: `<target>/irgate/results.json`).
     pub results: Option<PathBuf>,
 }
 

@@ -16,7 +16,7 @@ pub enum Format {
     Table,
     /// GitHub markdown: the pull-request comment body (also fits a job step summary).
     Markdown,
-    /// JSON with a documented, versioned schema (see `report::json`).
+    /// JSON with a documented, versioned schema (see `formats::report`).
     Json,
 }
 
