@@ -92,9 +92,9 @@ fi
 say "A/B: the clone with codec/inject-slowdown against HEAD"
 # The benches crate names codec's features itself (the workspace turns its defaults off).
 sed -i 's/^codec = { workspace = true, features = \[\(.*\)\] }/codec = { workspace = true, features = [\1, "inject-slowdown"] }/' \
-    "$tree/benches/Cargo.toml"
-grep -q '^codec = .*"inject-slowdown"' "$tree/benches/Cargo.toml" ||
-    die "could not turn codec's inject-slowdown on in benches/Cargo.toml"
+    "$tree/demo/benches/Cargo.toml"
+grep -q '^codec = .*"inject-slowdown"' "$tree/demo/benches/Cargo.toml" ||
+    die "could not turn codec's inject-slowdown on in demo/benches/Cargo.toml"
 irgate run --base HEAD --results "$where/ab.json"
 printf '[[suite]]\npackage = "benches"\nbench = "callgrind"\n\n[budgets]\nIr = { relative_pct = 0.0, absolute = 10 }\n' \
     >"$out/absolute.toml"

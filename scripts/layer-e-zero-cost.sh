@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Layer E costs zero instructions when it is off. Runs proxy's callgrind bench (benches/layer_e.rs:
-# one 512-byte frame through the pipeline the proxy builds and through one built from codec alone,
-# with 0 and 1 passthrough filters) twice: without the `timing` feature every proxy-built case
-# must count exactly the Ir of its codec-built twin; with it, strictly more (so the bench can
-# see the feature at all). Needs valgrind, gungraun-runner (make install-runner) and jq. About
-# 3 minutes here from a warm build directory (two release builds of the bench).
+# Layer E costs zero instructions when it is off. Runs proxy's callgrind bench
+# (demo/proxy/benches/layer_e.rs: one 512-byte frame through the pipeline the proxy builds and
+# through one built from codec alone, with 0 and 1 passthrough filters) twice: without the
+# `timing` feature every proxy-built case must count exactly the Ir of its codec-built twin; with
+# it, strictly more (so the bench can see the feature at all). Needs valgrind, gungraun-runner
+# (make install-runner) and jq. About 3 minutes here from a warm build directory (two release
+# builds of the bench).
 #
 # usage: scripts/layer-e-zero-cost.sh
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The load table of proxy/README.md: direct against proxied on this machine, for two payloads and
-# three framings, then repeated runs of one profile for the noise verdict.
+# The load table of demo/proxy/README.md: direct against proxied on this machine, for two payloads
+# and three framings, then repeated runs of one profile for the noise verdict.
 #
 # For each framing, starts an echo backend and an irproxy in front of it (filters scan + count,
 # the same framing on both sides), runs RUNS open-loop runs directly against the backend and RUNS

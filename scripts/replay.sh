@@ -26,7 +26,8 @@
 # repository's benchmark library, jq.
 #
 # usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]
-#   e.g. scripts/replay.sh --config gate.toml --inputs 'codec benches Cargo.lock' . HEAD~40..HEAD codec benches
+#   e.g. scripts/replay.sh --config gate.toml --inputs 'demo/codec demo/benches Cargo.lock' \
+#            . HEAD~40..HEAD demo/codec demo/benches
 set -euo pipefail
 shopt -s inherit_errexit
 usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]"

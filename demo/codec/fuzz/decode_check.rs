@@ -1,6 +1,6 @@
 //! The decoder's fuzz oracle: the fuzz crate's library, which the fuzz target
-//! (`fuzz_targets/decode.rs`) calls and a normal test over fixed seeds (`codec/tests/fuzz_seeds.rs`)
-//! includes, so CI runs it without a fuzzer.
+//! (`fuzz_targets/decode.rs`) calls and a normal test over fixed seeds
+//! (`demo/codec/tests/fuzz_seeds.rs`) includes, so CI runs it without a fuzzer.
 //!
 //! The first input byte picks the connection settings, the rest is the stream. Nothing may panic,
 //! and:

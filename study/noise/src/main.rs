@@ -28,7 +28,7 @@ use study::{Row, Runs, Study, WallClockSettings};
 pub enum Format {
     /// An aligned table and a summary.
     Table,
-    /// A markdown table and a summary, as in benches/README.md.
+    /// A markdown table and a summary, as in demo/benches/README.md.
     Markdown,
     /// Every run's numbers and every verdict.
     Json,
