@@ -489,7 +489,7 @@ async fn a_load_comparison_gets_its_own_section_and_never_changes_the_verdict() 
     let load = dir.path().join("load.json");
     std::fs::write(
         &load,
-        r#"{"profile": {"payload_bytes": 256}, "base_label": "direct", "new_label": "proxied",
+        r#"{"schema_version": 1, "profile": {"payload_bytes": 256}, "base_label": "direct", "new_label": "proxied",
             "base_runs": 5, "new_runs": 5, "alpha": 0.05, "packets_per_sec": [1000.0, 998.0],
             "rows": [{"statistic": "p99", "base_us": 120.0, "new_us": 190.0, "delta_us": 70.0,
                       "delta_pct": 58.3, "p_value": 0.421, "verdict": "within_noise"}]}"#,
@@ -591,6 +591,7 @@ fn a_large_load_comparison_is_cut_to_fit_and_says_so() {
         })
         .collect();
     let load: irgate::formats::load::LoadComparison = serde_json::from_value(serde_json::json!({
+        "schema_version": 1,
         "profile": {"payload_bytes": 256}, "base_label": "direct", "new_label": "proxied",
         "base_runs": 5, "new_runs": 5, "alpha": 0.05, "packets_per_sec": [1000.0, 998.0],
         "rows": rows

@@ -277,6 +277,7 @@ fn a_load_comparison_keeps_hostile_text_inert() {
     for hostile in HOSTILE {
         let load: irgate::formats::load::LoadComparison =
             serde_json::from_value(serde_json::json!({
+                "schema_version": 1,
                 "profile": {*hostile: hostile},
                 "base_label": hostile, "new_label": hostile, "base_runs": 5, "new_runs": 5,
                 "alpha": 0.05, "packets_per_sec": [1000.0, 998.0],

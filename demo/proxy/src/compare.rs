@@ -13,6 +13,7 @@
 
 use std::fmt::Write as _;
 
+use irgate::formats::load::{self, LoadComparison, LoadRow, Verdict};
 use serde::Serialize;
 
 use crate::report::{Profile, Report, STATISTICS};
@@ -37,47 +38,6 @@ pub enum CompareError {
     },
 }
 
-/// How one statistic compares between the two sides.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
-    /// The statistic (`mean`, `p50`, ... `max`).
-    pub statistic: &'static str,
-    /// The median over the base side's runs, in microseconds.
-    pub base_us: f64,
-    /// The median over the new side's runs, in microseconds.
-    pub new_us: f64,
-    /// `new_us - base_us`.
-    pub delta_us: f64,
-    /// The delta relative to `base_us`, in percent (`null` when `base_us` is 0).
-    pub delta_pct: Option<f64>,
-    /// The Mann–Whitney two-sided exact p-value over the per-run values.
-    pub p_value: f64,
-    /// The verdict.
-    pub verdict: Verdict,
-}
-
-/// Whether a difference stands out from run-to-run noise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// p < alpha.
-    Distinguishable,
-    /// p >= alpha although p could have gone below it with this many runs.
-    WithinNoise,
-    /// With this many runs no outcome could reach p < alpha.
-    TooFewRuns,
-}
-
-impl Verdict {
-    fn text(self) -> &'static str {
-        match self {
-            Verdict::Distinguishable => "distinguishable",
-            Verdict::WithinNoise => "within noise",
-            Verdict::TooFewRuns => "too few runs",
-        }
-    }
-}
-
 /// The comparison of two sets of runs of one profile.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
@@ -96,7 +56,7 @@ pub struct Comparison {
     /// Median packets per second, base then new.
     pub packets_per_sec: (f64, f64),
     /// One row per latency statistic.
-    pub rows: Vec<Row>,
+    pub rows: Vec<LoadRow>,
 }
 
 /// Compares runs of latency from the intended send time: `new` (e.g. through the proxy) against
@@ -132,8 +92,8 @@ pub fn compare(base: &[Report], new: &[Report], alpha: f64) -> Result<Comparison
             } else {
                 Verdict::WithinNoise
             };
-            Row {
-                statistic,
+            LoadRow {
+                statistic: statistic.to_owned(),
                 base_us,
                 new_us,
                 delta_us,
@@ -274,11 +234,11 @@ impl Comparison {
         )
     }
 
-    fn p_text(row: &Row) -> String {
+    fn p_text(row: &LoadRow) -> String {
         format!("{:.3}", row.p_value)
     }
 
-    fn pct_text(row: &Row) -> String {
+    fn pct_text(row: &LoadRow) -> String {
         row.delta_pct
             .map_or("-".to_owned(), |d| format!("{d:+.1}%"))
     }
@@ -318,43 +278,30 @@ impl Comparison {
         s
     }
 
-    /// A markdown section with its own heading, for a pull-request comment: informational, apart
-    /// from the gated instruction counts.
-    pub fn to_markdown(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "### Load test (informational, never gated)\n");
-        let _ = writeln!(s, "Profile: {}.\n", self.describe());
-        let _ = writeln!(
-            s,
-            "`{}` ({} runs) against `{}` ({} runs): latency from each packet's intended send time, median over runs. \
-             A difference is *distinguishable* when a two-sided exact Mann-Whitney U test over the per-run values gives p < {}.\n",
-            self.new_label, self.new_runs, self.base_label, self.base_runs, self.alpha
-        );
-        let _ = writeln!(
-            s,
-            "| latency (us) | {} | {} | delta | delta % | p | verdict |",
-            self.base_label, self.new_label
-        );
-        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---|");
-        for row in &self.rows {
-            let _ = writeln!(
-                s,
-                "| {} | {:.1} | {:.1} | {:+.1} | {} | {} | {} |",
-                row.statistic,
-                row.base_us,
-                row.new_us,
-                row.delta_us,
-                Self::pct_text(row),
-                Self::p_text(row),
-                row.verdict.text()
-            );
+    /// The comparison as its file: the one format `irload compare --format json` writes and
+    /// `irgate comment --load` reads.
+    pub fn to_file(&self) -> LoadComparison {
+        let profile = match serde_json::to_value(&self.profile) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => unreachable!("a profile serializes as an object"),
+        };
+        LoadComparison {
+            schema_version: load::SCHEMA_VERSION,
+            profile,
+            base_label: self.base_label.clone(),
+            new_label: self.new_label.clone(),
+            base_runs: self.base_runs,
+            new_runs: self.new_runs,
+            alpha: self.alpha,
+            packets_per_sec: self.packets_per_sec,
+            rows: self.rows.clone(),
         }
-        let _ = writeln!(
-            s,
-            "\nThroughput: {:.0} packets/s ({}) and {:.0} packets/s ({}).",
-            self.packets_per_sec.0, self.base_label, self.packets_per_sec.1, self.new_label
-        );
-        s
+    }
+
+    /// A markdown section with its own heading, for a pull-request comment: informational, apart
+    /// from the gated instruction counts (irgate's renderer, as the comment shows it).
+    pub fn to_markdown(&self) -> String {
+        irgate::render::load::markdown(&self.to_file(), usize::MAX)
     }
 }
 
@@ -443,7 +390,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| p99.9 | 550.0 | 560.0 | +10.0 | +1.8% | 1.000 | too few runs |"),
+            md.contains("| `p99.9` | 550.0 | 560.0 | +10.0 | 1.000 | too few runs |"),
             "{md}"
         );
         assert_eq!(

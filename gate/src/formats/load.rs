@@ -1,4 +1,4 @@
-//! Load-test comparisons (`irload compare --format json`, proxy/README.md): latency of two sets of
+//! Load-test comparisons (`irload compare --format json`, demo/proxy/README.md): latency of two sets of
 //! runs of one profile, with a statistic saying whether each difference stands out from run-to-run
 //! noise. irgate never gates on them: it shows them in the pull-request comment under their own
 //! heading, apart from the gated counts. The file is untrusted data: every value is checked or
@@ -6,13 +6,24 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::formats;
 
-/// One comparison, as `irload compare --format json` writes it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// The schema version of load comparisons: 1, the first with one (files without are refused).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The schema versions irgate reads.
+pub const READABLE_VERSIONS: &[u32] = &[1];
+
+/// One comparison, as `irload compare --format json` writes it: the one definition `irload`
+/// writes and irgate reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LoadComparison {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
     /// The profile every run shares (payload, connections, rate, wire, tool version, machine).
     pub profile: serde_json::Map<String, serde_json::Value>,
     /// The base side's label.
@@ -32,7 +43,8 @@ pub struct LoadComparison {
 }
 
 /// One latency statistic, compared.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LoadRow {
     /// `mean`, `p50`, ... `max`.
     pub statistic: String,
@@ -40,42 +52,46 @@ pub struct LoadRow {
     pub base_us: f64,
     /// Median over the new runs, in microseconds.
     pub new_us: f64,
-    /// The difference, in microseconds.
+    /// `new_us - base_us`.
     pub delta_us: f64,
+    /// The delta relative to `base_us`, in percent (`null` when `base_us` is 0).
+    pub delta_pct: Option<f64>,
     /// The two-sided exact Mann-Whitney U p-value over the per-run values.
     pub p_value: f64,
-    /// `distinguishable`, `within_noise` or `too_few_runs`.
-    pub verdict: String,
+    /// Whether the difference stands out from run-to-run noise.
+    pub verdict: Verdict,
 }
 
-/// The verdicts a comparison may carry, and how the comment says them.
-pub const VERDICTS: [(&str, &str); 3] = [
-    ("distinguishable", "distinguishable"),
-    ("within_noise", "within noise"),
-    ("too_few_runs", "too few runs"),
-];
+/// Whether a difference stands out from run-to-run noise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// p < alpha.
+    Distinguishable,
+    /// p >= alpha although p could have gone below it with this many runs.
+    WithinNoise,
+    /// With this many runs no outcome could reach p < alpha.
+    TooFewRuns,
+}
+
+impl Verdict {
+    /// How reports say it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::Distinguishable => "distinguishable",
+            Verdict::WithinNoise => "within noise",
+            Verdict::TooFewRuns => "too few runs",
+        }
+    }
+}
 
 /// Reads and checks a comparison file.
 pub fn read(path: &Path) -> Result<LoadComparison> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::read(path, source))?;
     let invalid = |message: String| Error::invalid(path.display(), message);
-    let comparison: LoadComparison = serde_json::from_str(&text).map_err(|e| {
-        invalid(format!(
-            "not a load comparison of `irload compare --format json`: {e}"
-        ))
-    })?;
+    let comparison: LoadComparison =
+        formats::read_versions(path, "load comparison", READABLE_VERSIONS)?;
     if comparison.rows.is_empty() {
         return Err(invalid("a load comparison without rows".to_owned()));
-    }
-    if let Some(row) = comparison
-        .rows
-        .iter()
-        .find(|r| !VERDICTS.iter().any(|(v, _)| *v == r.verdict))
-    {
-        return Err(invalid(format!(
-            "unknown verdict {:?}: one of distinguishable, within_noise, too_few_runs",
-            row.verdict
-        )));
     }
     let numbers = comparison
         .rows
@@ -100,6 +116,7 @@ mod tests {
     use crate::render::load::markdown;
 
     const SAMPLE: &str = r#"{
+      "schema_version": 1,
       "profile": {"payload_bytes": 256, "connections": 2, "stress": false},
       "base_label": "direct", "new_label": "proxied", "base_runs": 5, "new_runs": 5,
       "alpha": 0.05, "packets_per_sec": [1000.0, 999.0],
@@ -176,12 +193,13 @@ mod tests {
         assert!(md.contains("`</details>@admin <img src=x>`"), "{md}");
         assert_eq!(md.matches("<img").count(), 1, "{md}");
         for (text, message) in [
+            (SAMPLE.replace("distinguishable", "gated"), "unknown variant"),
+            (SAMPLE.replace("0.008", "1e999"), "number out of range"),
+            ("{}".to_owned(), "not an irgate load comparison file"),
             (
-                SAMPLE.replace("distinguishable", "gated"),
-                "unknown verdict",
+                SAMPLE.replace("\"schema_version\": 1", "\"schema_version\": 9"),
+                "unsupported schema_version 9",
             ),
-            (SAMPLE.replace("0.008", "1e999"), "not a load comparison"),
-            ("{}".to_owned(), "not a load comparison"),
         ] {
             let (_dir, path) = write(&text);
             let error = read(&path).unwrap_err().to_string();

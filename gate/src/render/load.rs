@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::formats::load::{LoadComparison, LoadRow, VERDICTS};
+use crate::formats::load::{LoadComparison, LoadRow};
 use crate::render::markdown::code;
 use crate::text::plural;
 
@@ -100,10 +100,7 @@ fn section(
 
 /// One table row.
 fn row(row: &LoadRow) -> String {
-    let verdict = VERDICTS
-        .iter()
-        .find(|(v, _)| *v == row.verdict)
-        .map_or("?", |(_, text)| text);
+    let verdict = row.verdict.text();
     format!(
         "| {} | {:.1} | {:.1} | {:+.1} | {:.3} | {verdict} |\n",
         code(&row.statistic),
