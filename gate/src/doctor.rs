@@ -40,7 +40,7 @@ pub fn execute(paths: &Paths) -> Result<ExitCode> {
         &paths.root,
         &libraries,
         crate::runner::Build::new(config.measurement_build, &paths.root)?.describe(),
-    );
+    )?;
     let groups = match Baselines::load(&paths.baselines) {
         Ok(baselines) => baselines.groups,
         Err(Error::MissingBaselineDir { .. }) => BTreeMap::new(),
