@@ -5,7 +5,8 @@
 # Extra arguments: RUN_ARGS (e.g. a filter 'frame::*'), CHECK_ARGS (e.g. --on-env-mismatch=warn),
 # REFRESH_ARGS (e.g. a filter, --prune). `make install-runner` installs the suite's runner at its
 # exact version into irgate's runner cache (beside any other version; reused when the PATH has
-# it), which `make test` does first.
+# it), which `make test` does first. `make test-fast` runs irgate's integration tests but the slow
+# ones (module `slow`: real fingerprints under valgrind, the dashboard in Chromium), in seconds.
 #
 # The pinned environment (Dockerfile, docs/container.md): `make image` builds it with this
 # repository's pins (.irgate/image.env), `make gate-container` / `make baseline-container` run
@@ -15,7 +16,7 @@
 IRGATE := scripts/irgate
 IN_CONTAINER := docker/irgate-container
 
-.PHONY: help gate baseline install-runner test image gate-container baseline-container
+.PHONY: help gate baseline install-runner test test-fast image gate-container baseline-container
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
 
@@ -32,6 +33,9 @@ install-runner: ## Install the suite's runner into irgate's cache (skipped when 
 
 test: install-runner ## Run every test of the workspace (a test lists the suite: it needs the runner)
 	GUNGRAUN_RUNNER="$$($(IRGATE) runner path)" cargo test --workspace --all-features --locked
+
+test-fast: ## irgate's integration tests without the slow ones (valgrind, Chromium): seconds
+	cargo test -p irgate --all-features --locked --test it -- --skip slow::
 
 image: ## Build the pinned image (irgate-env) with this repository's pins
 	$(IN_CONTAINER) --build-only

@@ -19,6 +19,7 @@
 #
 # usage: scripts/ab-regression.sh [--container] [--aa-only]
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 die() { printf 'ab-regression: FAIL: %s\n' "$*" >&2; exit 1; }
@@ -103,9 +104,8 @@ irgate check --base --results "$where/ab.json" --config "$where/absolute.toml" \
     --format json >"$out/ab-report.json" || code=$?
 [ "$code" -eq 1 ] || die "A/B: irgate check --base exited $code, expected 1 (a budget exceeded)"
 [ "$(jq -r .mode.kind "$out/ab-report.json")" = ab ] || die "A/B: the report does not say A/B"
-chain=$(jq -r '.benchmarks | keys[] | select(startswith("filter::") or startswith("pipeline::"))' \
-    "$out/ab.json" | sort)
-failing=$(jq -r '.rows[] | select(.fails) | .benchmark' "$out/ab-report.json" | sort -u)
+chain=$(filter_chain_benchmarks "$out/ab.json")
+failing=$(failing_benchmarks "$out/ab-report.json")
 if [ "$failing" != "$chain" ]; then
     diff <(echo "$chain") <(echo "$failing") | sed 's/^/  /' >&2 || true
     die "A/B: the gate must fail exactly the filter-chain benchmarks (< expected, > failed)"
@@ -127,7 +127,7 @@ irgate check --results "$where/ab.json" --baselines "$where/baselines" --config 
 moved=$(jq '[.mode.environment[] | select(.baseline - .remeasured == 50)] | length' "$out/triage-report.json")
 [ "$moved" = "$count" ] ||
     die "triage: the environment delta is -50 Ir on $moved benchmarks, expected all $count"
-failing=$(jq -r '.rows[] | select(.fails) | .benchmark' "$out/triage-report.json" | sort -u)
+failing=$(failing_benchmarks "$out/triage-report.json")
 if [ "$failing" != "$chain" ]; then
     diff <(echo "$chain") <(echo "$failing") | sed 's/^/  /' >&2 || true
     die "triage: the code delta must fail exactly the filter-chain benchmarks (< expected, > failed)"

@@ -25,6 +25,7 @@
 #
 # usage: scripts/adoption-test.sh
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 repo=$(cd "$(dirname "$0")/.." && pwd)
 fixtures=$repo/gate/tests/adoption
 
@@ -66,7 +67,7 @@ expect_gate() {
     local code=0
     irgate check --format json >"$work/report.json" || code=$?
     [ "$code" -eq "$1" ] || { irgate check >&2 || true; die "irgate check exited $code, expected $1"; }
-    jq -r '.rows[] | select(.fails) | .benchmark' "$work/report.json" | sort -u
+    failing_benchmarks "$work/report.json"
 }
 
 # expect_refusal LOG CODE COMMAND...: COMMAND must exit CODE (its output in LOG).

@@ -7,8 +7,9 @@
 #      have been taken in the container (their fingerprint's `environment` says `container:...`);
 #      no baselines at all is an error (exit 2), never a pass.
 # Exit 0 when every count repeats; 1 when one moved; 2 when the gate could not decide.
-# Uses the image $IRGATE_IMAGE (default irgate-env; `make image` builds it).
+# Uses the image $IRGATE_IMAGE (default irgate-env; `make image` builds it). Needs jq.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
@@ -26,8 +27,7 @@ if [ ${#baselines[@]} -eq 0 ]; then
 fi
 # Baselines taken elsewhere are refused before the suite runs.
 for file in "${baselines[@]}"; do
-    environment=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["fingerprint"]["environment"])' \
-        "$file" 2>/dev/null) ||
+    environment=$(fingerprint_field "$file" environment 2>/dev/null) ||
         { echo "container-repeat-check: $file: cannot read its fingerprint's environment" >&2; exit 2; }
     case "$environment" in
         container:*) ;;

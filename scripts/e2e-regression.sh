@@ -15,6 +15,7 @@
 #
 # usage: scripts/e2e-regression.sh
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 
 die() { printf 'e2e-regression: FAIL: %s\n' "$*" >&2; exit 1; }
@@ -36,10 +37,9 @@ check() {
     irgate check --config "$1" --baselines "$work/baselines" --results "$work/slow.json" \
         --format json >"$work/report.json" || code=$?
     [ "$code" -eq 1 ] || die "irgate check --config $1 exited $code, expected 1 (a budget exceeded)"
-    jq -r '.rows[] | select(.fails) | .benchmark' "$work/report.json" | sort -u
+    failing_benchmarks "$work/report.json"
 }
-chain=$(jq -r '.benchmarks | keys[] | select(startswith("filter::") or startswith("pipeline::"))' \
-    "$work/base.json" | sort)
+chain=$(filter_chain_benchmarks "$work/base.json")
 [ -n "$chain" ] || die "the suite has no filter:: or pipeline:: benchmarks"
 
 printf '[budgets]\nIr = { relative_pct = 0.0, absolute = 10 }\n' >"$work/absolute.toml"

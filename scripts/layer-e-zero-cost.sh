@@ -9,22 +9,30 @@
 #
 # usage: scripts/layer-e-zero-cost.sh
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 
 die() { printf 'layer-e-zero-cost: FAIL: %s\n' "$*" >&2; exit 1; }
 command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
 
-# Prints "<function>.<id> <Ir>" per bench.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+summaries=$(realpath -m "${CARGO_TARGET_DIR:-target}")/gungraun/proxy/layer_e
+
+# Prints "<benchmark> <Ir>" per bench: the bench saves its gungraun summaries, irgate reads them
+# (`irgate run --from`) into a results file.
 irs() {
-  cargo bench --quiet --locked -p proxy --bench layer_e "$@" -- --output-format=json \
-    | jq -r '"\(.function_name).\(.id) \(.profiles[] | select(.tool == "Callgrind") | .data.total.metrics.Ir.values.new)"'
+  rm -rf "$summaries"
+  cargo bench --quiet --locked -p proxy --bench layer_e "$@" -- --save-summary=json >/dev/null
+  scripts/irgate run --from "$summaries" --results "$work/layer_e.json" >/dev/null
+  benchmark_irs "$work/layer_e.json"
 }
 
 check() {
   local counts=$1 relation=$2
   for n in n0 n1; do
-    codec=$(awk -v k="codec_pipeline.$n" '$1 == k { print $2 }' <<<"$counts")
-    proxy=$(awk -v k="proxy_pipeline.$n" '$1 == k { print $2 }' <<<"$counts")
+    codec=$(awk -v k="layer_e::codec_pipeline/$n" '$1 == k { print $2 }' <<<"$counts")
+    proxy=$(awk -v k="layer_e::proxy_pipeline/$n" '$1 == k { print $2 }' <<<"$counts")
     [ -n "$codec" ] && [ -n "$proxy" ] || die "missing counts for $n in: $counts"
     echo "layer-e-zero-cost: $n: codec-built $codec Ir, proxy-built $proxy Ir ($relation expected)"
     case $relation in

@@ -17,6 +17,7 @@
 # usage: scripts/layout-fixture.sh [--keep DIR] [MODULES]     (MODULES: default 96)
 # Needs valgrind, cargo and gungraun-runner 0.20.0; irgate from this checkout ($IRGATE, else built).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 repo=$(cd "$(dirname "$0")/.." && pwd)
 keep=
 if [ "${1:-}" = --keep ]; then keep=${2:?usage: --keep DIR}; shift 2; fi
@@ -29,8 +30,7 @@ if [ -n "$keep" ]; then
 else
     work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fi
-irgate=${IRGATE:-$(cargo build --quiet --locked -p irgate --manifest-path "$repo/Cargo.toml" \
-    --message-format=json | jq -r 'select(.executable != null and .target.name == "irgate") | .executable')}
+irgate=${IRGATE:-$(irgate_executable)}
 
 # generate DIR: writes the workspace.
 generate() {

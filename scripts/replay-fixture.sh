@@ -8,10 +8,10 @@
 #
 # usage: scripts/replay-fixture.sh [TABLE.md]     (about 3 minutes here)
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 die() { printf 'replay-fixture: FAIL: %s\n' "$*" >&2; exit 1; }
-export IRGATE=${IRGATE:-$(cargo build --quiet --locked -p irgate --message-format=json \
-    | jq -r 'select(.executable != null and .target.name == "irgate") | .executable')}
+export IRGATE=${IRGATE:-$(irgate_executable)}
 
 repo=$(mktemp -d)
 trap 'rm -rf "$repo"' EXIT

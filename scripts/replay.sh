@@ -30,6 +30,7 @@
 #            . HEAD~40..HEAD demo/codec demo/benches
 set -euo pipefail
 shopt -s inherit_errexit
+. "$(dirname "$0")/lib.sh"
 usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]"
 config=
 inputs=()
@@ -47,8 +48,7 @@ range=${2:?$usage}
 shift 2
 paths=("$@")
 [ ${#paths[@]} -gt 0 ] || paths=(. ':(exclude)*.md' ':(exclude)docs')
-irgate=${IRGATE:-$(cd "$(dirname "$0")/.." && cargo build --quiet --locked -p irgate \
-    --message-format=json | jq -r 'select(.executable != null and .target.name == "irgate") | .executable')}
+irgate=${IRGATE:-$(irgate_executable)}
 
 work=$(mktemp -d)
 cleanup() { git -C "$repo" worktree remove --force "$work/tree" >/dev/null 2>&1 || true; rm -rf "$work"; }
@@ -100,7 +100,7 @@ for commit in $(git -C "$repo" rev-list --reverse "$range"); do
     code=0
     (cd "$work/tree" && "$irgate" check --results "$new" --baselines "$work/baselines" \
         --config "$gate" --format json) >"$work/report.json" 2>/dev/null || code=$?
-    flagged=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | join(" ")' "$work/report.json")
+    flagged=$(failing_benchmarks "$work/report.json" | paste -sd' ')
     case "$code,$touched,${flagged:+y}" in
         0,*) verdict=pass ;;
         1,0,y) verdict="false alarm" ;;

@@ -2,7 +2,13 @@
 //! hold memory (many functions, long names, many instruction addresses, many calls, inlined
 //! files, many events), the peak of every allocation made while parsing stays under
 //! [`Options::max_bytes`] plus one line's buffer, whether the file is read or refused as too
-//! large. Its own test binary: the counting allocator sees this test's thread only.
+//! large.
+//!
+//! Its own test binary, apart from the crate's other integration tests (real_files.rs): a
+//! `#[global_allocator]` replaces the allocator of the whole binary, so in a shared one the
+//! allocations of tests running on other threads at the same time would count toward this test's
+//! peak (a false failure), and every other test would pay for the counting. Alone, the counting
+//! allocator sees this test's thread only.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

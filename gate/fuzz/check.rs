@@ -1,5 +1,5 @@
 //! The oracles of irgate's fuzz targets: the fuzz crate's library, which the targets
-//! (`fuzz_targets/*.rs`) call, and which `gate/tests/fuzz_seeds.rs` includes to run them over the
+//! (`fuzz_targets/*.rs`) call, and which `gate/tests/it/fuzz_seeds.rs` includes to run them over the
 //! committed seeds in every `cargo test`, without a fuzzer.
 //!
 //! Each oracle feeds one untrusted input to one of irgate's readers, through the function irgate

@@ -48,7 +48,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         &paths.root,
         &libraries,
         crate::measure::runner::Build::new(config.measurement_build, &paths.root)?.describe(),
-    );
+    )?;
     let groups = match Baselines::load(&paths.baselines) {
         Ok(baselines) => baselines.groups,
         Err(Error::MissingBaselineDir { .. }) => BTreeMap::new(),

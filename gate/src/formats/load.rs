@@ -193,7 +193,10 @@ mod tests {
         assert!(md.contains("`</details>@admin <img src=x>`"), "{md}");
         assert_eq!(md.matches("<img").count(), 1, "{md}");
         for (text, message) in [
-            (SAMPLE.replace("distinguishable", "gated"), "unknown variant"),
+            (
+                SAMPLE.replace("distinguishable", "gated"),
+                "unknown variant",
+            ),
             (SAMPLE.replace("0.008", "1e999"), "number out of range"),
             ("{}".to_owned(), "not an irgate load comparison file"),
             (

@@ -231,7 +231,7 @@ pub fn run_suites(
     let libraries: Vec<Library> = prepared.iter().map(|(_, l)| l.clone()).collect();
     let tunables = runner::glibc_tunables();
     let build = runner::Build::new(config.measurement_build, &workspace.root)?;
-    let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries, build.describe());
+    let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries, build.describe())?;
     if fingerprint.aslr != "off" {
         eprintln!(
             "irgate: warning: ASLR could not be disabled (setarch -R failed); recorded as aslr={}",
@@ -392,7 +392,7 @@ fn read_summaries(
             root,
             &libraries,
             runner::Build::new(config.measurement_build, root)?.describe(),
-        ),
+        )?,
         suites,
         features: Vec::new(),
         filters: Vec::new(),

@@ -8,19 +8,36 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::error::{Error, Result};
 use crate::git::Commit;
 use crate::measure::cpu;
 use crate::measure::library::Library;
 use crate::model::{Fingerprint, UNKNOWN};
 
+/// The environment variable naming a JSON file that holds a fingerprint (the `fingerprint` object
+/// of a results file): when it is set, [`collect`] reads that file and asks nothing of this
+/// machine (no valgrind, rustc or git). For tests only: counts taken with it set prove nothing.
+pub const INJECTED: &str = "IRGATE_FINGERPRINT";
+
 /// Collects the fingerprint of this machine, for suites written with `libraries`, built as
-/// `build` describes and run with `glibc_tunables` from `workspace_root`.
+/// `build` describes and run with `glibc_tunables` from `workspace_root`; or the one the file
+/// named by [`INJECTED`] holds, an error when that file cannot be read or is not a fingerprint.
 pub fn collect(
     glibc_tunables: &str,
     workspace_root: &Path,
     libraries: &[Library],
     build: String,
-) -> Fingerprint {
+) -> Result<Fingerprint> {
+    if let Some(path) = std::env::var_os(INJECTED) {
+        let path = Path::new(&path);
+        let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
+        return serde_json::from_str(&text).map_err(|e| {
+            Error::invalid(
+                format!("{} (named by {INJECTED})", path.display()),
+                format!("not a fingerprint: {e}"),
+            )
+        });
+    }
     // In the workspace: its rust-toolchain.toml picks the toolchain (an A/B base may pin another).
     let rustc =
         stdout_of(Command::new("rustc").arg("-vV").current_dir(workspace_root)).unwrap_or_default();
@@ -32,7 +49,7 @@ pub fn collect(
             .unwrap_or_else(|| UNKNOWN.to_owned())
     };
     let benchmarked = cpu::benchmarked();
-    Fingerprint {
+    Ok(Fingerprint {
         rustc: rustc_field("release:"),
         rustc_commit: rustc_field("commit-hash:"),
         target: rustc_field("host:"),
@@ -49,7 +66,7 @@ pub fn collect(
         workspace_root: workspace_root.display().to_string(),
         commit: commit(workspace_root),
         date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-    }
+    })
 }
 
 /// The commit checked out at `root` as the fingerprint records it (`<hash>-dirty` when tracked

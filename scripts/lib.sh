@@ -1,0 +1,38 @@
+# What the scripts read from irgate's files, done one way: sourced (`. scripts/lib.sh`), never run.
+# A JSON report, a results file and a fingerprint are read here with jq, through the fields irgate
+# writes (docs/gate.md), so no script carries its own copy; a gungraun summary is never read by a
+# script: `irgate run --from` reads it (its Rust reader), and the script reads the results file.
+# Needs jq.
+
+# The checkout this library belongs to.
+irgate_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# irgate_executable: builds irgate from this checkout (debug; in it, so that its
+# rust-toolchain.toml applies) and prints its executable's path.
+irgate_executable() {
+    (cd "$irgate_repo" && cargo build --quiet --locked -p irgate --message-format=json |
+        jq -r 'select(.executable != null and .target.name == "irgate") | .executable')
+}
+
+# failing_benchmarks REPORT: the benchmarks an `irgate check --format json` report fails, sorted,
+# one a line.
+failing_benchmarks() {
+    jq -r '.rows[] | select(.fails) | .benchmark' "$1" | sort -u
+}
+
+# filter_chain_benchmarks RESULTS: the benchmarks of a results file that run codec's filter chain
+# (the `filter` and `pipeline` groups), sorted, one a line.
+filter_chain_benchmarks() {
+    jq -r '.benchmarks | keys[] | select(startswith("filter::") or startswith("pipeline::"))' "$1" | sort
+}
+
+# benchmark_irs RESULTS: `<benchmark> <Ir>` for every benchmark of a results file, one a line.
+benchmark_irs() {
+    jq -r '.benchmarks | to_entries[] | "\(.key) \(.value.Ir)"' "$1"
+}
+
+# fingerprint_field FILE FIELD: the value of FIELD in the fingerprint of a results or baseline
+# file; fails (non-zero) when the file cannot be read or records no such field.
+fingerprint_field() {
+    jq -er --arg field "$2" '.fingerprint[$field] // error("no fingerprint field \($field)")' "$1"
+}
