@@ -18,8 +18,8 @@ use irgate::config::suite::Suite;
 use irgate::config::{self, Config};
 use irgate::error::{Error, Result};
 use irgate::filter::Filter;
-use irgate::formats as files;
-use irgate::measure::collect as run;
+use irgate::formats;
+use irgate::measure::collect::{self, Place, Selection};
 use irgate::measure::paths::Paths;
 use study::{Row, Runs, Study, WallClockSettings};
 
@@ -137,7 +137,7 @@ fn main() -> ExitCode {
 /// Runs the study, or prints a saved one.
 fn execute(args: &NoiseArgs) -> Result<ExitCode> {
     let study = match &args.from {
-        Some(path) => files::read_versioned(path, "noise study", study::SCHEMA_VERSION)?,
+        Some(path) => formats::read_versioned(path, "noise study", study::SCHEMA_VERSION)?,
         None => {
             let (study, saved) = measure(args)?;
             eprintln!("irgate-noise: wrote {}", saved.display());
@@ -207,13 +207,13 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
                 args: Vec::new(),
             }];
             // Each variant builds and writes into a directory of its own.
-            let place = run::Place {
+            let place = Place {
                 dir: &dir.join("callgrind"),
                 label: "",
             };
-            let results = run::run_suites(
+            let results = collect::run_suites(
                 &config,
-                &run::Selection::default(),
+                &Selection::default(),
                 &resolved,
                 filter.as_ref(),
                 Some(&place),
@@ -300,6 +300,53 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
         benchmarks,
     };
     let saved = dir.join("noise.json");
-    files::write_json_atomic(&saved, &study)?;
+    formats::write_json_atomic(&saved, &study)?;
     Ok((study, saved))
+}
+
+#[cfg(test)]
+mod tests {
+    /// What the study may use of irgate: its configuration, the suites' measurement, the file
+    /// helpers and the shared vocabulary; never the judging, rendering or commands.
+    const API: &[&str] = &[
+        "config",
+        "error",
+        "filter",
+        "formats",
+        "measure::collect",
+        "measure::paths",
+        "model",
+        "text",
+    ];
+
+    #[test]
+    fn the_study_uses_only_irgates_narrow_api() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut outside = Vec::new();
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // The study's code, its tests left out.
+            let code = text.split("\n#[cfg(test)]").next().unwrap_or_default();
+            for (at, _) in code.match_indices("irgate::") {
+                let rest = &code[at + "irgate::".len()..];
+                if !API.iter().any(|module| {
+                    rest.starts_with(module)
+                        && !rest[module.len()..]
+                            .starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                }) {
+                    let line = rest.lines().next().unwrap_or_default();
+                    outside.push(format!("{}: irgate::{line}", path.display()));
+                }
+            }
+        }
+        assert!(
+            outside.is_empty(),
+            "beyond the study's API:\n{}",
+            outside.join("\n")
+        );
+    }
 }
