@@ -336,8 +336,9 @@ pub struct HistoryRenderArgs {
 const CALIBRATE_ABOUT: &str = "\
 Build and run the suites several ways that differ only in code the benchmarks do not run, and
 compare their counts benchmark by benchmark. Each build is a copy of the working tree in
-<target>/irgate/calibrate/<n>/src (paths of one length, like A/B; the builds share one target
-directory), built with irgate's measurement build: `base` (as it is), `version` (every workspace
+<target>/irgate/calibrate/<n>/src (paths of one length, like A/B), built in a target directory of
+its own (<target>/irgate/calibrate/<n>/target: a cold build each, kept for the next calibration),
+with irgate's measurement build: `base` (as it is), `version` (every workspace
 member one patch release higher, as a release bumps it: other symbol hashes), `unrelated` (a
 function no benchmark calls added to every member's library). Each build's results are written to
 <target>/irgate/calibrate/<variant>.json. Given RESULTS files instead (`irgate run --results FILE`

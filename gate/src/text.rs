@@ -46,9 +46,53 @@ pub fn signed_delta(new: u64, old: u64) -> i64 {
     (i128::from(new) - i128::from(old)).clamp(i64::MIN.into(), i64::MAX.into()) as i64
 }
 
-/// A change in percent with its sign and two decimals: `+1.25%`, `-0.10%`.
+/// A change in percent with its sign: two decimals (`+1.25%`, `-0.10%`), or two significant
+/// digits when two decimals would round a change to zero (`+0.0024%`).
 pub fn signed_pct(pct: f64) -> String {
-    format!("{pct:+.2}%")
+    // Two decimals, or two significant digits (up to 6 decimals) for a change that two decimals
+    // would show as `+0.00%`: a failing row never reads as no change.
+    let decimals = if pct != 0.0 && pct.abs() < 0.005 {
+        ((-pct.abs().log10()).ceil() as usize + 1).min(6)
+    } else {
+        2
+    };
+    format!("{pct:+.decimals$}%")
+}
+
+/// A symbol with its generic arguments elided, `retain<…>` for `retain<K, V, 16, A, F>`, so a
+/// table of monomorphized functions stays readable; a qualified path's leading `<T as Trait>`
+/// is kept. Names without generic arguments come back as they are.
+pub fn elide_generics(name: &str) -> Cow<'_, str> {
+    if !name.contains('<') {
+        return Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut depth = 0usize;
+    let mut previous = ' ';
+    for c in name.chars() {
+        if depth > 0 {
+            match c {
+                '<' => depth += 1,
+                '>' if previous != '-' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        out.push_str("<…>");
+                    }
+                }
+                _ => {}
+            }
+        } else if c == '<' && (previous.is_alphanumeric() || previous == '_' || previous == '}') {
+            depth = 1;
+        } else {
+            out.push(c);
+        }
+        previous = c;
+    }
+    if depth > 0 {
+        // Unbalanced: show what there is.
+        return Cow::Borrowed(name);
+    }
+    Cow::Owned(out)
 }
 
 /// `1 run`, `2 runs`: `n` and `noun`, plural unless `n` is 1.
@@ -177,6 +221,32 @@ pub fn is_plain_https(url: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tiny_change_keeps_two_significant_digits() {
+        assert_eq!(signed_pct(2.0), "+2.00%");
+        assert_eq!(signed_pct(0.0), "+0.00%");
+        assert_eq!(signed_pct(4.0 / 164_003.0 * 100.0), "+0.0024%");
+        assert_eq!(signed_pct(-4.0 / 27_196_921.0 * 100.0), "-0.000015%");
+    }
+
+    #[test]
+    fn generic_arguments_are_elided_and_qualified_paths_kept() {
+        assert_eq!(elide_generics("decode_varint"), "decode_varint");
+        assert_eq!(
+            elide_generics(
+                "src/map.rs: retain<alloc::ffi::c_str::CString, usize, 16, F> (inlined into \
+                 bench::{closure_env#1}<CString, usize, 16>)"
+            ),
+            "src/map.rs: retain<…> (inlined into bench::{closure_env#1}<…>)"
+        );
+        assert_eq!(
+            elide_generics("<alloc::vec::Vec<u8> as core::ops::Drop>::drop"),
+            "<alloc::vec::Vec<…> as core::ops::Drop>::drop"
+        );
+        assert_eq!(elide_generics("call<fn() -> u8>"), "call<…>");
+        assert_eq!(elide_generics("broken<a"), "broken<a");
+    }
 
     #[test]
     fn groups_thousands_and_signs_counts_and_percentages() {

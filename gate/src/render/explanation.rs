@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use irgate_callgrind::Kind;
 
 use crate::model::Explained;
-use crate::text::{plural, signed, signed_delta, terminal, thousands};
+use crate::text::{elide_generics, plural, signed, signed_delta, terminal, thousands};
 
 /// What a mover's kind adds to its name, e.g. `renamed from old` (empty for a plain change).
 pub fn kind_note(kind: &Kind) -> String {
@@ -45,10 +45,10 @@ pub fn text(explained: &Explained, indent: &str) -> String {
         .to_vec(),
     ];
     for m in &e.movers {
-        let mut name = terminal(&m.function).into_owned();
+        let mut name = terminal(&elide_generics(&m.function)).into_owned();
         let note = kind_note(&m.kind);
         if !note.is_empty() {
-            let _ = write!(name, " ({})", terminal(&note));
+            let _ = write!(name, " ({})", terminal(&elide_generics(&note)));
         }
         if m.outside_main {
             let _ = write!(name, " ({OUTSIDE_MAIN})");
@@ -119,7 +119,7 @@ pub fn text(explained: &Explained, indent: &str) -> String {
         let _ = writeln!(
             out,
             "{indent}  inclusive: {} {} -> {} ({}, of which self {})",
-            terminal(&i.function),
+            terminal(&elide_generics(&i.function)),
             thousands(i.base),
             thousands(i.new),
             signed(signed_delta(i.new, i.base)),

@@ -122,10 +122,15 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
     );
     for m in &e.movers {
         let note = crate::render::explanation::kind_note(&m.kind);
+        let function = crate::text::elide_generics(&m.function);
         let mut name = if note.is_empty() {
-            code(&m.function)
+            code(&function)
         } else {
-            format!("{} ({})", code(&m.function), prose(&note))
+            format!(
+                "{} ({})",
+                code(&function),
+                prose(&crate::text::elide_generics(&note))
+            )
         };
         if m.outside_main {
             let _ = write!(name, " ({})", crate::render::explanation::OUTSIDE_MAIN);
@@ -190,7 +195,7 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
         let _ = writeln!(
             out,
             "**Inclusive:** {} {} → {} ({}, of which its own code {})\n",
-            code(&i.function),
+            code(&crate::text::elide_generics(&i.function)),
             thousands(i.base),
             thousands(i.new),
             signed(signed_delta(i.new, i.base)),
