@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::commands::calibrate::Spread;
 use crate::config::Config;
 use crate::config::budgets::DEFAULT_BUDGET;
 use crate::config::suite::Suite;
@@ -122,10 +123,25 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             "the default (the suites were not run: --no-run)".to_owned(),
         )
     };
+    // The first budgets already hold what code layout moves (#26): the default becomes the
+    // calibrated floor, and every benchmark measured gets its own budget.
+    let calibration = if options.run && options.calibrate {
+        Some(calibrate_suites(&suites)?)
+    } else {
+        None
+    };
+    let (limit, why) = match &calibration {
+        Some((spreads, _)) => calibrated_budget(spreads),
+        None => (limit, why),
+    };
     let mut config_text = gate_toml(&suites, &limit, &why);
-    // The first budgets already hold what code layout moves (#26).
-    if options.run && options.calibrate {
-        config_text = calibrated(&suites, &root.join(CONFIG_FILE), &config_text)?;
+    if let Some((spreads, builds)) = &calibration {
+        config_text = crate::commands::calibrate::write_budgets(
+            &config_text,
+            &root.join(CONFIG_FILE),
+            spreads,
+            builds,
+        )?;
     }
     let mut files = vec![(root.join(CONFIG_FILE), config_text)];
     let mut notes = Vec::new();
@@ -188,10 +204,10 @@ fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Result<
     })
 }
 
-/// `text` (gate.toml as init wrote it) with the budgets `irgate calibrate` measures for `suites`:
-/// builds the working tree three ways that differ only in code no benchmark runs, runs each, and
-/// writes a budget per benchmark from how far its count moved. Says how long it took.
-fn calibrated(suites: &[Suite], path: &Path, text: &str) -> Result<String> {
+/// How far code layout moves each benchmark of `suites`, as `irgate calibrate` measures it: the
+/// working tree built three ways that differ only in code no benchmark runs, each run; with the
+/// builds' names. Says how long it took.
+fn calibrate_suites(suites: &[Suite]) -> Result<(Vec<Spread>, Vec<String>)> {
     use crate::commands::calibrate;
     let started = std::time::Instant::now();
     print(
@@ -210,12 +226,29 @@ fn calibrated(suites: &[Suite], path: &Path, text: &str) -> Result<String> {
     let builds: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
     let spreads = calibrate::spreads(&runs)?;
     print(&calibrate::render(&spreads, &builds));
-    let text = calibrate::write_budgets(text, path, &spreads, &builds)?;
     print(&format!(
         "irgate init: calibrated in {:.0} s\n",
         started.elapsed().as_secs_f64()
     ));
-    Ok(text)
+    Ok((spreads, builds))
+}
+
+/// The default budget after calibration: the largest per-benchmark budget it suggests (1.5 times
+/// the largest Ir shift seen, at least 1 Ir), with no relative part, which on large benchmarks
+/// would only let regressions through that layout never produced (docs/real-repos.md).
+fn calibrated_budget(spreads: &[Spread]) -> (Budget, String) {
+    let absolute = spreads.iter().map(Spread::suggested).max().unwrap_or(1);
+    (
+        Budget {
+            relative_pct: 0.0,
+            absolute,
+        },
+        format!(
+            "calibrated: the largest budget calibration gave the {} (1.5 times the largest Ir \
+             shift seen, at least 1 Ir), no relative part",
+            crate::text::plural(spreads.len(), "benchmark")
+        ),
+    )
 }
 
 /// The budget for the sizes measured: +1%, and at least 5% of the smallest benchmark's Ir (from 1
@@ -549,6 +582,23 @@ mod tests {
         assert!(crate::config::budgets::allowance(&limit, 20) >= 1.0);
         assert_eq!(chosen_budget(&results(&[300])).0.absolute, 15);
         assert_eq!(chosen_budget(&results(&[90_000])).0.absolute, 50);
+    }
+
+    #[test]
+    fn after_calibration_the_default_is_its_largest_budget_with_no_relative_part() {
+        let spread = |min, max| Spread {
+            benchmark: "a::b".to_owned(),
+            min,
+            max,
+            moved_in: Vec::new(),
+        };
+        let (limit, why) = calibrated_budget(&[spread(10, 10), spread(100, 102)]);
+        assert_eq!((limit.relative_pct, limit.absolute), (0.0, 3));
+        assert!(
+            why.starts_with("calibrated:") && why.contains("2 benchmarks"),
+            "{why}"
+        );
+        assert_eq!(calibrated_budget(&[spread(5, 5)]).0.absolute, 1);
     }
 
     #[test]
