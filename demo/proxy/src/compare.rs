@@ -382,6 +382,17 @@ mod tests {
     }
 
     #[test]
+    fn irgate_reads_the_file_irload_writes() {
+        let c = compare(&runs("direct", &[50.0]), &runs("proxied", &[60.0]), 0.05).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("compare.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&c.to_file()).unwrap()).unwrap();
+        let read = irgate::formats::load::read(&path).unwrap();
+        assert_eq!(read, c.to_file());
+        assert_eq!(read.profile["payload_bytes"], c.profile.payload_bytes);
+    }
+
+    #[test]
     fn markdown_has_its_own_heading_and_a_row_per_statistic() {
         let c = compare(&runs("direct", &[50.0]), &runs("proxied", &[60.0]), 0.05).unwrap();
         let md = c.to_markdown();
