@@ -14,7 +14,6 @@
 use std::fmt::Write as _;
 
 use irgate::formats::load::{self, LoadComparison, LoadRow, Verdict};
-use serde::Serialize;
 
 use crate::report::{Profile, Report, STATISTICS};
 
@@ -38,25 +37,14 @@ pub enum CompareError {
     },
 }
 
-/// The comparison of two sets of runs of one profile.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The comparison of two sets of runs of one profile: the file irgate reads, and the profile
+/// as irload knows it (for the text table).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
     /// The profile every run shares.
     pub profile: Profile,
-    /// The base side's label (of its first run).
-    pub base_label: String,
-    /// The new side's label (of its first run).
-    pub new_label: String,
-    /// Runs on the base side.
-    pub base_runs: usize,
-    /// Runs on the new side.
-    pub new_runs: usize,
-    /// The significance level.
-    pub alpha: f64,
-    /// Median packets per second, base then new.
-    pub packets_per_sec: (f64, f64),
-    /// One row per latency statistic.
-    pub rows: Vec<LoadRow>,
+    /// Everything else, as `irload compare --format json` writes it.
+    pub file: LoadComparison,
 }
 
 /// Compares runs of latency from the intended send time: `new` (e.g. through the proxy) against
@@ -105,15 +93,23 @@ pub fn compare(base: &[Report], new: &[Report], alpha: f64) -> Result<Comparison
         .collect();
     let throughput =
         |runs: &[Report]| median(&runs.iter().map(|r| r.packets_per_sec).collect::<Vec<_>>());
+    let profile = match serde_json::to_value(&first.profile) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => unreachable!("a profile serializes as an object"),
+    };
     Ok(Comparison {
         profile: first.profile.clone(),
-        base_label: first.label.clone(),
-        new_label: new_first.label.clone(),
-        base_runs: base.len(),
-        new_runs: new.len(),
-        alpha,
-        packets_per_sec: (throughput(base), throughput(new)),
-        rows,
+        file: LoadComparison {
+            schema_version: load::SCHEMA_VERSION,
+            profile,
+            base_label: first.label.clone(),
+            new_label: new_first.label.clone(),
+            base_runs: base.len(),
+            new_runs: new.len(),
+            alpha,
+            packets_per_sec: (throughput(base), throughput(new)),
+            rows,
+        },
     })
 }
 
@@ -250,14 +246,18 @@ impl Comparison {
         let _ = writeln!(
             s,
             "{} ({} runs) -> {} ({} runs); latency from intended send time, medians over runs; Mann-Whitney U, alpha {}",
-            self.base_label, self.base_runs, self.new_label, self.new_runs, self.alpha
+            self.file.base_label,
+            self.file.base_runs,
+            self.file.new_label,
+            self.file.new_runs,
+            self.file.alpha
         );
         let _ = writeln!(
             s,
             "{:<7} {:>12} {:>12} {:>10} {:>8} {:>7}  verdict",
-            "us", &self.base_label, &self.new_label, "delta", "delta%", "p"
+            "us", &self.file.base_label, &self.file.new_label, "delta", "delta%", "p"
         );
-        for row in &self.rows {
+        for row in &self.file.rows {
             let _ = writeln!(
                 s,
                 "{:<7} {:>12.1} {:>12.1} {:>+10.1} {:>8} {:>7}  {}",
@@ -273,35 +273,15 @@ impl Comparison {
         let _ = writeln!(
             s,
             "throughput: {:.0} -> {:.0} packets/s",
-            self.packets_per_sec.0, self.packets_per_sec.1
+            self.file.packets_per_sec.0, self.file.packets_per_sec.1
         );
         s
-    }
-
-    /// The comparison as its file: the one format `irload compare --format json` writes and
-    /// `irgate comment --load` reads.
-    pub fn to_file(&self) -> LoadComparison {
-        let profile = match serde_json::to_value(&self.profile) {
-            Ok(serde_json::Value::Object(map)) => map,
-            _ => unreachable!("a profile serializes as an object"),
-        };
-        LoadComparison {
-            schema_version: load::SCHEMA_VERSION,
-            profile,
-            base_label: self.base_label.clone(),
-            new_label: self.new_label.clone(),
-            base_runs: self.base_runs,
-            new_runs: self.new_runs,
-            alpha: self.alpha,
-            packets_per_sec: self.packets_per_sec,
-            rows: self.rows.clone(),
-        }
     }
 
     /// A markdown section with its own heading, for a pull-request comment: informational, apart
     /// from the gated instruction counts (irgate's renderer, as the comment shows it).
     pub fn to_markdown(&self) -> String {
-        irgate::render::load::markdown(&self.to_file(), usize::MAX)
+        irgate::render::load::markdown(&self.file, usize::MAX)
     }
 }
 
@@ -341,7 +321,7 @@ mod tests {
         // Proxied clearly slower in every run.
         let slower = runs("proxied", &[70.0, 71.0, 69.0, 72.0]);
         let c = compare(&direct, &slower, 0.05).unwrap();
-        let p50 = &c.rows[1];
+        let p50 = &c.file.rows[1];
         assert_eq!(p50.statistic, "p50");
         assert_eq!((p50.base_us, p50.new_us), (50.3, 70.5));
         assert_eq!(p50.delta_us, 20.2);
@@ -349,14 +329,19 @@ mod tests {
         // Overlapping runs: within noise.
         let same = runs("proxied", &[50.2, 49.5, 51.5, 50.0]);
         let c = compare(&direct, &same, 0.05).unwrap();
-        assert!(c.rows.iter().all(|r| r.verdict == Verdict::WithinNoise));
+        assert!(
+            c.file
+                .rows
+                .iter()
+                .all(|r| r.verdict == Verdict::WithinNoise)
+        );
         // Three runs a side can never reach p < 0.05, however far apart.
         let c = compare(&direct[..3], &slower[..3], 0.05).unwrap();
-        assert!(c.rows.iter().all(|r| r.verdict == Verdict::TooFewRuns));
-        assert_eq!(c.rows[1].p_value, 0.1);
+        assert!(c.file.rows.iter().all(|r| r.verdict == Verdict::TooFewRuns));
+        assert_eq!(c.file.rows[1].p_value, 0.1);
         // One run a side: deltas, no judgement.
         let c = compare(&direct[..1], &slower[..1], 0.05).unwrap();
-        assert_eq!(c.rows[1].verdict, Verdict::TooFewRuns);
+        assert_eq!(c.file.rows[1].verdict, Verdict::TooFewRuns);
     }
 
     #[test]
@@ -386,9 +371,9 @@ mod tests {
         let c = compare(&runs("direct", &[50.0]), &runs("proxied", &[60.0]), 0.05).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("compare.json");
-        std::fs::write(&path, serde_json::to_string_pretty(&c.to_file()).unwrap()).unwrap();
+        std::fs::write(&path, serde_json::to_string_pretty(&c.file).unwrap()).unwrap();
         let read = irgate::formats::load::read(&path).unwrap();
-        assert_eq!(read, c.to_file());
+        assert_eq!(read, c.file);
         assert_eq!(read.profile["payload_bytes"], c.profile.payload_bytes);
     }
 

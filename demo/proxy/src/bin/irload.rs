@@ -264,7 +264,7 @@ fn compare_runs(args: &CompareArgs) -> ExitCode {
         Format::Markdown => print!("{}", comparison.to_markdown()),
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&comparison.to_file()).expect("a comparison serializes")
+            serde_json::to_string_pretty(&comparison.file).expect("a comparison serializes")
         ),
     }
     ExitCode::SUCCESS
