@@ -12,9 +12,11 @@ use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
 
 use crate::error::Error;
 use crate::formats::load::LoadComparison;
-use crate::model::{Outcome, Report, Row};
-use crate::render::markdown::{self, STEP_SUMMARY_MAX};
-use crate::text::{signed_pct, terminal};
+use crate::formats::report;
+use crate::model::Report;
+use crate::render::github::{annotations, escape_data, with_load};
+use crate::render::markdown::STEP_SUMMARY_MAX;
+use crate::text::terminal;
 
 /// What `irgate comment` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -46,7 +48,7 @@ pub fn execute(args: &Options) -> Result<ExitCode, Error> {
 /// `irgate comment`'s work; returns the exit code.
 fn run(args: &Options) -> u8 {
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
-    let report = match read_report(&args.report) {
+    let report = match report::read(&args.report) {
         Ok(mut report) => {
             report.attribution.artifacts_url = artifacts_url_from_env();
             report.attribution.dashboard_url = args.dashboard_url.clone();
@@ -166,27 +168,6 @@ fn post(
     })
 }
 
-/// The markdown report and the load section (if any) under its own heading, apart from the
-/// gated counts, within `max` bytes. The section gets the room the report leaves, and at least a
-/// quarter of `max`: what does not fit in it is left out with a line saying so.
-pub fn with_load(report: &Report, load: Option<&LoadComparison>, max: usize) -> String {
-    let Some(load) = load else {
-        return markdown::render(report, max);
-    };
-    let natural = markdown::render(report, max).len();
-    let room = max.saturating_sub(natural + 1).max(max / 4);
-    let mut section = crate::render::load::markdown(load, room);
-    if section.is_empty() && LOAD_LEFT_OUT.len() <= room {
-        section = LOAD_LEFT_OUT.to_owned();
-    }
-    let report = markdown::render(report, max.saturating_sub(section.len() + 1));
-    format!("{report}\n{section}")
-}
-
-/// Said in place of a load comparison whose heading alone does not fit.
-const LOAD_LEFT_OUT: &str = "*The load comparison is left out: not even its heading fits within \
-                             GitHub's size limit.*\n";
-
 /// Appends the markdown report (and the load section) to the step summary file.
 pub fn append_step_summary(
     path: &Path,
@@ -201,117 +182,6 @@ pub fn append_step_summary(
         .map_err(write_error)?;
     file.write_all(with_load(report, load, STEP_SUMMARY_MAX).as_bytes())
         .map_err(write_error)
-}
-
-/// The most `::error` annotations printed; GitHub shows 10 per step.
-const MAX_ANNOTATIONS: usize = 10;
-
-/// GitHub Actions workflow commands for the report: an `::error` per failing row (at most
-/// `MAX_ANNOTATIONS`, then one saying how many more), one for an undecided gate, a `::warning`
-/// for a report without a verdict.
-pub fn annotations(report: &Report) -> Vec<String> {
-    match &report.outcome {
-        Outcome::Undecided { reason } => {
-            return vec![format!(
-                "::error title={}::{}",
-                escape_property("irgate could not decide"),
-                escape_data(reason)
-            )];
-        }
-        Outcome::NoVerdict { reason } => {
-            return vec![format!(
-                "::warning title={}::{}",
-                escape_property("irgate: no verdict"),
-                escape_data(reason)
-            )];
-        }
-        Outcome::Passed | Outcome::Failed { .. } => {}
-    }
-    let failing: Vec<&Row> = report.rows.iter().filter(|r| r.fails).collect();
-    let mut lines: Vec<String> = failing
-        .iter()
-        .take(MAX_ANNOTATIONS)
-        .map(|row| {
-            let title = format!("{} {}", row.benchmark, row.status.label());
-            format!(
-                "::error title={}::{}",
-                escape_property(&title),
-                escape_data(&describe(row))
-            )
-        })
-        .collect();
-    if failing.len() > MAX_ANNOTATIONS {
-        let more = failing.len() - MAX_ANNOTATIONS;
-        lines.push(format!(
-            "::error title=irgate::{more} more failing benchmarks: see the step summary"
-        ));
-    }
-    lines
-}
-
-/// One line about a row: `frame::encode/512 Ir: 194516 -> 198406 (+2.00%), budget max(1%, 50)`.
-fn describe(row: &Row) -> String {
-    let count = |n: Option<u64>| n.map_or_else(|| "none".to_owned(), |n| n.to_string());
-    let mut text = format!(
-        "{} {}: {} -> {}",
-        row.benchmark,
-        row.metric,
-        count(row.baseline),
-        count(row.new)
-    );
-    if let Some(pct) = row.change_pct() {
-        text.push_str(&format!(" ({})", signed_pct(pct)));
-    }
-    if let Some(limit) = row.limit {
-        text.push_str(&format!(", budget {}", limit));
-    }
-    if let Some(since) = &row.since {
-        text.push_str(&format!(", in all since {since}"));
-    }
-    text
-}
-
-/// Escapes a workflow command's message: `%`, CR and LF as the runner reads them back, so the
-/// message stays one line and no text in it can start a command of its own; any other control
-/// character, or one that reorders or hides text, as [`crate::text::terminal`] does, since the
-/// line is printed to the log as it is.
-pub fn escape_data(text: &str) -> String {
-    let text = text
-        .replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A");
-    terminal(&text).into_owned()
-}
-
-/// Escapes a workflow command's property value: as data, plus `:` and `,`, so `::` or a comma in
-/// a benchmark name cannot end the properties early.
-pub fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
-}
-
-/// The largest report file read; a bigger one is not an irgate report.
-const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
-
-/// Reads and validates the JSON report (untrusted: it may come from another workflow's artifact).
-pub fn read_report(path: &Path) -> Result<Report, Error> {
-    let origin = path.display().to_string();
-    let read_error = |source| Error::read(path, source);
-    let text = if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-            .map_err(read_error)?;
-        text
-    } else {
-        let size = std::fs::metadata(path).map_err(read_error)?.len();
-        if size > MAX_REPORT_BYTES {
-            return Err(Error::Invalid {
-                origin,
-                message: format!("{size} bytes is too large for an irgate report"),
-            });
-        }
-        std::fs::read_to_string(path).map_err(read_error)?
-    };
-    crate::formats::report::parse(&text, &origin)
 }
 
 /// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.

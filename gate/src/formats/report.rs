@@ -46,6 +46,7 @@
 //! job, `irgate run --base`). A report without it was compared with the baselines.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -220,6 +221,31 @@ struct StoredReport {
     exit_code: u8,
     #[serde(flatten)]
     report: Report,
+}
+
+/// The largest report file read; a bigger one is not an irgate report.
+const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads and validates the JSON report (untrusted: it may come from another workflow's artifact).
+pub fn read(path: &Path) -> Result<Report, Error> {
+    let origin = path.display().to_string();
+    let read_error = |source| Error::read(path, source);
+    let text = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+            .map_err(read_error)?;
+        text
+    } else {
+        let size = std::fs::metadata(path).map_err(read_error)?.len();
+        if size > MAX_REPORT_BYTES {
+            return Err(Error::Invalid {
+                origin,
+                message: format!("{size} bytes is too large for an irgate report"),
+            });
+        }
+        std::fs::read_to_string(path).map_err(read_error)?
+    };
+    crate::formats::report::parse(&text, &origin)
 }
 
 #[cfg(test)]

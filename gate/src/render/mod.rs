@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod dashboard;
 pub mod explanation;
+pub mod github;
 pub mod load;
 pub mod markdown;
 pub mod table;

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use fake_github::{FakeGitHub, OWNER, PR, REPO, github_error};
-use irgate::commands::comment::{annotations, escape_data, escape_property};
 use irgate::formats::report;
 use irgate::model::{FieldMismatch, Outcome, Report, Row, Status};
+use irgate::render::github::{annotations, escape_data, escape_property};
 
 use crate::harness::{self, Run, fingerprint, row};
 
@@ -587,7 +587,7 @@ fn a_large_load_comparison_is_cut_to_fit_and_says_so() {
     }))
     .unwrap();
     let max = 65_000;
-    let body = irgate::commands::comment::with_load(&failed_report(), Some(&load), max);
+    let body = irgate::render::github::with_load(&failed_report(), Some(&load), max);
     assert!(body.len() <= max, "{}", body.len());
     let report = irgate::render::markdown::render(&failed_report(), max);
     assert!(

@@ -261,7 +261,7 @@ fn annotations_and_the_step_summary_keep_hostile_text_inert() {
     for hostile in HOSTILE {
         for outcome in outcomes(hostile) {
             let report = report(hostile, outcome);
-            for line in irgate::commands::comment::annotations(&report) {
+            for line in irgate::render::github::annotations(&report) {
                 // One workflow command per line, its own: the title ends at the first `::`.
                 let (kind, rest) = line.split_once(" title=").unwrap();
                 assert!(kind == "::error" || kind == "::warning", "{line}");
