@@ -368,7 +368,7 @@ pub struct CalibrateArgs {
         value_delimiter = ',',
         conflicts_with = "results"
     )]
-    pub variants: Vec<crate::commands::calibrate::Variant>,
+    pub variants: Vec<crate::measure::calibrate::Variant>,
     /// How many benchmarks run at once (default: one per core)
     #[arg(long, value_name = "N")]
     pub jobs: Option<std::num::NonZeroUsize>,

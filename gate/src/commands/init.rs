@@ -5,12 +5,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use crate::commands::calibrate::Spread;
 use crate::config::Config;
 use crate::config::budgets::DEFAULT_BUDGET;
 use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::formats;
+use crate::measure::calibrate::Spread;
 use crate::measure::collect;
 use crate::measure::library::Library;
 use crate::measure::paths::{CONFIG_FILE, Paths};
@@ -217,14 +217,14 @@ fn calibrate_suites(suites: &[Suite]) -> Result<(Vec<Spread>, Vec<String>)> {
     let mut config = Config::default();
     config.suites = suites.to_vec();
     let paths = Paths::default().resolve()?;
-    let runs = calibrate::measure(
+    let runs = crate::measure::calibrate::measure(
         &config,
         &paths,
         &collect::Selection::default(),
-        calibrate::Variant::DEFAULT,
+        crate::measure::calibrate::Variant::DEFAULT,
     )?;
     let builds: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
-    let spreads = calibrate::spreads(&runs)?;
+    let spreads = crate::measure::calibrate::spreads(&runs)?;
     print(&calibrate::render(&spreads, &builds));
     print(&format!(
         "irgate init: calibrated in {:.0} s\n",
