@@ -122,20 +122,24 @@ pub fn is_ancestor(repo: &Path, commit: &str, of: &str) -> std::result::Result<b
     }
 }
 
+/// For tests: `git ARGS` in `dir` with a fixed identity and default branch (`trunk`), the user's
+/// own configuration ignored; panics when git fails.
+#[cfg(test)]
+pub(crate) fn for_tests(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(["-c", "init.defaultBranch=trunk"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let status = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    }
 
     #[test]
     fn a_recorded_commit_says_whether_it_was_dirty_and_reads_back() {
@@ -152,10 +156,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         assert_eq!(Commit::head(root), None, "not a repository yet");
-        git(root, &["init", "--quiet"]);
+        for_tests(root, &["init", "--quiet"]);
         std::fs::write(root.join("a"), "1").unwrap();
-        git(root, &["add", "a"]);
-        git(root, &["commit", "--quiet", "-m", "one"]);
+        for_tests(root, &["add", "a"]);
+        for_tests(root, &["commit", "--quiet", "-m", "one"]);
         let head = Commit::head(root).unwrap();
         assert!(!head.dirty && head.hash.len() == 40, "{head:?}");
         std::fs::write(root.join("untracked"), "x").unwrap();

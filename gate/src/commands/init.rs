@@ -542,6 +542,7 @@ fn next_steps(ran: bool, branch: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::for_tests as git;
     use crate::model::Counts;
 
     #[test]
@@ -654,17 +655,6 @@ mod tests {
         .unwrap();
         let pinned = toolchain_file(dir.path()).unwrap().unwrap().1;
         assert_eq!(pinned, "1.93.1");
-    }
-
-    fn git(dir: &Path, args: &[&str]) {
-        let status = Command::new("git")
-            .args(["-c", "init.defaultBranch=trunk"])
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
     }
 
     #[test]

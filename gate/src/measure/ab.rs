@@ -327,16 +327,6 @@ mod tests {
         );
     }
 
-    fn git_in(dir: &Path, args: &[&str]) {
-        let status = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(dir)
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    }
-
     #[test]
     fn the_mirror_holds_the_working_tree_as_it_is_and_keeps_unchanged_files() {
         let repo = tempfile::tempdir().unwrap();
@@ -352,9 +342,9 @@ mod tests {
         write("src/lib.rs", "pub fn f() {}\n");
         write("src/gone.rs", "// deleted in the working tree\n");
         write(".gitignore", "/target\n/ignored.txt\nCargo.lock\n");
-        git_in(root, &["init", "--quiet"]);
-        git_in(root, &["add", "-A"]);
-        git_in(root, &["commit", "--quiet", "-m", "c"]);
+        crate::git::for_tests(root, &["init", "--quiet"]);
+        crate::git::for_tests(root, &["add", "-A"]);
+        crate::git::for_tests(root, &["commit", "--quiet", "-m", "c"]);
         write("src/lib.rs", "pub fn f() { /* changed */ }\n");
         write("src/new.rs", "// untracked\n");
         write("ignored.txt", "ignored\n");
