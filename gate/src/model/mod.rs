@@ -3,6 +3,7 @@
 //! `run` produces [`Results`], `check` turns results and baselines into a [`Report`], and the
 //! renderers (terminal, markdown, json) and the GitHub comment only read a [`Report`].
 
+pub mod coverage;
 pub mod fingerprint;
 
 use std::collections::BTreeMap;
