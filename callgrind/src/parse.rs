@@ -25,6 +25,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Read};
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use thiserror::Error;
@@ -138,6 +139,9 @@ pub struct Call {
     pub cost: Vec<u64>,
 }
 
+/// An object (`ob=`) and a source file (`fl=`, `fi=`, `fe=`).
+pub type ObjectFile = (Arc<str>, Arc<str>);
+
 /// A parsed callgrind file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CallGraph {
@@ -151,6 +155,10 @@ pub struct CallGraph {
     pub unattributed: Vec<u64>,
     /// Every function that has a cost or is called, in order of appearance.
     pub nodes: Vec<Node>,
+    /// With [`Options::lines`]: the source lines that had a cost (in the kept events), by object
+    /// and file (`fi=`/`fe=` for inlined code), as sorted, disjoint ranges. Line 0 is code without
+    /// line tables.
+    pub lines: BTreeMap<ObjectFile, Vec<RangeInclusive<u32>>>,
 }
 
 impl CallGraph {
@@ -190,6 +198,8 @@ pub struct Options {
     /// refused, naming the limit. Counted conservatively (every allocation the graph makes, with
     /// the slack of growing collections), so the process's peak stays below it plus one line.
     pub max_bytes: usize,
+    /// Record which source lines had a cost ([`CallGraph::lines`]); needs `line` positions.
+    pub lines: bool,
 }
 
 impl Default for Options {
@@ -197,6 +207,7 @@ impl Default for Options {
         Options {
             event: None,
             max_bytes: MAX_BYTES,
+            lines: false,
         }
     }
 }
@@ -313,6 +324,9 @@ struct Parser {
     part_number: usize,
     /// The bytes held, counted as items are added.
     held: usize,
+    /// With [`Options::lines`]: the lines with a cost, by object and file, as read (a line
+    /// repeated only when its cost lines were not consecutive).
+    lines: HashMap<ObjectFile, Vec<u32>>,
 }
 
 impl Parser {
@@ -667,6 +681,9 @@ impl Parser {
         let costs = self.costs(line)?;
         let index = self.current.ok_or("a cost line before any `fn=`")?;
         let inlined = self.fi != self.fl;
+        if self.options.lines {
+            self.line_cost(&costs);
+        }
         let address = self
             .positions
             .iter()
@@ -691,6 +708,29 @@ impl Parser {
             add(entry, &costs)?;
         }
         Ok(())
+    }
+
+    /// Notes the current line as executed when `costs` are not all 0.
+    fn line_cost(&mut self, costs: &[u64]) {
+        let Some(slot) = self.positions.iter().position(|p| p == "line") else {
+            return;
+        };
+        if costs.iter().all(|c| *c == 0) {
+            return;
+        }
+        let line = u32::try_from(self.last[slot]).unwrap_or(u32::MAX);
+        let key = (self.ob.clone(), self.fi.clone());
+        let lines = self.lines.entry(key).or_insert_with(|| {
+            self.held += GROWTH * size_of::<(ObjectFile, Vec<u32>)>() + SLACK;
+            Vec::new()
+        });
+        if lines.last() != Some(&line) {
+            if lines.capacity() == lines.len() {
+                // The doubled buffer, the old one while copied, and the ranges made of it.
+                self.held += GROWTH * 4 * lines.len().max(4);
+            }
+            lines.push(line);
+        }
     }
 
     fn call_cost(&mut self, line: &str, callee: usize, count: u64) -> Result<(), String> {
@@ -747,6 +787,11 @@ impl Parser {
             node.self_cost.resize(events, 0);
             merge_calls(&mut node.calls).map_err(ParseError::File)?;
         }
+        self.graph.lines = self
+            .lines
+            .into_iter()
+            .map(|(key, lines)| (key, ranges(lines)))
+            .collect();
         Ok(self.graph)
     }
 }
@@ -791,6 +836,22 @@ impl Parser {
             .map(|i| values.get(*i).copied().unwrap_or(0))
             .collect())
     }
+}
+
+/// `lines` as sorted, disjoint, non-adjacent ranges.
+fn ranges(mut lines: Vec<u32>) -> Vec<RangeInclusive<u32>> {
+    lines.sort_unstable();
+    lines.dedup();
+    let mut ranges: Vec<RangeInclusive<u32>> = Vec::new();
+    for line in lines {
+        match ranges.last_mut() {
+            Some(last) if last.end().checked_add(1) == Some(line) => {
+                *last = *last.start()..=line;
+            }
+            _ => ranges.push(line..=line),
+        }
+    }
+    ranges
 }
 
 /// Sorts `calls` by callee and merges the entries of one callee.
@@ -918,6 +979,35 @@ totals: 21 4
         assert_eq!(&*helper.file, "src/lib.rs");
         assert_eq!(helper.self_cost, [14, 3]);
         assert_eq!(helper.inlined["src/inlined.rs"], [4, 1]);
+    }
+
+    #[test]
+    fn records_the_lines_with_a_cost_by_object_and_file_when_asked() {
+        assert!(graph(COMPRESSED).lines.is_empty(), "not asked");
+        let options = Options {
+            lines: true,
+            ..Options::default()
+        };
+        let graph = parse_with(COMPRESSED.as_bytes(), &options).unwrap();
+        let lines: Vec<(&str, &str, Vec<RangeInclusive<u32>>)> = graph
+            .lines
+            .iter()
+            .map(|((object, file), lines)| (&**object, &**file, lines.clone()))
+            .collect();
+        // The call's cost line is not an executed line of its own, nor is a line costing 0.
+        assert_eq!(
+            lines,
+            [
+                ("/bin/prog", "src/inlined.rs", vec![13..=13]),
+                ("/bin/prog", "src/lib.rs", vec![10..=10]),
+                ("/bin/prog", "src/main.rs", vec![3..=4]),
+            ]
+        );
+        assert_eq!(ranges(vec![7, 1, 2, 2, 9, 3, 8, 0]), [0..=3, 7..=9]);
+        assert_eq!(
+            ranges(vec![u32::MAX, u32::MAX - 1]),
+            [u32::MAX - 1..=u32::MAX]
+        );
     }
 
     #[test]
@@ -1094,6 +1184,7 @@ totals: 2
         let options = Options {
             event: None,
             max_bytes: 100_000,
+            ..Options::default()
         };
         let error = parse_with(text.as_bytes(), &options)
             .unwrap_err()

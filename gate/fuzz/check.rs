@@ -102,17 +102,27 @@ pub fn summary(data: &[u8]) -> Outcome {
     }
 }
 
-/// A callgrind file, as `irgate run` reads each benchmark's (Ir only), with a memory limit of
-/// 16 MiB so that the fuzzer reaches it: an accepted file's self costs add up to its totals,
+/// A callgrind file, as `irgate run` reads each benchmark's (Ir only, with its executed lines),
+/// with a memory limit of 16 MiB so that the fuzzer reaches it: an accepted file's self costs
+/// add up to its totals, its executed lines are sorted, disjoint ranges,
 /// reduce to a profile whose functions add up to its total, and unfold into stacks no larger
 /// than it; a refused file's message is one printable line.
 pub fn callgrind(data: &[u8]) -> Outcome {
     let options = irgate_callgrind::Options {
         event: Some(config::metrics::IR.to_owned()),
         max_bytes: 16 << 20,
+        lines: true,
     };
     match irgate_callgrind::parse_with(data, &options) {
         Ok(graph) => {
+            for ranges in graph.lines.values() {
+                assert!(
+                    ranges
+                        .windows(2)
+                        .all(|w| w[0].start() <= w[0].end() && w[0].end() + 1 < *w[1].start()),
+                    "executed lines not sorted, disjoint ranges: {ranges:?}"
+                );
+            }
             let sum: u128 = graph.nodes.iter().map(|n| u128::from(n.self_cost[0])).sum();
             assert_eq!(
                 sum,

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::formats::baseline::{self, Baselines, Change, GroupUpdate, Selection};
-use crate::formats::{profiles, results};
+use crate::formats::{coverage, profiles, results};
 use crate::git::Commit;
 use crate::measure::paths::Paths;
 use crate::measure::suite;
@@ -85,6 +85,7 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
     } else {
         baseline::write_updates(&updates)?;
         refresh_profiles(&paths.baselines, &paths.results, &in_scope)?;
+        refresh_coverage(&paths.baselines, &paths.results, &results, &in_scope)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -128,6 +129,47 @@ fn refresh_profiles(
             "irgate: per-function profiles: {} written or removed in {}/",
             touched.len(),
             baselines.join(profiles::BASELINE_DIR).display()
+        );
+    }
+    Ok(())
+}
+
+/// Stores the run's coverage records of the refreshed benchmarks in baselines/coverage/ (those
+/// whose baseline Ir is now the run's), and drops the records of benchmarks without a baseline.
+fn refresh_coverage(
+    baselines: &std::path::Path,
+    results_path: &std::path::Path,
+    results: &crate::model::Results,
+    in_scope: &dyn Fn(&str) -> bool,
+) -> Result<()> {
+    let dir = baselines.join(coverage::BASELINE_DIR);
+    let Some(run) = coverage::read_run(&coverage::run_path(results_path))? else {
+        println!(
+            "irgate: no coverage record beside the results: {}/ not updated",
+            dir.display()
+        );
+        return Ok(());
+    };
+    let after = Baselines::load(baselines)?;
+    let ir = |id: &str| {
+        after
+            .get(id)
+            .and_then(|(counts, _)| counts.get("Ir").copied())
+    };
+    let run_ir = |id: &str| {
+        results
+            .benchmarks
+            .get(id)
+            .and_then(|c| c.get("Ir").copied())
+    };
+    let keep = |id: &str| in_scope(id) && ir(id).is_some() && ir(id) == run_ir(id);
+    let valid = |id: &str| ir(id).is_some();
+    let touched = coverage::write_baseline(baselines, &run, &keep, &valid)?;
+    if !touched.is_empty() {
+        println!(
+            "irgate: coverage records: {} written or removed in {}/",
+            touched.len(),
+            dir.display()
         );
     }
     Ok(())

@@ -2,6 +2,7 @@
 //! first, counts that must be non-negative integers, no duplicate keys, and atomic writes.
 
 pub mod baseline;
+pub mod coverage;
 pub mod history;
 pub mod load;
 pub mod profiles;
@@ -92,6 +93,59 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     temp.as_file().sync_all().map_err(write_error)?;
     temp.persist(path).map_err(|e| write_error(e.error))?;
     Ok(())
+}
+
+/// Removes `path`; a file that is not there is no error.
+pub fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::write(path, e)),
+        _ => Ok(()),
+    }
+}
+
+/// The files `<dir>/<group>.json` of a directory kept one file per group (baseline profiles and
+/// coverage), by group, sorted; hidden files and others are skipped.
+pub fn group_files(dir: &Path) -> Result<Vec<(String, std::path::PathBuf)>> {
+    let read_error = |source| Error::read(dir, source);
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(read_error)? {
+        let path = entry.map_err(read_error)?.path();
+        let group = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.starts_with('.'))
+            .and_then(|n| n.strip_suffix(".json"))
+            .map(str::to_owned);
+        if let Some(group) = group {
+            found.push((group, path));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Writes a directory kept one file per group: `texts` by group, each written only when it
+/// changed, and the files of the groups in `before` that `texts` no longer has removed. Returns
+/// the files written or removed.
+pub fn write_group_files(
+    dir: &Path,
+    before: &std::collections::BTreeSet<String>,
+    texts: BTreeMap<String, String>,
+) -> Result<Vec<std::path::PathBuf>> {
+    let mut touched = Vec::new();
+    for group in before.iter().filter(|g| !texts.contains_key(*g)) {
+        let path = dir.join(format!("{group}.json"));
+        remove_if_present(&path)?;
+        touched.push(path);
+    }
+    for (group, text) in texts {
+        let path = dir.join(format!("{group}.json"));
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            write_atomic(&path, text.as_bytes())?;
+            touched.push(path);
+        }
+    }
+    Ok(touched)
 }
 
 /// Turns a serde_json error into `path:line:column: message`.

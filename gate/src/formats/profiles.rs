@@ -39,13 +39,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use irgate_callgrind::{FLOOR_PARTS, Options, Profile, flame, normalize_file};
+use irgate_callgrind::{CallGraph, FLOOR_PARTS, Options, Profile, flame, normalize_file};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::formats::baseline::group_of;
 use crate::formats::{self, summary};
 use crate::model::Results;
+use crate::model::coverage::{Coverage, Executed, Lines};
 
 /// The schema version of profile files this irgate writes.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -82,6 +83,9 @@ pub struct Profiles {
     pub stacks: BTreeMap<String, BTreeMap<String, u64>>,
     /// Why a benchmark has no profile, by benchmark id (a run's only).
     pub unreadable: BTreeMap<String, String>,
+    /// The lines each benchmark ran, complete (a run's only; its own file,
+    /// [`crate::formats::coverage`]).
+    pub coverage: Coverage,
 }
 
 impl Profiles {
@@ -90,6 +94,8 @@ impl Profiles {
         self.benchmarks.extend(other.benchmarks);
         self.stacks.extend(other.stacks);
         self.unreadable.extend(other.unreadable);
+        self.coverage.benchmarks.extend(other.coverage.benchmarks);
+        self.coverage.unrecorded.extend(other.coverage.unrecorded);
     }
 
     /// Keeps only the benchmarks `keep` accepts.
@@ -97,11 +103,16 @@ impl Profiles {
         self.benchmarks.retain(|id, _| keep(id));
         self.stacks.retain(|id, _| keep(id));
         self.unreadable.retain(|id, _| keep(id));
+        self.coverage.benchmarks.retain(|id, _| keep(id));
+        self.coverage.unrecorded.retain(|id, _| keep(id));
     }
 
-    /// No profile and no reason.
+    /// No profile, no record and no reason.
     pub fn is_empty(&self) -> bool {
-        self.benchmarks.is_empty() && self.unreadable.is_empty()
+        self.benchmarks.is_empty()
+            && self.unreadable.is_empty()
+            && self.coverage.benchmarks.is_empty()
+            && self.coverage.unrecorded.is_empty()
     }
 }
 
@@ -113,10 +124,11 @@ pub fn run_path(results: &Path) -> PathBuf {
     results.with_file_name(format!("{stem}.profiles.json"))
 }
 
-/// Reads the profiles of every benchmark of `results` from the callgrind files under `dir` (a
-/// gungraun output directory), with source paths relative to `root`. A benchmark whose files
-/// cannot be read, or whose callgrind total is not its counted Ir (a file left from another run),
-/// gets no profile but a reason, with a warning: the others keep theirs.
+/// Reads the profiles and coverage records of every benchmark of `results` from the callgrind
+/// files under `dir` (a gungraun output directory), with source paths relative to `root`. A
+/// benchmark whose files cannot be read, or whose callgrind total is not its counted Ir (a file
+/// left from another run), gets no profile and no record but a reason, with a warning: the
+/// others keep theirs.
 pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
     let mut profiles = Profiles::default();
     for summary_path in summary::find(dir)? {
@@ -127,15 +139,28 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
         let bench_dir = summary_path.parent().unwrap_or(dir);
         match benchmark(bench_dir, root, ir) {
             Ok(None) => {}
-            Ok(Some((profile, stacks))) => {
+            Ok(Some(Profiled {
+                profile,
+                stacks,
+                executed,
+            })) => {
                 profiles
                     .benchmarks
                     .insert(id.clone(), profile.compact(FLOOR_PARTS));
-                profiles.stacks.insert(id, stacks);
+                profiles.stacks.insert(id.clone(), stacks);
+                if executed.is_empty() {
+                    profiles.coverage.unrecorded.insert(id, NO_LINES.to_owned());
+                } else {
+                    profiles.coverage.benchmarks.insert(id, executed);
+                }
             }
             Err(reason) => {
                 let reason = printable(&reason);
                 eprintln!("irgate: warning: no per-function profile of {id}: {reason}");
+                profiles
+                    .coverage
+                    .unrecorded
+                    .insert(id.clone(), reason.clone());
                 profiles.unreadable.insert(id, reason);
             }
         }
@@ -143,21 +168,32 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
     Ok(profiles)
 }
 
-/// A benchmark's profile and its Ir per call stack.
-type Profiled = (Profile, BTreeMap<String, u64>);
+/// Why a benchmark read without fault has no coverage record.
+const NO_LINES: &str = "no line of the workspace's code ran with line tables (irgate's measurement \
+                        build gives every crate line tables)";
 
-/// One benchmark's profile and call stacks from the callgrind files in `dir`, whose total must be
-/// `ir`; `None` when there is no callgrind file, the reason when they cannot be used.
+/// A benchmark's profile, its Ir per call stack, and the workspace's lines it ran.
+struct Profiled {
+    profile: Profile,
+    stacks: BTreeMap<String, u64>,
+    executed: Executed,
+}
+
+/// One benchmark's profile, call stacks and executed lines from the callgrind files in `dir`,
+/// whose total must be `ir`; `None` when there is no callgrind file, the reason when they cannot
+/// be used.
 fn benchmark(dir: &Path, root: &Path, ir: u64) -> Result<Option<Profiled>, String> {
     let root_text = root.to_string_lossy();
     // Inlined code charged to the project's own inlined function, not its host.
     let own = format!("{}/", root_text.trim_end_matches('/'));
     let options = Options {
         event: Some(EVENT.to_owned()),
+        lines: true,
         ..Options::default()
     };
     let mut merged: Option<Profile> = None;
     let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
+    let mut lines: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for file in callgrind_files(dir).map_err(|e| e.to_string())? {
         let origin = file.display();
         let reader = std::fs::File::open(&file).map_err(|e| format!("{origin}: {e}"))?;
@@ -172,6 +208,7 @@ fn benchmark(dir: &Path, root: &Path, ir: u64) -> Result<Option<Profiled>, Strin
         for (stack, cost) in flame::stacks(&graph, EVENT, |f| normalize_file(f, &root_text)) {
             *stacks.entry(stack).or_insert(0) += cost;
         }
+        workspace_lines(&graph, &own, &mut lines);
         match &mut merged {
             None => merged = Some(profile),
             Some(all) => all.merge(profile),
@@ -184,8 +221,44 @@ fn benchmark(dir: &Path, root: &Path, ir: u64) -> Result<Option<Profiled>, Strin
             dir.display(),
             profile.total
         )),
-        found => Ok(found.map(|profile| (profile, stacks))),
+        found => Ok(found.map(|profile| Profiled {
+            profile,
+            stacks,
+            executed: lines
+                .into_iter()
+                .map(|(file, lines)| (file, ranges(lines)))
+                .collect(),
+        })),
     }
+}
+
+/// Adds the lines `graph` ran in files under `own` (the workspace root and a `/`), in any object,
+/// to `lines` by path relative to the root.
+fn workspace_lines(graph: &CallGraph, own: &str, lines: &mut BTreeMap<String, Vec<u32>>) {
+    for ((_, file), ranges) in &graph.lines {
+        let Some(relative) = file.strip_prefix(own) else {
+            continue;
+        };
+        let all = lines.entry(relative.to_owned()).or_default();
+        all.extend(ranges.iter().flat_map(|r| (*r.start()).max(1)..=*r.end()));
+    }
+}
+
+/// `lines` (any order, repeats allowed) as sorted, disjoint, non-adjacent ranges.
+fn ranges(mut lines: Vec<u32>) -> Vec<Lines> {
+    lines.sort_unstable();
+    lines.dedup();
+    let mut ranges: Vec<Lines> = Vec::new();
+    for line in lines {
+        match ranges.last_mut() {
+            Some(last) if last.last.checked_add(1) == Some(line) => last.last = line,
+            _ => ranges.push(Lines {
+                first: line,
+                last: line,
+            }),
+        }
+    }
+    ranges
 }
 
 /// `text` with control characters (terminal escapes, line breaks) written as escapes: a reason
@@ -237,6 +310,7 @@ pub fn read_run(path: &Path) -> Result<Option<Profiles>> {
         benchmarks: file.benchmarks,
         stacks: file.stacks,
         unreadable: file.unreadable,
+        coverage: Coverage::default(),
     }))
 }
 
@@ -303,22 +377,7 @@ pub fn load_baseline(baselines: &Path) -> Result<BTreeMap<String, Profile>> {
     if !dir.is_dir() {
         return Ok(all);
     }
-    let read_error = |source| Error::read(&dir, source);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(read_error)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<std::io::Result<_>>()
-        .map_err(read_error)?;
-    paths.sort();
-    for path in paths {
-        let Some(group) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .filter(|n| !n.starts_with('.'))
-            .and_then(|n| n.strip_suffix(".json"))
-        else {
-            continue;
-        };
+    for (group, path) in formats::group_files(&dir)? {
         let file = read_file(&path)?;
         if let Some(stray) = file.benchmarks.keys().find(|id| group_of(id) != group) {
             return Err(Error::invalid(
@@ -357,29 +416,21 @@ pub fn write_baseline(
             .or_default()
             .insert(id, profile);
     }
-    let mut touched = Vec::new();
-    for group in before.iter().filter(|g| !groups.contains_key(*g)) {
-        let path = dir.join(format!("{group}.json"));
-        std::fs::remove_file(&path).map_err(|source| Error::write(&path, source))?;
-        touched.push(path);
-    }
-    for (group, benchmarks) in groups {
-        let path = dir.join(format!("{group}.json"));
-        let file = ProfileFile {
-            schema_version: SCHEMA_VERSION,
-            event: EVENT.to_owned(),
-            benchmarks,
-            stacks: BTreeMap::new(),
-            unreadable: BTreeMap::new(),
-        };
-        let mut text = serde_json::to_string_pretty(&file).expect("profiles serialize");
-        text.push('\n');
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-            formats::write_atomic(&path, text.as_bytes())?;
-            touched.push(path);
-        }
-    }
-    Ok(touched)
+    let texts = groups
+        .into_iter()
+        .map(|(group, benchmarks)| {
+            let file = ProfileFile {
+                schema_version: SCHEMA_VERSION,
+                event: EVENT.to_owned(),
+                benchmarks,
+                stacks: BTreeMap::new(),
+                unreadable: BTreeMap::new(),
+            };
+            let text = serde_json::to_string_pretty(&file).expect("profiles serialize");
+            (group, format!("{text}\n"))
+        })
+        .collect();
+    formats::write_group_files(&dir, &before, texts)
 }
 
 #[cfg(test)]
@@ -417,6 +468,7 @@ mod tests {
                 BTreeMap::from([("main;apply".to_owned(), 122)]),
             )]),
             unreadable: BTreeMap::new(),
+            coverage: Coverage::default(),
         };
         let written = write_baseline(dir.path(), &run, &|_| true, &|_, _| true).unwrap();
         assert_eq!(written, [dir.path().join("profiles/filter.json")]);
@@ -476,6 +528,7 @@ mod tests {
                 "varint::decode/v1".to_owned(),
                 "callgrind.decode.v1.out: cut off: no `totals:` line".to_owned(),
             )]),
+            coverage: Coverage::default(),
         };
         write_run(&path, &run).unwrap();
         assert_eq!(read_run(&path).unwrap(), Some(run));

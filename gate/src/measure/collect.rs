@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
-use crate::formats::{profiles, results, summary};
+use crate::formats::{self, coverage, profiles, results, summary};
 use crate::id::Origins;
 use crate::measure::fingerprint;
 use crate::measure::library::Library;
@@ -82,7 +82,7 @@ pub fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) 
             } else {
                 source.clone()
             };
-            profiles::read_run(&profiles::run_path(&file)).map(Option::unwrap_or_default)
+            read_profiles(&file)
         };
         match found {
             Ok(found) => all.extend(found),
@@ -90,16 +90,12 @@ pub fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) 
         }
     }
     all.retain(|id| results.benchmarks.contains_key(id));
-    let written = if all.is_empty() {
-        std::fs::remove_file(&path)
-            .or_else(|e| {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    Ok(())
-                } else {
-                    Err(e)
-                }
-            })
-            .map_err(|source| Error::write(&path, source))
+    let coverage_path = coverage::run_path(&paths.results);
+    if let Err(error) = coverage::write_run(&coverage_path, &all.coverage) {
+        eprintln!("irgate: warning: {error}");
+    }
+    let written = if all.benchmarks.is_empty() && all.unreadable.is_empty() {
+        formats::remove_if_present(&path)
     } else {
         profiles::write_run(&path, &all)
     };
@@ -112,6 +108,13 @@ pub fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) 
         Ok(()) => {}
         Err(error) => eprintln!("irgate: warning: {error}"),
     }
+}
+
+/// The profiles and coverage record beside the results file `results`, empty when there are none.
+fn read_profiles(results: &Path) -> Result<profiles::Profiles> {
+    let mut found = profiles::read_run(&profiles::run_path(results))?.unwrap_or_default();
+    found.coverage = coverage::read_run(&coverage::run_path(results))?.unwrap_or_default();
+    Ok(found)
 }
 
 /// Which suites run, and how.

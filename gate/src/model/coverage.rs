@@ -45,6 +45,8 @@ pub type Executed = BTreeMap<String, Vec<Lines>>;
 pub struct Coverage {
     /// By benchmark id.
     pub benchmarks: BTreeMap<String, Executed>,
+    /// Why a benchmark of the run has no record, by benchmark id.
+    pub unrecorded: BTreeMap<String, String>,
 }
 
 impl Coverage {
