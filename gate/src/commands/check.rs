@@ -11,7 +11,8 @@ use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
 use crate::formats::results;
 use crate::git::Commit;
-use crate::judge::compare::{self, EnvPolicy, Judgement, Policy};
+use crate::formats::coverage;
+use crate::judge::compare::{self, EnvPolicy, Judgement, Mapped, Policy};
 use crate::measure::collect::Selection;
 use crate::measure::paths::{Paths, Resolved};
 use crate::measure::suite;
@@ -160,6 +161,8 @@ fn compare_inputs(options: &Options) -> Result<Report> {
             )?)
         }
     };
+    let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
+    let mapped = change_map(&paths, &results, &baselines, &mode, &ids);
     let report = compare::judge(&Judgement {
         results: &results,
         baselines: &baselines,
@@ -167,6 +170,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
         policy: options.policy,
         mode: &mode,
         anchor: anchor.as_ref(),
+        change: mapped.as_ref(),
     })?;
     if report.env_mismatches.is_empty()
         || report.mode != Mode::Baselines
@@ -182,6 +186,52 @@ fn compare_inputs(options: &Options) -> Result<Report> {
         report,
         options.policy,
     )
+}
+
+/// The change from the compared side's commit (the baselines', or A/B's base) to the results'
+/// (the working tree when they were taken on uncommitted changes), mapped onto `ids` through
+/// that side's coverage record. `None` for drift triage, whose change is mapped by its own run.
+fn change_map(
+    paths: &Resolved,
+    results: &Results,
+    baselines: &Baselines,
+    mode: &Mode,
+    ids: &[String],
+) -> Option<Mapped> {
+    let (base, coverage) = match mode {
+        Mode::Baselines => {
+            let coverage = match coverage::load_baseline(&paths.baselines) {
+                Ok(Some(coverage)) => Ok(coverage),
+                Ok(None) => Err(format!(
+                    "the baselines have no coverage record ({}/): take them with this irgate \
+                     (`irgate run && irgate refresh`)",
+                    paths.baselines.join(coverage::BASELINE_DIR).display()
+                )),
+                Err(error) => Err(error.to_string()),
+            };
+            (baselines_commit(baselines, results), coverage)
+        }
+        Mode::Ab { commit } => {
+            let path = coverage::run_path(&crate::measure::ab::base_results_path(&paths.results));
+            let coverage = match coverage::read_run(&path) {
+                Ok(Some(coverage)) => Ok(coverage),
+                Ok(None) => Err(format!("{}: no coverage record of the base side", path.display())),
+                Err(error) => Err(error.to_string()),
+            };
+            (Ok(commit.clone()), coverage)
+        }
+        Mode::Remeasured { .. } => return None,
+    };
+    let head = Commit::parse(&results.fingerprint.commit);
+    let head = if head.dirty || head.hash == UNKNOWN || head.hash.is_empty() {
+        None
+    } else {
+        Some(head.hash.as_str())
+    };
+    Some(match base {
+        Ok(base) => crate::judge::changes::map(&paths.root, &base, head, coverage, ids),
+        Err(error) => crate::judge::changes::map(&paths.root, "", head, Err(error.to_string()), ids),
+    })
 }
 
 /// Drift triage: the environment differs from the baselines', so their commit is measured again
@@ -249,6 +299,7 @@ fn triage(
             environment,
         },
         anchor: None,
+        change: None,
     })?;
     // Shown for what they are: the environment's differences, which no longer decide.
     if report.env_mismatches.is_empty() {

@@ -16,6 +16,16 @@ pub const DEFAULT_BUDGET: Budget = Budget {
     absolute: 1,
 };
 
+/// The layout budget used when `gate.toml` has no `[layout]`: 16 Ir, no relative part. A
+/// benchmark that runs none of a change's code is held to it. Layout moves a count by a number
+/// of instructions, not a fraction of it; the largest move measured on unrelated changes is 10
+/// Ir (docs/calibration.md: a codegen-unit split), and 16 is that times 1.5, rounded up to a
+/// power of two. `irgate calibrate --write` replaces it with what it measured.
+pub const DEFAULT_LAYOUT_BUDGET: Budget = Budget {
+    relative_pct: 0.0,
+    absolute: 16,
+};
+
 /// How much a count may move from `baseline` under `limit` before it is over budget (or stale):
 /// the larger of the relative and the absolute allowance.
 pub fn allowance(limit: &Budget, baseline: u64) -> f64 {

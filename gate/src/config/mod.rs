@@ -68,7 +68,7 @@ use toml::Spanned;
 use crate::error::{Error, Result};
 use crate::model::{Budget, Metric};
 use accept::{Accept, RawAccept};
-use budgets::{DEFAULT_BUDGET, Override, RawBudget, RawOverride};
+use budgets::{DEFAULT_BUDGET, DEFAULT_LAYOUT_BUDGET, Override, RawBudget, RawOverride};
 use drift::{Drift, RawDrift};
 use metrics::IR;
 use suite::{RawSuite, Suite};
@@ -84,6 +84,8 @@ pub struct Config {
     pub suites: Vec<Suite>,
     budgets: BTreeMap<Metric, Budget>,
     overrides: Vec<Override>,
+    /// `[layout]`: how far a benchmark that runs none of the changed code may move, by metric.
+    layout: BTreeMap<Metric, Budget>,
     /// The cumulative budget since an anchor, when `[drift]` is given.
     pub drift: Option<Drift>,
     /// The `[[accept]]` entries, in file order.
@@ -99,6 +101,7 @@ struct RawConfig {
     #[serde(default)]
     info: Vec<Spanned<String>>,
     budgets: Option<BTreeMap<Spanned<String>, RawBudget>>,
+    layout: Option<BTreeMap<Spanned<String>, RawBudget>>,
     #[serde(default)]
     overrides: Vec<RawOverride>,
     #[serde(default, rename = "suite")]
@@ -124,6 +127,7 @@ impl Default for Config {
             suites: Vec::new(),
             budgets: BTreeMap::from([(IR.to_owned(), DEFAULT_BUDGET)]),
             overrides: Vec::new(),
+            layout: BTreeMap::from([(IR.to_owned(), DEFAULT_LAYOUT_BUDGET)]),
             drift: None,
             accepts: Vec::new(),
             measurement_build: true,
@@ -179,6 +183,10 @@ impl Config {
             Some(raw) => budgets::parse(&src, raw)?,
             None => Config::default().budgets,
         };
+        let layout = match raw.layout {
+            Some(raw) => budgets::parse(&src, raw)?,
+            None => Config::default().layout,
+        };
         let overrides = raw
             .overrides
             .into_iter()
@@ -197,6 +205,7 @@ impl Config {
             suites,
             budgets: default_budgets,
             overrides,
+            layout,
             drift,
             accepts,
             measurement_build: raw.build.is_none_or(|b| b.measurement),
@@ -230,6 +239,16 @@ impl Config {
             }
         }
         budgets
+    }
+
+    /// How far `metric` of a benchmark that runs none of the changed code may move: the larger
+    /// allowance of `[layout]` and of the benchmark's own budget `limit` (a layout budget never
+    /// makes an untouched benchmark stricter than a touched one).
+    pub fn layout_allowance(&self, metric: &str, limit: &Budget, baseline: u64) -> f64 {
+        let own = budgets::allowance(limit, baseline);
+        self.layout
+            .get(metric)
+            .map_or(own, |layout| own.max(budgets::allowance(layout, baseline)))
     }
 
     /// Every metric gated for some benchmark.

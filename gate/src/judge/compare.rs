@@ -1,6 +1,6 @@
 //! Baselines + results + budgets -> a [`Report`]: a row per benchmark and metric, and the verdict.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::{self, Config};
 use crate::error::Result;
@@ -8,7 +8,9 @@ use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
 use crate::judge::drift::Anchor;
 use crate::model::fingerprint;
-use crate::model::{Accepted, FieldMismatch, Mode, Outcome, Report, Results, Row, Status};
+use crate::model::{
+    Accepted, ChangeMap, FieldMismatch, Mode, Outcome, Report, Results, Row, Status, Touch,
+};
 
 /// What to do when the run's environment differs from the baselines'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -50,6 +52,19 @@ pub struct Judgement<'a> {
     pub mode: &'a Mode,
     /// The drift budget's anchor, found in the history, when the config has `[drift]`.
     pub anchor: Option<&'a Anchor>,
+    /// The compared change mapped onto the benchmarks, for change-aware verdicts: a benchmark
+    /// that runs none of it is held to the layout budget. `None`: every benchmark as touched.
+    pub change: Option<&'a Mapped>,
+}
+
+/// A change mapped onto the benchmarks: the map the report shows, and each benchmark's touch
+/// (a benchmark missing from `touch` counts as touched).
+#[derive(Debug, Clone, Default)]
+pub struct Mapped {
+    /// What changed.
+    pub map: ChangeMap,
+    /// By benchmark id.
+    pub touch: BTreeMap<String, Touch>,
 }
 
 /// The report: a row per benchmark and metric (and per drift over budget), worst first, and the
@@ -87,6 +102,8 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
         let new = results.benchmarks.get(id);
         let old = baselines.get(id);
         let budgets = config.budgets_for(id);
+        let touch = judgement.change.map(|c| c.touch.get(id));
+        let untouched = touch == Some(Some(&Touch::Untouched));
         if let (Some(_), Some((_, baseline_fingerprint))) = (new, old) {
             let mut mismatches =
                 fingerprint::mismatches(baseline_fingerprint, &results.fingerprint);
@@ -116,7 +133,12 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 (Some(baseline), Some(current)) => {
                     let allowed = config::budgets::allowance(limit, baseline);
                     let change = current as f64 - baseline as f64;
-                    if change > allowed {
+                    if untouched
+                        && change.abs() > allowed
+                        && change.abs() <= config.layout_allowance(metric, limit, baseline)
+                    {
+                        Status::Layout
+                    } else if change > allowed {
                         match config.acceptance_for(id) {
                             Some(accept) => {
                                 accepted = Some(Accepted {
@@ -146,7 +168,11 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 Status::OverBudget => true,
                 Status::New => !policy.allow_new,
                 Status::Stale => policy.strict,
-                Status::Accepted | Status::Vanished | Status::Ok | Status::Info => false,
+                Status::Accepted
+                | Status::Layout
+                | Status::Vanished
+                | Status::Ok
+                | Status::Info => false,
             };
             rows.push(Row {
                 benchmark: id.to_owned(),
@@ -158,6 +184,11 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 fails,
                 since: None,
                 accepted,
+                touch: touch.map(|t| {
+                    t.cloned().unwrap_or_else(|| Touch::Unrecorded {
+                        reason: "not in the change map".to_owned(),
+                    })
+                }),
             });
         }
         for metric in config.info.iter().filter(|m| !budgets.contains_key(*m)) {
@@ -174,6 +205,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                     fails: false,
                     since: None,
                     accepted: None,
+                    touch: None,
                 });
             }
         }
@@ -196,6 +228,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
         fingerprint: results.fingerprint.clone(),
         env_mismatches,
         attribution: Default::default(),
+        change: judgement.change.map(|c| c.map.clone()),
     })
 }
 
@@ -346,6 +379,7 @@ mod tests {
             policy,
             mode: &Mode::Baselines,
             anchor: None,
+            change: None,
         })
         .unwrap()
     }
@@ -356,6 +390,67 @@ mod tests {
             .iter()
             .map(|r| (r.benchmark.as_str(), r.metric.as_str(), r.status, r.fails))
             .collect()
+    }
+
+    #[test]
+    fn an_untouched_benchmark_is_held_to_the_layout_budget_and_a_touched_one_to_its_own() {
+        // Budget +1 Ir; layout budget 16 Ir (the default).
+        let config = config("[budgets]\nIr = { absolute = 1 }");
+        let ids = ["a::touched", "a::layout", "a::beyond", "a::faster", "a::unmapped"];
+        let base = baselines(&ids.map(|id| (id, 100)));
+        let run = results(&[
+            ("a::touched", 110),
+            ("a::layout", 110),
+            ("a::beyond", 117),
+            ("a::faster", 90),
+            ("a::unmapped", 110),
+        ]);
+        let mapped = Mapped {
+            map: ChangeMap {
+                base: "b".into(),
+                ..ChangeMap::default()
+            },
+            touch: BTreeMap::from([
+                ("a::touched".into(), Touch::Runs { functions: vec![0] }),
+                ("a::layout".into(), Touch::Untouched),
+                ("a::beyond".into(), Touch::Untouched),
+                ("a::faster".into(), Touch::Untouched),
+            ]),
+        };
+        let report = judge(&Judgement {
+            results: &run,
+            baselines: &base,
+            config: &config,
+            policy: Policy {
+                strict: true,
+                ..Policy::default()
+            },
+            mode: &Mode::Baselines,
+            anchor: None,
+            change: Some(&mapped),
+        })
+        .unwrap();
+        assert_eq!(
+            statuses(&report),
+            [
+                ("a::beyond", "Ir", Status::OverBudget, true),
+                ("a::touched", "Ir", Status::OverBudget, true),
+                ("a::unmapped", "Ir", Status::OverBudget, true),
+                ("a::faster", "Ir", Status::Layout, false),
+                ("a::layout", "Ir", Status::Layout, false),
+            ]
+        );
+        let unmapped = report.rows.iter().find(|r| r.benchmark == "a::unmapped");
+        assert!(matches!(
+            unmapped.and_then(|r| r.touch.as_ref()),
+            Some(Touch::Unrecorded { .. })
+        ));
+        assert_eq!(report.change.as_ref().map(|c| c.base.as_str()), Some("b"));
+        assert_eq!(report.touched_count(), 3);
+        // Without a change map, the same run fails the two untouched ones that moved up.
+        let whole = compare(&run, &base, &config, Policy::default());
+        assert_eq!(whole.outcome, Outcome::Failed { count: 4 });
+        assert!(whole.rows.iter().all(|r| r.touch.is_none()));
     }
 
     #[test]

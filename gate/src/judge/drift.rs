@@ -108,6 +108,7 @@ pub fn rows(results: &Results, drift: &Drift, anchor: &Anchor) -> Result<Vec<Row
                     fails: true,
                     since: Some(anchor.label.clone()),
                     accepted: None,
+                    touch: None,
                 });
             }
         }

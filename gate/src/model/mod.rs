@@ -114,6 +114,9 @@ pub enum Status {
     New,
     /// Better than the budget: the baseline is stale, refresh to lock in the gain.
     Stale,
+    /// Beyond the budget, but the benchmark runs none of the changed code and stayed within
+    /// the layout budget: code layout, the toolchain or a dependency moved it. Passes.
+    Layout,
     /// A baseline whose benchmark did not run.
     Vanished,
     /// Within budget.
@@ -130,6 +133,7 @@ impl Status {
             Status::Accepted => "accepted: over budget on purpose",
             Status::New => "new: no baseline",
             Status::Stale => "stale: better than budget",
+            Status::Layout => "moved without running changed code: layout, toolchain or dependency",
             Status::Vanished => "vanished: did not run",
             Status::Ok => "within budget",
             Status::Info => "not gated",
@@ -171,6 +175,87 @@ pub struct Row {
     /// Why a row over budget passes (status `accepted`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accepted: Option<Accepted>,
+    /// Whether the benchmark runs code the change touched (when the report maps the change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub touch: Option<Touch>,
+}
+
+/// Whether a benchmark runs code the compared change touched (docs/change-map.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Touch {
+    /// It runs none of the changed code: held to the layout budget.
+    Untouched,
+    /// It runs these changed functions (indices into [`ChangeMap::functions`]).
+    Runs {
+        /// Indices into [`ChangeMap::functions`].
+        functions: Vec<usize>,
+    },
+    /// The change can alter any benchmark's code ([`ChangeMap::everything`] says why).
+    Everything,
+    /// Its record of executed lines is missing, so it counts as touched.
+    Unrecorded {
+        /// Why there is no record.
+        reason: String,
+    },
+}
+
+impl Touch {
+    /// Whether the benchmark counts as touched (everything but [`Touch::Untouched`]).
+    pub fn is_touched(&self) -> bool {
+        *self != Touch::Untouched
+    }
+}
+
+/// The compared change, mapped onto the benchmarks' executed lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ChangeMap {
+    /// The commit the change starts from (the baselines' or the A/B base's).
+    pub base: String,
+    /// Where it ends: a commit, or empty for the working tree.
+    pub head: String,
+    /// Why every benchmark counts as touched, when it does (file and reason each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub everything: Vec<String>,
+    /// The changed functions benchmarks can run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<ChangedFunction>,
+    /// Why the change could not be mapped, when it could not: every benchmark then counts as
+    /// touched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmapped: Option<String>,
+}
+
+/// A function the change modified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ChangedFunction {
+    /// Its file, relative to the workspace root.
+    pub file: String,
+    /// Its path, e.g. `Frame::encode`.
+    pub name: String,
+    /// The changed lines on the head side (`src/mat.rs:120-131`).
+    pub lines: Vec<coverage::Lines>,
+}
+
+impl ChangedFunction {
+    /// `file:120-131,140` as reports cite it.
+    pub fn location(&self) -> String {
+        let lines: Vec<String> = self
+            .lines
+            .iter()
+            .map(|l| {
+                if l.first == l.last {
+                    l.first.to_string()
+                } else {
+                    format!("{}-{}", l.first, l.last)
+                }
+            })
+            .collect();
+        if lines.is_empty() {
+            return self.file.clone();
+        }
+        format!("{}:{}", self.file, lines.join(","))
+    }
 }
 
 /// A regression let pass on purpose: the `[[accept]]` entry that did it.
@@ -230,6 +315,7 @@ impl Report {
             fingerprint: Fingerprint::default(),
             env_mismatches: Vec::new(),
             attribution: Attribution::default(),
+            change: None,
         }
     }
 
@@ -242,6 +328,12 @@ impl Report {
     /// `failing`): the one tally every report prints.
     pub fn tally(&self, status: Status, failing: bool) -> usize {
         self.benchmarks(|row| row.status == status && (!failing || row.fails))
+            .len()
+    }
+
+    /// How many benchmarks run code the compared change touched (or count as touched).
+    pub fn touched_count(&self) -> usize {
+        self.benchmarks(|row| row.touch.as_ref().is_some_and(Touch::is_touched))
             .len()
     }
 
@@ -328,6 +420,9 @@ pub struct Report {
     /// Where the instructions of the benchmarks over budget went, function by function.
     #[serde(default, flatten)]
     pub attribution: Attribution,
+    /// The compared change mapped onto the benchmarks, when the report is change-aware.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeMap>,
 }
 
 /// The explanations a report carries.

@@ -608,6 +608,7 @@ fn verdict_cell(row: &Row) -> String {
         (_, true) => "❌",
         (Status::New, false) => "🆕",
         (Status::Stale, false) => "⬇️",
+        (Status::Layout, false) => "〰️",
         (Status::Accepted, false) => "☑️",
         (Status::Vanished, false) => "➖",
         (Status::Ok | Status::OverBudget, false) => "✅",

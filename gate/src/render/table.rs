@@ -59,6 +59,9 @@ pub fn render(report: &Report, full: bool) -> String {
                     && row.since.is_none()
                     && e.benchmark == row.benchmark
             });
+            if let Some(why) = crate::render::change::why(report, row) {
+                let _ = writeln!(out, "    {}", terminal(&why));
+            }
             if let Some(explained) = explained {
                 out.push_str(&crate::render::explanation::text(explained, "    "));
             }
@@ -71,6 +74,9 @@ pub fn render(report: &Report, full: bool) -> String {
     out.push_str(&accepted(report));
     out.push_str(&verdict(report));
     out.push('\n');
+    if let Some(summary) = crate::render::change::summary(report) {
+        let _ = writeln!(out, "{}", terminal(&summary));
+    }
     match &report.mode {
         Mode::Baselines => {}
         Mode::Ab { commit } => {
@@ -253,6 +259,11 @@ fn verdict(report: &Report) -> String {
         ),
         (Status::New, "new without a baseline", "new"),
         (Status::Stale, "stale under --strict", "stale"),
+        (
+            Status::Layout,
+            "",
+            "moved without running changed code (within the layout budget)",
+        ),
         (Status::Vanished, "vanished", "vanished"),
     ];
     let (mut failing, mut passing) = (Vec::new(), Vec::new());

@@ -1,0 +1,90 @@
+//! The change-aware part of every report, as plain text (each renderer escapes it for its
+//! target): why a failing benchmark is the change's, and what the change map covered.
+
+use crate::model::{ChangeMap, ChangedFunction, Report, Row, Status, Touch};
+use crate::text::{plural, short_commit};
+
+/// How many changed functions a row names before "and N more".
+const NAMED: usize = 3;
+
+/// Why `row` (failing, or moved without running changed code) is or is not the change's, in one
+/// sentence; `None` when the report does not map the change or the row needs no reason.
+pub fn why(report: &Report, row: &Row) -> Option<String> {
+    let map = report.change.as_ref()?;
+    let touch = row.touch.as_ref()?;
+    if !row.fails && row.status != Status::Layout {
+        return None;
+    }
+    Some(match touch {
+        Touch::Runs { functions } => {
+            let named: Vec<&ChangedFunction> = functions
+                .iter()
+                .filter_map(|i| map.functions.get(*i))
+                .collect();
+            format!("runs changed code: {}", functions_text(&named))
+        }
+        Touch::Untouched if row.status == Status::Layout => {
+            "runs none of the changed code: moved within the layout budget".to_owned()
+        }
+        Touch::Untouched => "runs none of the changed code, yet moved beyond what layout can \
+                             (the layout budget): look at the toolchain and dependencies"
+            .to_owned(),
+        Touch::Everything => format!(
+            "the change can alter any benchmark's code: {}",
+            map.everything.first().map_or("", String::as_str)
+        ),
+        Touch::Unrecorded { reason } => format!("counted as touched: {reason}"),
+    })
+}
+
+/// `name (file:lines)`, the first few, then how many more.
+pub fn functions_text(functions: &[&ChangedFunction]) -> String {
+    let mut parts: Vec<String> = functions
+        .iter()
+        .take(NAMED)
+        .map(|f| format!("`{}` ({})", f.name, f.location()))
+        .collect();
+    if functions.len() > NAMED {
+        parts.push(format!("and {} more", functions.len() - NAMED));
+    }
+    parts.join(", ")
+}
+
+/// One line on what the change map covered: the compared commits, how many benchmarks run the
+/// changed code, how many moved without running it; or why the change was not mapped.
+pub fn summary(report: &Report) -> Option<String> {
+    let map = report.change.as_ref()?;
+    let head = if map.head.is_empty() {
+        "the working tree".to_owned()
+    } else {
+        short_commit(&map.head).to_owned()
+    };
+    let span = format!("{} -> {head}", short_commit(&map.base));
+    if let Some(reason) = &map.unmapped {
+        return Some(format!(
+            "Change map ({span}): not mapped, so every benchmark is held to its budget: {reason}"
+        ));
+    }
+    let touched = report.touched_count();
+    Some(format!(
+        "Change map ({span}): {}; {} the changed code; {} moved without running it.",
+        scope(map),
+        if touched == 1 {
+            "1 benchmark runs".to_owned()
+        } else {
+            format!("{touched} benchmarks run")
+        },
+        plural(report.tally(Status::Layout, false), "benchmark")
+    ))
+}
+
+fn scope(map: &ChangeMap) -> String {
+    match map.everything.as_slice() {
+        [] => plural(map.functions.len(), "changed function"),
+        [one] => format!("touches every benchmark ({one})"),
+        [one, rest @ ..] => format!(
+            "touches every benchmark ({one}, and {})",
+            plural(rest.len(), "more reason")
+        ),
+    }
+}
