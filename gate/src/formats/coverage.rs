@@ -10,6 +10,7 @@
 //! {
 //!   "schema_version": 1,
 //!   "event": "Ir",
+//!   "commit": "0123456789abcdef0123456789abcdef01234567",
 //!   "benchmarks": {
 //!     "filter::passthrough/n8": {
 //!       "demo/codec/src/filter.rs": [[40, 52], [60, 61]]
@@ -19,6 +20,10 @@
 //! }
 //! ```
 //!
+//! `commit` is the commit whose code ran (the run's): the lines are that commit's, so the change
+//! map starts from it. A refresh that leaves a benchmark's count unchanged still stores the
+//! run's record: the baseline's count is then that commit's count too. The baselines' groups
+//! must share one commit (refresh them together), else the change is not mapped.
 //! Paths are relative to the workspace root, `/`-separated; lines are inclusive ranges, sorted
 //! and disjoint. Lines of code inlined from another file count for that file. A benchmark with
 //! no record says why under `unrecorded` (a run's file only): a change map counts it touched.
@@ -46,6 +51,7 @@ pub const BASELINE_DIR: &str = "coverage";
 struct CoverageFile {
     schema_version: u32,
     event: String,
+    commit: String,
     benchmarks: BTreeMap<String, BTreeMap<String, Vec<[u32; 2]>>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     unrecorded: BTreeMap<String, String>,
@@ -57,6 +63,7 @@ impl CoverageFile {
         CoverageFile {
             schema_version: SCHEMA_VERSION,
             event: EVENT.to_owned(),
+            commit: coverage.commit.clone(),
             benchmarks: coverage
                 .benchmarks
                 .iter()
@@ -79,6 +86,7 @@ impl CoverageFile {
             )));
         }
         let mut coverage = Coverage {
+            commit: self.commit,
             unrecorded: self.unrecorded,
             ..Coverage::default()
         };
@@ -138,13 +146,14 @@ pub fn write_run(path: &Path, coverage: &Coverage) -> Result<()> {
     formats::write_json_atomic(path, &CoverageFile::new(coverage))
 }
 
-/// The baselines' coverage from `<baselines>/coverage/`; `None` when there is none.
+/// The baselines' coverage from `<baselines>/coverage/`; `None` when there is none. An error
+/// when its groups were taken at different commits.
 pub fn load_baseline(baselines: &Path) -> Result<Option<Coverage>> {
     let dir = baselines.join(BASELINE_DIR);
     if !dir.is_dir() {
         return Ok(None);
     }
-    let mut all = Coverage::default();
+    let mut all: Option<Coverage> = None;
     for (group, path) in formats::group_files(&dir)? {
         let file = read_file(&path)?;
         if let Some(stray) = file.benchmarks.keys().find(|id| group_of(id) != group) {
@@ -153,14 +162,28 @@ pub fn load_baseline(baselines: &Path) -> Result<Option<Coverage>> {
                 format!("coverage of `{stray}` belongs in {}.json", group_of(stray)),
             ));
         }
-        all.benchmarks.extend(file.benchmarks);
+        match &mut all {
+            None => all = Some(file),
+            Some(all) if all.commit == file.commit => all.benchmarks.extend(file.benchmarks),
+            Some(all) => {
+                return Err(Error::invalid(
+                    dir.display(),
+                    format!(
+                        "coverage records of two commits ({} and {}): refresh every group \
+                         together (`irgate run && irgate refresh`)",
+                        all.commit, file.commit
+                    ),
+                ));
+            }
+        }
     }
-    Ok(Some(all))
+    Ok(all)
 }
 
 /// Stores the records of `run` that `keep` accepts beside the baselines, group by group, then
 /// keeps only the stored records of `valid` benchmarks (those that still have a baseline).
-/// Returns the files written or removed.
+/// Stored records of another commit than the run's are dropped: the baselines' records share
+/// one commit. Returns the files written or removed.
 pub fn write_baseline(
     baselines: &Path,
     run: &Coverage,
@@ -168,12 +191,16 @@ pub fn write_baseline(
     valid: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<PathBuf>> {
     let dir = baselines.join(BASELINE_DIR);
-    let mut stored = load_baseline(baselines)?.unwrap_or_default();
-    let before: BTreeSet<String> = stored
-        .benchmarks
-        .keys()
-        .map(|id| group_of(id).to_owned())
+    let before: BTreeSet<String> = formats::group_files(&dir)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(group, _)| group)
         .collect();
+    let mut stored = match load_baseline(baselines) {
+        Ok(Some(stored)) if stored.commit == run.commit => stored,
+        _ => Coverage::default(),
+    };
+    stored.commit = run.commit.clone();
     for (id, executed) in run.benchmarks.iter().filter(|(id, _)| keep(id)) {
         stored.benchmarks.insert(id.clone(), executed.clone());
     }
@@ -184,7 +211,12 @@ pub fn write_baseline(
     stored.benchmarks.retain(|id, _| valid(id));
     let mut groups: BTreeMap<String, Coverage> = BTreeMap::new();
     for (id, executed) in stored.benchmarks {
-        let group = groups.entry(group_of(&id).to_owned()).or_default();
+        let group = groups
+            .entry(group_of(&id).to_owned())
+            .or_insert_with(|| Coverage {
+                commit: run.commit.clone(),
+                ..Coverage::default()
+            });
         group.benchmarks.insert(id, executed);
     }
     let texts = groups
@@ -207,6 +239,7 @@ mod tests {
             .map(|&(first, last)| Lines { first, last })
             .collect();
         Coverage {
+            commit: "c1".to_owned(),
             benchmarks: BTreeMap::from([(
                 id.to_owned(),
                 BTreeMap::from([(file.to_owned(), lines)]),
@@ -231,6 +264,7 @@ mod tests {
             r#"{
   "schema_version": 1,
   "event": "Ir",
+  "commit": "c1",
   "benchmarks": {
     "g::a": {
       "src/lib.rs": [
@@ -275,15 +309,16 @@ mod tests {
                 "not a path inside",
             ),
         ] {
-            let text =
-                format!(r#"{{"schema_version": 1, "event": "Ir", "benchmarks": {benchmarks}}}"#);
+            let text = format!(
+                r#"{{"schema_version": 1, "event": "Ir", "commit": "c", "benchmarks": {benchmarks}}}"#
+            );
             std::fs::write(&path, text).unwrap();
             let error = read_run(&path).unwrap_err().to_string();
             assert!(error.contains(expected), "{benchmarks}: {error}");
         }
         std::fs::write(
             &path,
-            r#"{"schema_version": 1, "event": "Dr", "benchmarks": {}}"#,
+            r#"{"schema_version": 1, "event": "Dr", "commit": "c", "benchmarks": {}}"#,
         )
         .unwrap();
         assert!(
@@ -308,7 +343,10 @@ mod tests {
             run.benchmarks
         );
         // Refreshing `frame::*` without a record drops its old one; `varint::b` lost its baseline.
-        let mut again = Coverage::default();
+        let mut again = Coverage {
+            commit: "c1".to_owned(),
+            ..Coverage::default()
+        };
         again
             .unrecorded
             .insert("frame::a".into(), "unreadable".into());
@@ -317,9 +355,20 @@ mod tests {
         })
         .unwrap();
         assert_eq!(written.len(), 2, "both group files removed: {written:?}");
-        assert_eq!(
-            load_baseline(dir.path()).unwrap().unwrap(),
-            Coverage::default()
-        );
+        assert_eq!(load_baseline(dir.path()).unwrap(), None);
+        // A run of another commit replaces the records: one commit for all groups.
+        write_baseline(dir.path(), &run, &|_| true, &|_| true).unwrap();
+        let mut later = coverage("frame::a", "src/frame.rs", &[(3, 4)]);
+        later.commit = "c2".to_owned();
+        write_baseline(dir.path(), &later, &|_| true, &|_| true).unwrap();
+        assert_eq!(load_baseline(dir.path()).unwrap(), Some(later.clone()));
+        // Groups of two commits (written by hand, or an older irgate) are refused.
+        std::fs::write(
+            dir.path().join("coverage/varint.json"),
+            r#"{"schema_version": 1, "event": "Ir", "commit": "c1", "benchmarks": {}}"#,
+        )
+        .unwrap();
+        let error = load_baseline(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("two commits (c2 and c1)"), "{error}");
     }
 }

@@ -232,16 +232,37 @@ fn benchmark(dir: &Path, root: &Path, ir: u64) -> Result<Option<Profiled>, Strin
     }
 }
 
-/// Adds the lines `graph` ran in files under `own` (the workspace root and a `/`), in any object,
-/// to `lines` by path relative to the root.
+/// Adds the lines `graph` ran in the workspace's own source files, in any object, to `lines` by
+/// path relative to the root (`own`: the root and a `/`). Files under the root that are not the
+/// workspace's (a cargo home inside it, as in the pinned container: `.../registry/src/...`, git
+/// dependencies) and paths that climb out of it are left out.
 fn workspace_lines(graph: &CallGraph, own: &str, lines: &mut BTreeMap<String, Vec<u32>>) {
     for ((_, file), ranges) in &graph.lines {
-        let Some(relative) = file.strip_prefix(own) else {
+        let Some(relative) = file.strip_prefix(own).and_then(workspace_path) else {
             continue;
         };
-        let all = lines.entry(relative.to_owned()).or_default();
+        let all = lines.entry(relative).or_default();
         all.extend(ranges.iter().flat_map(|r| (*r.start()).max(1)..=*r.end()));
     }
+}
+
+/// `path` (relative to the workspace root) with `.` and `..` resolved, when it stays inside the
+/// root and is not in a cargo home's sources.
+fn workspace_path(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    let foreign = parts
+        .windows(2)
+        .any(|w| matches!(w, ["registry", "src"] | ["git", "checkouts"]));
+    (!parts.is_empty() && !foreign).then(|| parts.join("/"))
 }
 
 /// `lines` (any order, repeats allowed) as sorted, disjoint, non-adjacent ranges.
@@ -555,6 +576,27 @@ mod tests {
             error.contains("unsupported schema_version 3") && error.contains("schema_version 2"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn only_the_workspaces_own_sources_are_recorded() {
+        for (path, expected) in [
+            ("demo/codec/src/frame.rs", Some("demo/codec/src/frame.rs")),
+            (
+                "demo/./codec/src/../src/frame.rs",
+                Some("demo/codec/src/frame.rs"),
+            ),
+            ("../outside.rs", None),
+            ("src/../../outside.rs", None),
+            (
+                "target/container/cargo-home/registry/src/index.crates.io-1/libdeflate-sys-1.26.1/libdeflate/lib/../common_defs.h",
+                None,
+            ),
+            ("target/cargo-home/git/checkouts/dep-1/abc/src/lib.rs", None),
+            ("", None),
+        ] {
+            assert_eq!(workspace_path(path).as_deref(), expected, "{path}");
+        }
     }
 
     #[test]

@@ -90,6 +90,7 @@ pub fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) 
         }
     }
     all.retain(|id| results.benchmarks.contains_key(id));
+    all.coverage.commit = results.fingerprint.commit.clone();
     let coverage_path = coverage::run_path(&paths.results);
     if let Err(error) = coverage::write_run(&coverage_path, &all.coverage) {
         eprintln!("irgate: warning: {error}");

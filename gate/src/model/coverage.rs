@@ -43,6 +43,9 @@ pub type Executed = BTreeMap<String, Vec<Lines>>;
 /// must count it as touched.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Coverage {
+    /// The commit whose code ran (the run's, `<hash>-dirty` for a working tree with changes):
+    /// the lines are that commit's, so a change is mapped from it.
+    pub commit: String,
     /// By benchmark id.
     pub benchmarks: BTreeMap<String, Executed>,
     /// Why a benchmark of the run has no record, by benchmark id.
