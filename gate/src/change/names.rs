@@ -13,7 +13,8 @@ use crate::error::Result;
 pub(super) struct Names {
     /// The base names (after the last `/`) of the files the include macros name.
     pub included: BTreeSet<String>,
-    /// An include macro whose file irgate cannot tell (no string literal in it), as `path:line`.
+    /// An include macro whose file irgate cannot tell (its argument is more than string
+    /// literals in `concat!` and `env!`), as `path:line`.
     pub unreadable_include: Option<String>,
     /// The base names of the build scripts the manifests name (`build = "..."`), and `build.rs`.
     pub build_scripts: BTreeSet<String>,
@@ -33,7 +34,7 @@ pub(super) fn read(top: &Path, sides: &[Option<&str>]) -> Result<Names> {
         for path in diff::grep(top, rev, r"include(_str|_bytes)?[[:space:]]*!", "*.rs")? {
             let text = content(top, rev, &path)?;
             for include in includes(&text) {
-                if include.names.is_empty() {
+                if !include.readable {
                     names
                         .unreadable_include
                         .get_or_insert_with(|| format!("{path}:{}", include.line));
@@ -83,8 +84,11 @@ pub(super) fn base_name(path: &str) -> &str {
 pub(super) struct Include {
     /// Its 1-based line.
     pub line: usize,
-    /// The base names of the string literals in its arguments (empty: irgate cannot tell).
+    /// The base names of the string literals in its argument.
     pub names: Vec<String>,
+    /// Whether the argument is only string literals, `concat!` and `env!`: the file is then
+    /// named by its last literal.
+    pub readable: bool,
 }
 
 /// Every `include!`, `include_str!` and `include_bytes!` in `text`, comments included (a match
@@ -126,22 +130,32 @@ pub(super) fn includes(text: &str) -> Vec<Include> {
             continue;
         }
         let start = bytes.len() - args.len();
+        let (literals, rest) = literals(&text[start..]);
+        let readable = rest
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .all(|word| matches!(word, "" | "concat" | "env" | "std" | "core"))
+            && rest.chars().all(|c| {
+                c.is_alphanumeric() || c == '_' || c.is_whitespace() || "!(),:[]{}".contains(c)
+            });
         found.push(Include {
             line: text[..at].matches('\n').count() + 1,
-            names: literals(&text[start..])
+            names: literals
                 .iter()
                 .map(|l| base_name(l).to_owned())
                 .filter(|n| !n.is_empty())
                 .collect(),
+            readable,
         });
     }
     found
 }
 
-/// The contents of the string literals (plain and raw) in the balanced group `text` starts with.
-fn literals(text: &str) -> Vec<String> {
+/// The contents of the string literals (plain and raw) in the balanced group `text` starts with,
+/// and the rest of the group's text.
+fn literals(text: &str) -> (Vec<String>, String) {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
+    let mut rest = String::new();
     let mut depth = 0usize;
     let mut i = 0;
     while i < chars.len() {
@@ -165,7 +179,11 @@ fn literals(text: &str) -> Vec<String> {
                 }
                 out.push(literal);
             }
-            'r' if matches!(chars.get(i + 1), Some('"' | '#')) => {
+            'r' if matches!(chars.get(i + 1), Some('"' | '#'))
+                && !chars[..i]
+                    .last()
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '_') =>
+            {
                 let hashes = chars[i + 1..].iter().take_while(|&&c| c == '#').count();
                 let open = i + 1 + hashes;
                 if chars.get(open) == Some(&'"') {
@@ -178,11 +196,11 @@ fn literals(text: &str) -> Vec<String> {
                     i = open + 1 + body[..end].chars().count() + hashes;
                 }
             }
-            _ => {}
+            c => rest.push(c),
         }
         i += 1;
     }
-    out
+    (out, rest)
 }
 
 #[cfg(test)]
@@ -198,31 +216,28 @@ mod tests {
                     #[doc = include_str!(\"../README.md\")]\n\
                     fn my_include!(\"nope\") {}\n\
                     let d = include_bytes! [ \"d\\\\e.dat\" ];\n\
-                    let e = include_str!(some_macro!());\n";
-        let found = includes(text);
+                    let e = include_str!(some_macro!());\n\
+                    include!(concat!(env!(\"OUT_DIR\"), NAME));\n";
+        let includes = includes(text);
+        let found: Vec<(usize, Vec<&str>, bool)> = includes
+            .iter()
+            .map(|i| {
+                (
+                    i.line,
+                    i.names.iter().map(String::as_str).collect(),
+                    i.readable,
+                )
+            })
+            .collect();
         assert_eq!(
             found,
             vec![
-                Include {
-                    line: 1,
-                    names: vec!["a.txt".into()]
-                },
-                Include {
-                    line: 2,
-                    names: vec!["CARGO_MANIFEST_DIR".into(), "b.bin".into()]
-                },
-                Include {
-                    line: 4,
-                    names: vec!["c.rs".into()]
-                },
-                Include {
-                    line: 7,
-                    names: vec!["e.dat".into()]
-                },
-                Include {
-                    line: 8,
-                    names: vec![]
-                },
+                (1, vec!["a.txt"], true),
+                (2, vec!["CARGO_MANIFEST_DIR", "b.bin"], true),
+                (4, vec!["c.rs"], true),
+                (7, vec!["e.dat"], true),
+                (8, vec![], false),
+                (9, vec!["OUT_DIR"], false),
             ]
         );
     }
