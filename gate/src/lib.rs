@@ -13,6 +13,7 @@
 //! - [`model`], [`filter`], [`id`], [`error`]: the shared vocabulary;
 //! - [`text`]: numbers, signs, plurals, short commits and escaping, importing nothing of irgate.
 
+pub mod change;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -42,6 +43,7 @@ mod tests {
         &["model"],
         &["config"],
         &["git"],
+        &["change"],
         &["formats"],
         &["measure"],
         &["judge"],

@@ -1,0 +1,424 @@
+//! The diff as git gives it: which files changed and how (`git diff --raw -z`), and the changed
+//! line ranges of a file, read from the hunk headers alone (`git diff -U0`), streamed so that a
+//! hunk of a million lines costs no memory.
+
+use std::io::{BufRead, BufReader, Read, Seek};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::error::{Error, Result};
+use crate::text;
+
+/// Options that keep the user's git configuration out of the output irgate parses: no colours,
+/// no external diff or text conversion, paths from the top of the repository.
+const PLAIN: &[&str] = &[
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-relative",
+];
+
+/// `git ARGS` in `dir`, its standard output handed to `each` record by record (split after each
+/// `end` byte, which each record keeps but the last may lack). `Ok(true)` when git succeeded, `Ok(false)` when it exited 1
+/// and `quiet_one` (git grep: nothing found); an error naming the command otherwise.
+fn records(
+    dir: &Path,
+    args: &[&str],
+    end: u8,
+    quiet_one: bool,
+    each: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<bool> {
+    let errors = tempfile::tempfile().map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
+    let stderr = errors
+        .try_clone()
+        .map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
+    let mut child = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| Error::Tool(format!("cannot start git: {e}")))?;
+    let mut reader = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut record = Vec::new();
+    let mut failed = None;
+    loop {
+        record.clear();
+        match reader.read_until(end, &mut record) {
+            Ok(0) => break,
+            Ok(_) => {
+                if let Err(e) = each(&record) {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            Err(e) => {
+                failed = Some(Error::Tool(format!("cannot read git's output: {e}")));
+                break;
+            }
+        }
+    }
+    drop(reader);
+    let status = child
+        .wait()
+        .map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if status.success() {
+        return Ok(true);
+    }
+    if quiet_one && status.code() == Some(1) {
+        return Ok(false);
+    }
+    let mut errors = errors;
+    let mut message = String::new();
+    let _ = errors
+        .rewind()
+        .and_then(|()| (&errors).take(4096).read_to_string(&mut message));
+    Err(Error::Tool(format!(
+        "`git {}` in {} failed: {}",
+        text::terminal(&args.join(" ")),
+        text::terminal(&dir.display().to_string()),
+        text::terminal(message.trim())
+    )))
+}
+
+/// A record without its end byte.
+fn strip(record: &[u8], end: u8) -> &[u8] {
+    record.strip_suffix(&[end]).unwrap_or(record)
+}
+
+/// The content of the blob `spec` names (`<hash>` or `<commit>:<path>`), exactly.
+pub(super) fn blob(top: &Path, spec: &str) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    records(
+        top,
+        &["cat-file", "blob", spec],
+        b'\n',
+        false,
+        &mut |line| {
+            out.extend_from_slice(line);
+            Ok(())
+        },
+    )?;
+    Ok(out)
+}
+
+/// The paths (relative to the top) of the files matching `glob` on a side (`rev`, or the
+/// working tree with its untracked files when `None`) that hold a match of the extended regular
+/// expression `pattern`; binary files left out.
+pub(super) fn grep(
+    top: &Path,
+    rev: Option<&str>,
+    pattern: &str,
+    glob: &str,
+) -> Result<Vec<String>> {
+    let mut args = vec!["grep", "-l", "-z", "-I", "-E", "--no-color", "-e", pattern];
+    args.push(rev.unwrap_or("--untracked"));
+    args.extend(["--", glob]);
+    let prefix = rev.map(|rev| format!("{rev}:")).unwrap_or_default();
+    let mut paths = Vec::new();
+    records(top, &args, 0, true, &mut |path| {
+        let path = String::from_utf8_lossy(strip(path, 0));
+        if let Some(path) = path.strip_prefix(prefix.as_str()).filter(|p| !p.is_empty()) {
+            paths.push(path.to_owned());
+        }
+        Ok(())
+    })?;
+    Ok(paths)
+}
+
+/// How a file changed between the two sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Status {
+    /// Added (or untracked in the working tree).
+    Added,
+    /// Deleted.
+    Deleted,
+    /// Modified in place.
+    Modified,
+    /// Renamed from another path (with or without edits).
+    Renamed,
+    /// Copied from another path.
+    Copied,
+    /// Its type changed (a file became a link or a submodule), or git reported a status irgate
+    /// does not know.
+    Other,
+}
+
+/// The blob name git writes for a file of the working tree.
+pub(super) const NO_BLOB: &str = "0000000000000000000000000000000000000000";
+
+/// One changed file, its paths relative to the top of the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Entry {
+    /// How it changed.
+    pub status: Status,
+    /// The path on the base side (for renames and copies, the old one).
+    pub old: Option<String>,
+    /// The path on the head side.
+    pub new: Option<String>,
+    /// The git modes on either side (`100644`, `100755`, `120000` for a link, `160000` for a
+    /// submodule, `000000` where the file does not exist).
+    pub modes: (String, String),
+    /// The blobs on either side; [`NO_BLOB`] for a file of the working tree.
+    pub blobs: (String, String),
+    /// Whether its paths are UTF-8 (else they were read lossily).
+    pub utf8: bool,
+}
+
+impl Entry {
+    /// Whether both sides are regular files (not links, not submodules).
+    pub fn regular(&self) -> bool {
+        let regular = |mode: &str| mode == "100644" || mode == "100755";
+        regular(&self.modes.0) && regular(&self.modes.1)
+    }
+}
+
+/// The changed files between `base` and `head` (the working tree when `None`), from
+/// `git diff --raw -z -M`, run at the top of the repository.
+pub(super) fn files(top: &Path, base: &str, head: Option<&str>) -> Result<Vec<Entry>> {
+    let mut args = vec!["diff", "--raw", "-z", "-M", "--no-abbrev"];
+    args.extend_from_slice(PLAIN);
+    args.push(base);
+    args.extend(head);
+    args.push("--");
+    let mut fields: Vec<Vec<u8>> = Vec::new();
+    records(top, &args, 0, false, &mut |field| {
+        fields.push(strip(field, 0).to_vec());
+        Ok(())
+    })?;
+    parse_raw(&fields)
+}
+
+/// Reads `git diff --raw -z` output split at its NUL bytes: `:old new sha sha STATUS`, then one
+/// path, or two for renames and copies.
+pub(super) fn parse_raw(fields: &[Vec<u8>]) -> Result<Vec<Entry>> {
+    let mut entries = Vec::new();
+    let mut fields = fields.iter().filter(|f| !f.is_empty());
+    let bad = |what: &str| Error::Tool(format!("git diff --raw: unexpected output: {what}"));
+    while let Some(head) = fields.next() {
+        let mut utf8 = true;
+        let head = String::from_utf8_lossy(head);
+        let parts: Vec<&str> = head.trim_start_matches(':').split(' ').collect();
+        let [old_mode, new_mode, old_blob, new_blob, status] = parts[..] else {
+            return Err(bad(&head));
+        };
+        let letter = status.chars().next().ok_or_else(|| bad(&head))?;
+        let mut path = || -> Result<Option<String>> {
+            let raw = fields.next().ok_or_else(|| bad("a path is missing"))?;
+            utf8 &= std::str::from_utf8(raw).is_ok();
+            Ok(Some(String::from_utf8_lossy(raw).into_owned()))
+        };
+        let first = path()?;
+        let (status, old, new) = match letter {
+            'A' => (Status::Added, None, first),
+            'D' => (Status::Deleted, first, None),
+            'M' => (Status::Modified, first.clone(), first),
+            'R' => (Status::Renamed, first, path()?),
+            'C' => (Status::Copied, first, path()?),
+            _ => (Status::Other, first.clone(), first),
+        };
+        entries.push(Entry {
+            status,
+            old,
+            new,
+            modes: (old_mode.to_owned(), new_mode.to_owned()),
+            blobs: (old_blob.to_owned(), new_blob.to_owned()),
+            utf8,
+        });
+    }
+    Ok(entries)
+}
+
+/// The untracked files of the working tree that git does not ignore, as added files.
+pub(super) fn untracked(top: &Path) -> Result<Vec<Entry>> {
+    let mut entries = Vec::new();
+    let args = [
+        "ls-files",
+        "--others",
+        "--exclude-standard",
+        "-z",
+        "--full-name",
+    ];
+    records(top, &args, 0, false, &mut |path| {
+        let path = strip(path, 0);
+        if !path.is_empty() {
+            entries.push(Entry {
+                status: Status::Added,
+                old: None,
+                new: Some(String::from_utf8_lossy(path).into_owned()),
+                modes: ("000000".into(), "100644".into()),
+                blobs: (NO_BLOB.into(), NO_BLOB.into()),
+                utf8: std::str::from_utf8(path).is_ok(),
+            });
+        }
+        Ok(())
+    })?;
+    Ok(entries)
+}
+
+/// One hunk: the lines it replaces on the base side and the lines it puts there on the head
+/// side, each as `(start, count)` the way the header says it (a count of 0 means no line on that
+/// side: the change sits after line `start`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Hunk {
+    /// `(start, count)` on the base side.
+    pub base: (u32, u32),
+    /// `(start, count)` on the head side.
+    pub head: (u32, u32),
+}
+
+/// The hunks of `path` (relative to the top) between `base` and `head` (the working tree when
+/// `None`), with no context lines; the file is diffed as text even when git thinks it binary.
+pub(super) fn hunks(top: &Path, base: &str, head: Option<&str>, path: &str) -> Result<Vec<Hunk>> {
+    let mut args = vec!["diff", "-U0", "--text"];
+    args.extend_from_slice(PLAIN);
+    args.push(base);
+    args.extend(head);
+    args.push("--");
+    let spec = format!(":(literal){path}");
+    args.push(&spec);
+    let mut hunks = Vec::new();
+    records(top, &args, b'\n', false, &mut |line| {
+        if let Some(hunk) = parse_header(strip(line, b'\n'))? {
+            hunks.push(hunk);
+        }
+        Ok(())
+    })?;
+    Ok(hunks)
+}
+
+/// A hunk header `@@ -a[,b] +c[,d] @@ ...`; `None` for any other line (every line of a hunk's
+/// body starts with ` `, `+`, `-` or `\`, so none is mistaken for a header).
+pub(super) fn parse_header(line: &[u8]) -> Result<Option<Hunk>> {
+    let Some(rest) = line.strip_prefix(b"@@ -") else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(rest);
+    let bad = || Error::Tool(format!("git diff: unreadable hunk header `@@ -{text}`"));
+    let (ranges, _) = text.split_once(" @@").ok_or_else(bad)?;
+    let (old, new) = ranges.split_once(" +").ok_or_else(bad)?;
+    let range = |r: &str| -> Option<(u32, u32)> {
+        match r.split_once(',') {
+            Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
+            None => Some((r.parse().ok()?, 1)),
+        }
+    };
+    Ok(Some(Hunk {
+        base: range(old).ok_or_else(bad)?,
+        head: range(new).ok_or_else(bad)?,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(diff: &str) -> Vec<Hunk> {
+        diff.lines()
+            .filter_map(|l| parse_header(l.as_bytes()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn hunk_headers_with_and_without_counts_and_zero_length_sides() {
+        let diff = "diff --git a/x.rs b/x.rs\n\
+                    index 1..2 100644\n\
+                    --- a/x.rs\n\
+                    +++ b/x.rs\n\
+                    @@ -3 +3 @@ fn a() {\n\
+                    -    old();\n\
+                    +    new();\n\
+                    @@ -10,0 +11,2 @@\n\
+                    +@@ -1 +1 @@ looks like a header but is a line of the file\n\
+                    +x\n\
+                    @@ -20,3 +22,0 @@ impl X {\n\
+                    --@@ -9 +9 @@\n\
+                    -y\n\
+                    -z\n\
+                    @@ -40 +39 @@\n\
+                    -last\n\
+                    \\ No newline at end of file\n\
+                    +last!\n\
+                    \\ No newline at end of file\n\
+                    @@ -0,0 +1 @@\n\
+                    +first\n";
+        assert_eq!(
+            headers(diff),
+            vec![
+                Hunk {
+                    base: (3, 1),
+                    head: (3, 1)
+                },
+                Hunk {
+                    base: (10, 0),
+                    head: (11, 2)
+                },
+                Hunk {
+                    base: (20, 3),
+                    head: (22, 0)
+                },
+                Hunk {
+                    base: (40, 1),
+                    head: (39, 1)
+                },
+                Hunk {
+                    base: (0, 0),
+                    head: (1, 1)
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_broken_hunk_header_is_an_error_not_a_guess() {
+        for line in [
+            "@@ -x +1 @@",
+            "@@ -1 +1",
+            "@@ -1,2,3 +1 @@",
+            "@@ -1 1 @@",
+            "@@ -99999999999 +1 @@",
+        ] {
+            let error = parse_header(line.as_bytes()).unwrap_err().to_string();
+            assert!(error.contains("unreadable hunk header"), "{line}: {error}");
+        }
+    }
+
+    #[test]
+    fn raw_entries_with_renames_copies_and_paths_that_are_not_utf8() {
+        let fields: Vec<Vec<u8>> = vec![
+            b":100644 100644 aa bb M".to_vec(),
+            b"src/a b.rs".to_vec(),
+            b":100644 100644 aa bb R087".to_vec(),
+            b"old\nname.rs".to_vec(),
+            "new \u{1f600}.rs".as_bytes().to_vec(),
+            b":000000 100644 00 bb A".to_vec(),
+            b"bad\xffname".to_vec(),
+            b":100644 120000 aa bb T".to_vec(),
+            b"link".to_vec(),
+            b":100644 100644 aa bb C100".to_vec(),
+            b"x".to_vec(),
+            b"y".to_vec(),
+        ];
+        let entries = parse_raw(&fields).unwrap();
+        assert_eq!(entries.len(), 5);
+        assert_eq!(entries[0].status, Status::Modified);
+        assert_eq!(entries[0].new.as_deref(), Some("src/a b.rs"));
+        assert!(entries[0].regular());
+        assert_eq!(entries[1].status, Status::Renamed);
+        assert_eq!(entries[1].old.as_deref(), Some("old\nname.rs"));
+        assert_eq!(entries[1].new.as_deref(), Some("new \u{1f600}.rs"));
+        assert_eq!(entries[2].status, Status::Added);
+        assert!(!entries[2].utf8 && entries[0].utf8 && entries[1].utf8);
+        assert_eq!(entries[2].new.as_deref(), Some("bad\u{fffd}name"));
+        assert!(!entries[2].regular());
+        assert_eq!(entries[3].status, Status::Other);
+        assert!(!entries[3].regular());
+        assert_eq!(entries[4].status, Status::Copied);
+        assert!(parse_raw(&[b":100644 M".to_vec(), b"x".to_vec()]).is_err());
+        assert!(parse_raw(&[b":100644 100644 a b M".to_vec()]).is_err());
+    }
+}
