@@ -1,10 +1,10 @@
-//! `irgate check --format json`: the report as JSON, schema version 2 (version 1, still read, had
-//! no `build` in its fingerprint). Its JSON Schema, generated from these types by [`schema`], is
+//! `irgate check --format json`: the report as JSON, schema version 3 (versions 1 and 2 are still
+//! read: 1 had no `build` in its fingerprint, 2 no change map). Its JSON Schema, generated from these types by [`schema`], is
 //! kept in `docs/report.schema.json`.
 //!
 //! ```json
 //! {
-//!   "schema_version": 2,
+//!   "schema_version": 3,
 //!   "outcome": { "kind": "failed", "count": 1 },
 //!   "exit_code": 1,
 //!   "mode": { "kind": "baselines" },
@@ -44,6 +44,15 @@
 //! Added in version 1: `mode`, what the run was compared with: `{"kind": "baselines"}` (the
 //! committed baselines) or `{"kind": "ab", "commit": "..."}` (a base commit measured in the same
 //! job, `irgate run --base`). A report without it was compared with the baselines.
+//!
+//! Added in version 3, change-aware verdicts (docs/gate.md#change-aware-verdicts): `change`, the
+//! compared change mapped onto the benchmarks, `{base, head, everything, functions, unmapped}`
+//! (`head` empty for the working tree; `functions`: `{file, name, lines}` with `lines` as
+//! `{first, last}`); on each gated row, `touch`: `{"kind": "untouched"}`, `{"kind": "runs",
+//! "functions": [indices into change.functions]}`, `{"kind": "everything"}`, `{"kind": "unseen",
+//! "functions": [...]}` or `{"kind": "unrecorded", "reason": "..."}`; the status `layout` (moved
+//! beyond its budget without running changed code, within the layout budget: passes). All absent
+//! when the change is not mapped.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -56,11 +65,11 @@ use crate::model::{
 };
 
 /// The schema version of the JSON report: 2 records the build settings in the fingerprint.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The schema versions `parse` reads (1 had no `build`, read as
-/// [`crate::model::BUILD_UNRECORDED`]).
-pub const READABLE_VERSIONS: &[u32] = &[1, 2];
+/// [`crate::model::BUILD_UNRECORDED`]; 2 had no change map).
+pub const READABLE_VERSIONS: &[u32] = &[1, 2, 3];
 
 /// The report as the JSON format writes it; [`schema`] gives its JSON Schema.
 #[derive(Serialize, schemars::JsonSchema)]
@@ -86,6 +95,9 @@ struct JsonReport<'a> {
     rows: Vec<JsonRow<'a>>,
     #[serde(flatten)]
     attribution: &'a crate::model::Attribution,
+    /// The compared change mapped onto the benchmarks (change-aware verdicts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    change: Option<&'a crate::model::ChangeMap>,
 }
 
 /// One benchmark and metric.
@@ -113,6 +125,9 @@ struct JsonRow<'a> {
     /// On an accepted row: the `[[accept]]` entry that let it pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     accepted: Option<&'a Accepted>,
+    /// Whether the benchmark runs code the compared change touched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    touch: Option<&'a crate::model::Touch>,
 }
 
 /// Where the report's JSON Schema is kept, from the workspace root (a test keeps it current).
@@ -150,9 +165,11 @@ pub fn render(report: &Report) -> String {
                 fails: row.fails,
                 since: row.since.as_deref(),
                 accepted: row.accepted.as_ref(),
+                touch: row.touch.as_ref(),
             })
             .collect(),
         attribution: &report.attribution,
+        change: report.change.as_ref(),
     };
     let mut text = inert(&serde_json::to_string_pretty(&json).expect("a report serializes"));
     text.push('\n');
@@ -189,7 +206,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
     })?;
     if !READABLE_VERSIONS.contains(&stored.schema_version) {
         return Err(invalid(format!(
-            "schema version {} of the JSON report is not one this irgate reads (1 or 2)",
+            "schema version {} of the JSON report is not one this irgate reads (1 to 3)",
             stored.schema_version
         )));
     }
@@ -286,6 +303,18 @@ mod tests {
             fails: true,
             since: Some("v1".to_owned()),
             accepted: None,
+            touch: Some(crate::model::Touch::Runs { functions: vec![0] }),
+        });
+        report.change = Some(crate::model::ChangeMap {
+            base: "b".to_owned(),
+            head: String::new(),
+            everything: vec!["Cargo.lock: dependencies".to_owned()],
+            functions: vec![crate::model::ChangedFunction {
+                file: "src/lib.rs".to_owned(),
+                name: "f".to_owned(),
+                lines: vec![crate::model::coverage::Lines { first: 1, last: 2 }],
+            }],
+            unmapped: Some("why".to_owned()),
         });
         let written: serde_json::Value = serde_json::from_str(&render(&report)).unwrap();
         let properties = schema["properties"].as_object().unwrap();

@@ -53,6 +53,22 @@ pub fn map(
             lines: f.changed.clone(),
         })
         .collect();
-    let touch: BTreeMap<String, Touch> = change::touched(&change, &coverage, ids);
+    let touch: BTreeMap<String, Touch> = change::touched(&change, &coverage, ids)
+        .into_iter()
+        .map(|(id, touch)| {
+            let touch = match touch {
+                change::Touch::Untouched => Touch::Untouched,
+                change::Touch::Everything => Touch::Everything,
+                change::Touch::Runs(functions) => Touch::Runs { functions },
+                change::Touch::Unseen(functions) => Touch::Unseen { functions },
+                change::Touch::NoRecord => Touch::Unrecorded {
+                    reason: coverage.unrecorded.get(&id).cloned().unwrap_or_else(|| {
+                        "no coverage record (a benchmark new since the record)".to_owned()
+                    }),
+                },
+            };
+            (id, touch)
+        })
+        .collect();
     Mapped { map, touch }
 }

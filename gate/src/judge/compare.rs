@@ -446,7 +446,7 @@ mod tests {
             Some(Touch::Unrecorded { .. })
         ));
         assert_eq!(report.change.as_ref().map(|c| c.base.as_str()), Some("b"));
-        assert_eq!(report.touched_count(), 3);
+        assert_eq!(report.touched_count(), 2);
         // Without a change map, the same run fails the two untouched ones that moved up.
         let whole = compare(&run, &base, &config, Policy::default());
         assert_eq!(whole.outcome, Outcome::Failed { count: 4 });

@@ -193,6 +193,12 @@ pub enum Touch {
     },
     /// The change can alter any benchmark's code ([`ChangeMap::everything`] says why).
     Everything,
+    /// Changed generic functions that no benchmark's record runs (indices into
+    /// [`ChangeMap::functions`]): their instances may run under lines irgate does not see.
+    Unseen {
+        /// Indices into [`ChangeMap::functions`].
+        functions: Vec<usize>,
+    },
     /// Its record of executed lines is missing, so it counts as touched.
     Unrecorded {
         /// Why there is no record.

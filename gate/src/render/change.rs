@@ -29,6 +29,17 @@ pub fn why(report: &Report, row: &Row) -> Option<String> {
         Touch::Untouched => "runs none of the changed code, yet moved beyond what layout can \
                              (the layout budget): look at the toolchain and dependencies"
             .to_owned(),
+        Touch::Unseen { functions } => {
+            let named: Vec<&ChangedFunction> = functions
+                .iter()
+                .filter_map(|i| map.functions.get(*i))
+                .collect();
+            format!(
+                "counted as touched: changed generic code that no benchmark's record runs, whose \
+                 instances may run anywhere: {}",
+                functions_text(&named)
+            )
+        }
         Touch::Everything => format!(
             "the change can alter any benchmark's code: {}",
             map.everything.first().map_or("", String::as_str)

@@ -342,6 +342,7 @@ mod tests {
             fails,
             since: None,
             accepted: None,
+            touch: None,
         }
     }
 
@@ -359,6 +360,7 @@ mod tests {
             fingerprint: Fingerprint::default(),
             env_mismatches: Vec::new(),
             attribution: Default::default(),
+            change: None,
         };
         assert_eq!(
             verdict(&report).lines().next().unwrap(),
