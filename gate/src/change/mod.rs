@@ -326,37 +326,17 @@ impl Map<'_> {
             }
             return Ok(());
         }
-        let mut sides = Vec::new();
-        for (side, bytes) in [(Side::Base, &base_text), (Side::Head, &head_text)] {
-            let Ok(text) = std::str::from_utf8(bytes) else {
-                self.everything(
-                    &file,
-                    None,
-                    format!("not UTF-8 on the {} side", side_name(side)),
-                );
-                return Ok(());
-            };
-            match Source::read(text) {
-                Ok(source) => sides.push(source),
-                Err((line, message)) => {
-                    let at = Lines {
-                        first: line,
-                        last: line,
-                    };
-                    let why = format!("not Rust that irgate can read: {message}");
-                    self.everything(&file, Some((side, at)), why);
-                    return Ok(());
-                }
-            }
-        }
-        let [base, head] = &sides[..] else {
-            unreachable!("two sides were read")
+        let Some(base) = self.read(&file, Side::Base, &base_text) else {
+            return Ok(());
+        };
+        let Some(head) = self.read(&file, Side::Head, &head_text) else {
+            return Ok(());
         };
         let before = (self.change.everything.len(), self.change.functions.len());
         let mut touched_functions = false;
         for hunk in hunks {
             let (on_base, on_head) = (Range::from_header(hunk.base), Range::from_header(hunk.head));
-            match rust::map(base, head, on_base, on_head) {
+            match rust::map(&base, &head, on_base, on_head) {
                 Mapped::Inert => {}
                 Mapped::Everything(why) => {
                     let lines = match (on_head, on_base) {
@@ -388,6 +368,28 @@ impl Map<'_> {
             self.change.inert.push(file);
         }
         Ok(())
+    }
+
+    /// One side of a `.rs` file read as Rust; `None` (with the reason recorded) when it is not
+    /// UTF-8 or does not parse.
+    fn read(&mut self, file: &str, side: Side, bytes: &[u8]) -> Option<Source> {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            let why = format!("not UTF-8 on the {} side", side_name(side));
+            self.everything(file, None, why);
+            return None;
+        };
+        match Source::read(text) {
+            Ok(source) => Some(source),
+            Err((line, message)) => {
+                let at = Lines {
+                    first: line,
+                    last: line,
+                };
+                let why = format!("not Rust that irgate can read: {message}");
+                self.everything(file, Some((side, at)), why);
+                None
+            }
+        }
     }
 
     /// Records that `changed` (head lines) changed `function` (base side) of `file`.

@@ -539,3 +539,15 @@ fn a_base_that_is_not_in_the_checkout_is_a_clear_error() {
     assert!(between(elsewhere.path(), "HEAD", None).is_err());
     assert!(!Path::new(&repo.root).join("x").exists());
 }
+
+#[test]
+fn a_source_that_is_not_utf8_touches_everything() {
+    let repo = Repo::new();
+    let mut bytes = LIB.as_bytes().to_vec();
+    bytes.extend_from_slice(b"// \xff\xfe\n");
+    std::fs::write(repo.root.join("src/lib.rs"), bytes).unwrap();
+    assert_eq!(
+        reasons(&repo.change()),
+        ["src/lib.rs: not UTF-8 on the head side"]
+    );
+}
