@@ -65,6 +65,7 @@ fn judge(new: &Results, baselines: &Baselines, config: &Config) -> Report {
         policy: Policy::default(),
         mode: &Mode::Baselines,
         anchor: None,
+        change: None,
     })
     .unwrap()
 }

@@ -9,9 +9,9 @@ use crate::error::{Error, Result};
 use crate::explain::BaseProfiles;
 use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
+use crate::formats::coverage;
 use crate::formats::results;
 use crate::git::Commit;
-use crate::formats::coverage;
 use crate::judge::compare::{self, EnvPolicy, Judgement, Mapped, Policy};
 use crate::measure::collect::Selection;
 use crate::measure::paths::{Paths, Resolved};
@@ -202,11 +202,11 @@ fn change_map(
         Mode::Baselines => {
             let coverage = match coverage::load_baseline(&paths.baselines) {
                 Ok(Some(coverage)) => Ok(coverage),
-                Ok(None) => Err(format!(
-                    "the baselines have no coverage record ({}/): take them with this irgate \
-                     (`irgate run && irgate refresh`)",
-                    paths.baselines.join(coverage::BASELINE_DIR).display()
-                )),
+                Ok(None) => Err(
+                    "the baselines have no coverage record (their `coverage/`): \
+                                 take them with this irgate (`irgate run && irgate refresh`)"
+                        .to_owned(),
+                ),
                 Err(error) => Err(error.to_string()),
             };
             (baselines_commit(baselines, results), coverage)
@@ -215,7 +215,10 @@ fn change_map(
             let path = coverage::run_path(&crate::measure::ab::base_results_path(&paths.results));
             let coverage = match coverage::read_run(&path) {
                 Ok(Some(coverage)) => Ok(coverage),
-                Ok(None) => Err(format!("{}: no coverage record of the base side", path.display())),
+                Ok(None) => Err(format!(
+                    "{}: no coverage record of the base side",
+                    path.display()
+                )),
                 Err(error) => Err(error.to_string()),
             };
             (Ok(commit.clone()), coverage)
@@ -230,7 +233,9 @@ fn change_map(
     };
     Some(match base {
         Ok(base) => crate::judge::changes::map(&paths.root, &base, head, coverage, ids),
-        Err(error) => crate::judge::changes::map(&paths.root, "", head, Err(error.to_string()), ids),
+        Err(error) => {
+            crate::judge::changes::map(&paths.root, "", head, Err(error.to_string()), ids)
+        }
     })
 }
 

@@ -33,14 +33,10 @@ pub fn map(
         Ok(found) => found,
         Err(reason) => {
             map.unmapped = Some(reason);
-            let touch = ids
-                .iter()
-                .map(|id| {
-                    let reason = "the change was not mapped".to_owned();
-                    (id.clone(), Touch::Unrecorded { reason })
-                })
-                .collect();
-            return Mapped { map, touch };
+            return Mapped {
+                map,
+                touch: BTreeMap::new(),
+            };
         }
     };
     map.everything = change.everything.iter().map(ToString::to_string).collect();

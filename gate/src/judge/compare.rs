@@ -102,7 +102,11 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
         let new = results.benchmarks.get(id);
         let old = baselines.get(id);
         let budgets = config.budgets_for(id);
-        let touch = judgement.change.map(|c| c.touch.get(id));
+        // An unmapped change leaves every row as it was: touched, its reason said once.
+        let touch = judgement
+            .change
+            .filter(|c| c.map.unmapped.is_none())
+            .map(|c| c.touch.get(id));
         let untouched = touch == Some(Some(&Touch::Untouched));
         if let (Some(_), Some((_, baseline_fingerprint))) = (new, old) {
             let mut mismatches =
@@ -396,7 +400,13 @@ mod tests {
     fn an_untouched_benchmark_is_held_to_the_layout_budget_and_a_touched_one_to_its_own() {
         // Budget +1 Ir; layout budget 16 Ir (the default).
         let config = config("[budgets]\nIr = { absolute = 1 }");
-        let ids = ["a::touched", "a::layout", "a::beyond", "a::faster", "a::unmapped"];
+        let ids = [
+            "a::touched",
+            "a::layout",
+            "a::beyond",
+            "a::faster",
+            "a::unmapped",
+        ];
         let base = baselines(&ids.map(|id| (id, 100)));
         let run = results(&[
             ("a::touched", 110),

@@ -62,9 +62,17 @@ pub fn functions_text(functions: &[&ChangedFunction]) -> String {
 }
 
 /// One line on what the change map covered: the compared commits, how many benchmarks run the
-/// changed code, how many moved without running it; or why the change was not mapped.
+/// changed code, how many moved without running it; or why the change was not mapped. `None`
+/// when no benchmark moved (nothing for the map to explain) or the report maps no change.
 pub fn summary(report: &Report) -> Option<String> {
     let map = report.change.as_ref()?;
+    let moved = report
+        .rows
+        .iter()
+        .any(|r| !matches!(r.status, Status::Ok | Status::Info) || r.baseline != r.new);
+    if !moved {
+        return None;
+    }
     let head = if map.head.is_empty() {
         "the working tree".to_owned()
     } else {

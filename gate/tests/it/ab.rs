@@ -150,6 +150,7 @@ fn triaged() -> Report {
         fails: status == Status::OverBudget,
         since: None,
         accepted: None,
+        touch: None,
     };
     Report {
         outcome: Outcome::Failed { count: 1 },
@@ -179,6 +180,7 @@ fn triaged() -> Report {
             current: "valgrind-3.19.0".into(),
         }],
         attribution: Default::default(),
+        change: None,
     }
 }
 

@@ -30,6 +30,7 @@ fn failed_report() -> Report {
         fingerprint: fingerprint(),
         env_mismatches: vec![],
         attribution: Default::default(),
+        change: None,
     }
 }
 
@@ -84,7 +85,7 @@ fn a_malformed_report_is_refused_saying_what_and_where() {
             "not an irgate JSON report (line",
         ),
         (
-            good.replace("\"schema_version\": 2", "\"schema_version\": 9"),
+            good.replace("\"schema_version\": 3", "\"schema_version\": 9"),
             "schema version 9",
         ),
         (

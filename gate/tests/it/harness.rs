@@ -270,6 +270,7 @@ pub fn row(
         fails,
         since: None,
         accepted: None,
+        touch: None,
     }
 }
 

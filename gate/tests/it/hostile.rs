@@ -106,6 +106,7 @@ fn row(benchmark: &str, status: Status, fails: bool, hostile: &str) -> Row {
             until: hostile.into(),
             origin: hostile.into(),
         }),
+        touch: None,
     }
 }
 
@@ -168,6 +169,7 @@ fn report(hostile: &str, outcome: Outcome) -> Report {
             current: hostile.into(),
         }],
         attribution: Default::default(),
+        change: None,
     };
     report.attribution.explanations.push(explained(hostile));
     report.attribution.explanation_note = Some(hostile.into());

@@ -16,6 +16,7 @@ fn report(outcome: Outcome, rows: Vec<Row>) -> Report {
         fingerprint: fingerprint(),
         env_mismatches: vec![],
         attribution: Default::default(),
+        change: None,
     }
 }
 

@@ -78,11 +78,13 @@ fn the_json_report_is_frozen() {
             fails: true,
             since: None,
             accepted: None,
+            touch: None,
         }],
         fingerprint: fingerprint(),
         env_mismatches: Vec::new(),
         attribution: Default::default(),
         mode: Default::default(),
+        change: None,
     };
     let text = formats::report::render(&report);
     insta::assert_snapshot!(text);
