@@ -31,6 +31,7 @@ fn the_results_file_is_frozen() {
         features: vec!["inject-slowdown".into()],
         filters: vec!["frame::*".into()],
         benchmarks: BTreeMap::from([("frame::decode/b32".to_owned(), counts(47))]),
+        durations_ms: Default::default(),
     };
     results::write(&path, &run).unwrap();
     insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
