@@ -123,13 +123,13 @@ fn files_of_schema_version_1_still_read_with_their_build_unrecorded() {
     assert_eq!(loaded.get("frame::decode/b32").unwrap().1, &old);
 
     let mut future = text.clone();
-    future["schema_version"] = 3.into();
+    future["schema_version"] = 4.into();
     std::fs::write(&results_path, future.to_string()).unwrap();
     let error = results::read(&results_path).unwrap_err().to_string();
     assert!(
         error.contains(
-            "unsupported schema_version 3: this irgate reads results files of \
-                        schema_version 1 or 2"
+            "unsupported schema_version 4: this irgate reads results files of \
+                        schema_version 1 or 2 or 3"
         ),
         "{error}"
     );
