@@ -31,5 +31,17 @@ for template in gate/templates/*.yml; do
 done
 (cd "$rendered" && git init -q && actionlint -no-color)
 zizmor --version
-zizmor --offline --no-progress --color never .github/workflows action.yml gate/templates
+zizmor --offline --no-progress --color never .github/workflows action.yml
+# The templates as a user gets them. They use irgate at its release tag on purpose (the action
+# then runs that release's checked binary), so that one reference may be a tag; every other must
+# be a commit hash.
+cat >"$rendered/zizmor.yml" <<'EOF'
+rules:
+  unpinned-uses:
+    config:
+      policies:
+        "irgate/irgate": ref-pin
+        "*": hash-pin
+EOF
+zizmor --offline --no-progress --color never --config "$rendered/zizmor.yml" "$rendered/.github/workflows"
 echo "workflows: actionlint and zizmor report nothing"

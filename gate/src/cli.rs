@@ -12,6 +12,7 @@ use crate::commands::comment;
 use crate::commands::{calibrate, check, doctor, explain, history, init, refresh, run, runner};
 use crate::judge::compare::{EnvPolicy, Policy};
 use crate::measure::paths::Paths;
+use crate::measure::shard::Part;
 use crate::render::Format;
 use crate::render::dashboard::Site;
 
@@ -468,6 +469,12 @@ pub struct RunArgs {
     /// `irgate check --base`
     #[arg(long, value_name = "REV", conflicts_with = "from")]
     pub base: Option<String>,
+    /// Only the K-th of N disjoint shards of the selected benchmarks, e.g. 2/3, for N CI jobs
+    /// whose results `--from` merges. Bench functions are dealt out by the baselines' Ir (the
+    /// estimated time under callgrind), heaviest first; one without a baseline goes by its
+    /// name's hash, so adding a benchmark moves no other. Needs gungraun 0.17 or later
+    #[arg(long, value_name = "K/N", conflicts_with = "from")]
+    pub shard: Option<Part>,
     #[command(flatten)]
     pub paths: PathArgs,
 }
@@ -647,6 +654,7 @@ impl From<&RunArgs> for run::Options {
             features: args.features.clone(),
             jobs: args.jobs,
             base: args.base.clone(),
+            shard: args.shard,
             paths: (&args.paths).into(),
         }
     }

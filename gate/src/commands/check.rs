@@ -272,6 +272,7 @@ fn triage(
         suites: &results.suites,
         features: &results.features,
         jobs: None,
+        shard: None,
     };
     let sides = crate::measure::ab::measure(config, &selection, paths, filter.as_ref(), &commit)?;
     let policy = Policy {

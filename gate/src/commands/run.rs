@@ -5,14 +5,19 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use std::collections::BTreeMap;
+
 use crate::config::Config;
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
+use crate::formats::baseline::Baselines;
 use crate::measure::ab;
 use crate::measure::collect::{
     Selection, read_from, run_suites, runner_output, suite_dirs, write_profiles, write_results,
 };
 use crate::measure::paths::{Paths, Resolved};
+use crate::measure::shard::{Part, Shard};
 
 /// What `irgate run` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -29,6 +34,8 @@ pub struct Options {
     pub jobs: Option<NonZeroUsize>,
     /// Also measure this revision (A/B), and write its results beside the working tree's.
     pub base: Option<String>,
+    /// Only the benchmarks of this shard (of the selection), balanced by the baselines' Ir.
+    pub shard: Option<Part>,
     /// Where the files are.
     pub paths: Paths,
 }
@@ -38,10 +45,15 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     let paths = options.paths.resolve()?;
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let filter = options.filter.as_deref().map(Filter::new).transpose()?;
+    let shard = options
+        .shard
+        .map(|part| plan_shard(part, &paths.baselines, filter.as_ref()))
+        .transpose()?;
     let selection = Selection {
         suites: &options.suites,
         features: &options.features,
         jobs: options.jobs,
+        shard: shard.as_ref(),
     };
     if options.from.is_empty() {
         // A run that fails must leave no results behind for `check` to pass on.
@@ -89,6 +101,25 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     };
     write_profiles(&sources, &paths, &results);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `part` of the partition of the benchmarks `filter` selects, by the Ir of the baselines in
+/// `dir` (none when it does not exist: every function then goes by its name's hash).
+fn plan_shard(part: Part, dir: &Path, filter: Option<&Filter>) -> Result<Shard> {
+    let irs: BTreeMap<String, u64> = if dir.is_dir() {
+        let baselines = Baselines::load(dir)?;
+        baselines
+            .groups
+            .values()
+            .flat_map(|group| &group.benchmarks)
+            .map(|(id, counts)| (id.clone(), counts[IR]))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
+    let shard = Shard::plan(part, &irs, filter);
+    eprintln!("irgate: {}", shard.describe());
+    Ok(shard)
 }
 
 /// Removes the results file at `results` and the profiles beside it, before a run writes new

@@ -370,6 +370,7 @@ mod tests {
                     (id.to_string(), counts)
                 })
                 .collect(),
+            durations_ms: Default::default(),
         }
     }
 

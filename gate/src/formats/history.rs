@@ -233,6 +233,7 @@ pub fn read(path: &Path) -> Result<Run> {
             filters: file.filters,
             features: file.features,
             benchmarks: file.benchmarks,
+            durations_ms: Default::default(),
         },
     };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -288,6 +289,7 @@ mod tests {
                 "frame::encode/b512".to_owned(),
                 Counts::from([("Ir".to_owned(), ir)]),
             )]),
+            durations_ms: Default::default(),
         }
     }
 

@@ -3,18 +3,25 @@
 //!
 //! ```json
 //! {
-//!   "schema_version": 2,
+//!   "schema_version": 3,
 //!   "fingerprint": { "rustc": "1.95.0", ... },
 //!   "suites": ["benches/callgrind"],
 //!   "filters": [],
 //!   "features": ["inject-slowdown"],
 //!   "benchmarks": {
 //!     "frame::encode/512": { "EstimatedCycles": 3012, "Ir": 1983, ... }
-//!   }
+//!   },
+//!   "durations_ms": { "frame::encode/512": 436 }
 //! }
 //! ```
 //!
 //! `features` (the cargo features of `irgate run --features`) is written only when there are some.
+//! `durations_ms` (schema 3) is each benchmark's cost in time: the wall milliseconds the runner
+//! took for it under valgrind, as its summary reports (`duration_ns`, gungraun 0.20; benchmarks
+//! run with `--jobs` at once share the cores, which these include). It is written only when the
+//! runner reports it, and a duration of a benchmark the file does not hold is ignored; a benchmark's
+//! cost in instructions is its `Ir`. Shards are balanced by an
+//! estimate fitted to these (`measure::shard`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,11 +35,12 @@ use crate::model::fingerprint;
 use crate::model::{Counts, Fingerprint, Results};
 
 /// The schema version of results files this irgate writes: 2 records the build settings in the
-/// fingerprint (`build`).
-pub const SCHEMA_VERSION: u32 = 2;
+/// fingerprint (`build`), 3 each benchmark's duration (`durations_ms`).
+pub const SCHEMA_VERSION: u32 = 3;
 
-/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]) and 2.
-pub const READABLE_VERSIONS: &[u32] = &[1, 2];
+/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]),
+/// 2 and 3 (1 and 2 have no durations).
+pub const READABLE_VERSIONS: &[u32] = &[1, 2, 3];
 
 /// The file name of results, inside the target directory's `irgate/`.
 pub const FILE_NAME: &str = "results.json";
@@ -50,6 +58,8 @@ struct ResultsFile {
     features: Vec<String>,
     #[serde(deserialize_with = "formats::strict_benchmarks")]
     benchmarks: BTreeMap<String, Counts>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    durations_ms: BTreeMap<String, u64>,
 }
 
 /// Reads a results file.
@@ -67,12 +77,16 @@ pub fn read(path: &Path) -> Result<Results> {
     {
         return Err(Error::invalid(path.display(), error.to_string()));
     }
+    // A duration of a benchmark the file does not hold (one edited out) says nothing.
+    let mut durations_ms = file.durations_ms;
+    durations_ms.retain(|id, _| file.benchmarks.contains_key(id));
     Ok(Results {
         fingerprint: file.fingerprint,
         suites: file.suites,
         features: file.features,
         filters: file.filters,
         benchmarks: file.benchmarks,
+        durations_ms,
     })
 }
 
@@ -87,6 +101,7 @@ pub fn write(path: &Path, results: &Results) -> Result<()> {
             features: results.features.clone(),
             filters: results.filters.clone(),
             benchmarks: results.benchmarks.clone(),
+            durations_ms: results.durations_ms.clone(),
         },
     )
 }
@@ -149,6 +164,7 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
             origins.insert(&id, origin.clone())?;
             merged.benchmarks.insert(id, counts);
         }
+        merged.durations_ms.extend(part.durations_ms);
     }
     Ok(merged)
 }
@@ -172,6 +188,7 @@ mod tests {
                 .iter()
                 .map(|id| (id.to_string(), Counts::from([("Ir".to_owned(), 1)])))
                 .collect(),
+            durations_ms: Default::default(),
         }
     }
 
@@ -238,7 +255,46 @@ mod tests {
             "a run without features writes the file as before"
         );
         results.features = vec!["inject-slowdown".to_owned()];
+        results.durations_ms = BTreeMap::from([("a::x".to_owned(), 412)]);
         write(&path, &results).unwrap();
         assert_eq!(read(&path).unwrap(), results);
+    }
+
+    #[test]
+    fn durations_merge_with_their_shards_and_keep_only_their_benchmarks() {
+        let mut one = shard(&["a::x"], "");
+        one.durations_ms = BTreeMap::from([("a::x".to_owned(), 400)]);
+        let mut two = shard(&["b::y"], "");
+        two.durations_ms = BTreeMap::from([("b::y".to_owned(), 900)]);
+        let merged = merge(vec![("one".into(), one), ("two".into(), two)]).unwrap();
+        assert_eq!(
+            merged.durations_ms,
+            BTreeMap::from([("a::x".to_owned(), 400), ("b::y".to_owned(), 900)])
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        write(&path, &merged).unwrap();
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("\"b::y\": 900", "\"c::\\u001b[2J\": 900");
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            read(&path).unwrap().durations_ms,
+            BTreeMap::from([("a::x".to_owned(), 400)])
+        );
+    }
+
+    #[test]
+    fn reads_schema_2_without_durations() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        write(&path, &shard(&["a::x"], "")).unwrap();
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("\"schema_version\": 3", "\"schema_version\": 2");
+        std::fs::write(&path, text).unwrap();
+        let read = read(&path).unwrap();
+        assert!(read.durations_ms.is_empty());
+        assert_eq!(read.benchmarks.len(), 1);
     }
 }

@@ -30,6 +30,9 @@ pub struct Measurement {
     pub id: String,
     /// Counts by metric.
     pub counts: Counts,
+    /// The wall milliseconds the runner took for the benchmark (under valgrind, with whatever
+    /// else ran at the same time), where its summary says (`duration_ns`, schema 7: gungraun 0.20).
+    pub duration_ms: Option<u64>,
 }
 
 /// A metric value as a summary holds it.
@@ -61,7 +64,7 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
         let module_path = text("module_path")
             .ok_or_else(|| Error::invalid(origin, "summary without `module_path`"))?;
         let metrics = legacy_metrics(&value);
-        return measurement(&module_path, text("id").as_deref(), metrics, origin);
+        return measurement(&module_path, text("id").as_deref(), metrics, None, origin);
     }
     let summary = util::parse_slice(bytes).map_err(|error| {
         let message = match error {
@@ -76,16 +79,18 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
         };
         Error::invalid(origin, message)
     })?;
-    let (module_path, bench_id, metrics) = match summary {
+    let (module_path, bench_id, metrics, duration_ms) = match summary {
         SummaryByVersion::V7(summary) => (
             summary.module_path,
             summary.id,
             metrics_v7(&summary.profiles),
+            Some(summary.duration_ns / 1_000_000),
         ),
         SummaryByVersion::V6(summary) => (
             summary.module_path,
             summary.id,
             metrics_v6(&summary.profiles),
+            None,
         ),
         other => {
             return Err(Error::invalid(
@@ -97,14 +102,21 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
             ));
         }
     };
-    measurement(&module_path, bench_id.as_deref(), metrics, origin)
+    measurement(
+        &module_path,
+        bench_id.as_deref(),
+        metrics,
+        duration_ms,
+        origin,
+    )
 }
 
-/// The measurement of a benchmark from its module path, id and metric values.
+/// The measurement of a benchmark from its module path, id, metric values and duration.
 fn measurement(
     module_path: &str,
     bench_id: Option<&str>,
     metrics: Vec<(String, Value)>,
+    duration_ms: Option<u64>,
     origin: &str,
 ) -> Result<Measurement> {
     let id = benchmark_id(module_path, bench_id);
@@ -140,7 +152,11 @@ fn measurement(
             format!("{id}: no Callgrind Ir count (did the benchmark run under callgrind?)"),
         ));
     }
-    Ok(Measurement { id, counts })
+    Ok(Measurement {
+        id,
+        counts,
+        duration_ms,
+    })
 }
 
 /// The new values of the callgrind and DHAT totals of a summary of schema 2 to 5:

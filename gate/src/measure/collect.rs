@@ -17,6 +17,7 @@ use crate::measure::fingerprint;
 use crate::measure::library::Library;
 use crate::measure::paths::Resolved;
 use crate::measure::runner::{self, Settings};
+use crate::measure::shard::Shard;
 use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
@@ -127,6 +128,8 @@ pub struct Selection<'a> {
     pub features: &'a [String],
     /// How many benchmarks run at once (default: one per core).
     pub jobs: Option<NonZeroUsize>,
+    /// Only the benchmarks of this shard.
+    pub shard: Option<&'a Shard>,
 }
 
 impl Selection<'_> {
@@ -255,8 +258,10 @@ pub fn run_suites(
         label: place.map_or("", |p| p.label),
         jobs: selection.jobs(),
         build: &build,
+        shard: selection.shard,
     };
     let mut benchmarks = BTreeMap::new();
+    let mut durations_ms = BTreeMap::new();
     let mut origins = Origins::default();
     let mut listed = Vec::new();
     for (suite, library) in &prepared {
@@ -267,9 +272,17 @@ pub fn run_suites(
             origins.insert(&id, format!("suite `{}`", suite.name()))?;
             benchmarks.insert(id, counts);
         }
+        durations_ms.extend(run.durations_ms);
     }
-    if let Some(filter) = filter.filter(|_| benchmarks.is_empty()) {
+    let matched_none = |f: &Filter| !listed.iter().any(|id| f.matches(id));
+    if let Some(filter) = filter.filter(|f| benchmarks.is_empty() && matched_none(f)) {
         return Err(filter.matched_nothing(listed.iter().map(String::as_str)));
+    }
+    if let Some(shard) = selection.shard.filter(|_| benchmarks.is_empty()) {
+        eprintln!(
+            "irgate: shard {} holds no benchmark of the selection: its results are empty",
+            shard.part
+        );
     }
     Ok(Results {
         fingerprint,
@@ -277,6 +290,7 @@ pub fn run_suites(
         features: selection.features(),
         filters: filter.map(|f| vec![f.text.clone()]).unwrap_or_default(),
         benchmarks,
+        durations_ms,
     })
 }
 
@@ -362,6 +376,7 @@ fn read_summaries(
         })
         .unwrap_or_default();
     let mut benchmarks = BTreeMap::new();
+    let mut durations_ms = BTreeMap::new();
     let mut origins = Origins::default();
     let mut suites: Vec<String> = Vec::new();
     let mut libraries: Vec<Library> = Vec::new();
@@ -383,6 +398,9 @@ fn read_summaries(
             suites.push(suite.name());
             libraries.push(library.clone());
         }
+        if let Some(ms) = measurement.duration_ms {
+            durations_ms.insert(measurement.id.clone(), ms);
+        }
         benchmarks.insert(measurement.id, measurement.counts);
     }
     let origin = sources
@@ -401,6 +419,7 @@ fn read_summaries(
         features: Vec::new(),
         filters: Vec::new(),
         benchmarks,
+        durations_ms,
     };
     Ok((origin, results))
 }

@@ -9,5 +9,6 @@ pub mod fingerprint;
 pub mod library;
 pub mod paths;
 pub mod runner;
+pub mod shard;
 pub mod suite;
 pub mod workspace;

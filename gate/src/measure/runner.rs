@@ -23,6 +23,7 @@ use crate::filter::{self, Filter};
 use crate::formats::summary;
 use crate::id::Origins;
 use crate::measure::library::Library;
+use crate::measure::shard::{self, Shard};
 use crate::model::Counts;
 use crate::text::thousands;
 
@@ -205,19 +206,23 @@ pub struct Settings<'a> {
     pub jobs: usize,
     /// How the suite is built.
     pub build: &'a Build,
+    /// Only the benchmarks of this shard.
+    pub shard: Option<&'a Shard>,
 }
 
 /// What a suite's run gave.
 #[derive(Debug, Clone, Default)]
 pub struct SuiteRun {
-    /// Counts by benchmark id (those matching the filter).
+    /// Counts by benchmark id (those matching the filter, in the shard).
     pub benchmarks: BTreeMap<String, Counts>,
+    /// The wall milliseconds of each, where the runner reports them.
+    pub durations_ms: BTreeMap<String, u64>,
     /// Every benchmark the suite lists (empty when its runner cannot list).
     pub listed: Vec<String>,
 }
 
 /// Runs `suite` (written with `library`) and returns its counts. A suite with no benchmark
-/// matching the filter does not run.
+/// matching the filter (or in the shard) does not run.
 pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<SuiteRun> {
     if settings.dhat && !library.runs_tools() {
         return Err(Error::Tool(format!(
@@ -226,17 +231,25 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
             suite.name()
         )));
     }
+    if let Some(shard) = settings.shard {
+        shard::check_runner(shard.part, &suite.name(), library)?;
+    }
+    let in_scope = |id: &str| {
+        filter::in_scope(settings.filter, id) && settings.shard.is_none_or(|s| s.contains(id))
+    };
     let expected = if library.lists() {
         let listed = list(suite, library, settings)?;
         let expected: BTreeSet<String> = listed
             .iter()
-            .filter(|id| filter::in_scope(settings.filter, id))
+            .map(|(id, _)| id)
+            .filter(|id| in_scope(id))
             .cloned()
             .collect();
-        if expected.is_empty() && settings.filter.is_some() {
+        if expected.is_empty() && (settings.filter.is_some() || settings.shard.is_some()) {
             return Ok(SuiteRun {
                 benchmarks: BTreeMap::new(),
-                listed,
+                durations_ms: BTreeMap::new(),
+                listed: listed.into_iter().map(|(id, _)| id).collect(),
             });
         }
         Some((listed, expected))
@@ -244,104 +257,54 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
         build(suite, library, settings)?;
         None
     };
-    // gungraun filters on `file::group::function::id`; ours is a glob over `group::function/id`.
-    // Brace alternatives have no gungraun equivalent, and iai-callgrind filters bench binaries
-    // only: then everything runs and irgate filters afterwards.
-    let narrower = expected
-        .as_ref()
-        .is_none_or(|(listed, expected)| expected.len() < listed.len());
-    let pattern = settings
-        .filter
-        .filter(|_| library.filters_ids() && narrower)
-        .and_then(runner_pattern);
-
-    let mut command = cargo_bench(suite, library, settings);
-    command
-        .arg("--save-summary=json")
-        .arg("--output-format=json")
-        .arg("--allow-aslr=no")
-        // Instruction addresses let `profiles` charge inlined code to its own function.
-        .arg(format!("--callgrind-args={CACHE_MODEL} --dump-instr=yes"))
-        .args(settings.dhat.then_some("--tools=dhat"))
-        .args(
-            library
-                .runs_parallel()
-                .then(|| format!("--parallel={}", settings.jobs)),
-        )
-        .args(&suite.args)
-        .args(&pattern)
-        .env("GLIBC_TUNABLES", settings.tunables);
-    if library.passes_envs() {
-        command.arg("--envs=GLIBC_TUNABLES");
-    } else {
-        let wrapper_dir = write_valgrind_wrapper(settings.scratch, settings.tunables)?;
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let mut dirs = vec![wrapper_dir];
-        dirs.extend(std::env::split_paths(&path));
-        command.env(
-            "PATH",
-            std::env::join_paths(dirs).map_err(|e| Error::Tool(format!("PATH: {e}")))?,
-        );
-    }
-    eprintln!("irgate: running {}", describe(&command));
-    let mut child = command
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
-    let stdout = child.stdout.take().expect("stdout is piped");
-
-    let total = expected.as_ref().map(|(_, e)| e.len());
-    let mut benchmarks: BTreeMap<String, Counts> = BTreeMap::new();
-    let mut origins = Origins::default();
-    let mut failure = None;
-    for (number, line) in BufReader::new(stdout).lines().enumerate() {
-        let line = line.map_err(|e| Error::Tool(format!("cannot read cargo bench output: {e}")))?;
-        if !line.starts_with('{') {
-            eprintln!("{line}");
-            continue;
+    // A shard runs one pattern per group or function it holds whole, else per benchmark, since
+    // gungraun takes one pattern. Else gungraun filters on `file::group::function::id`; ours is a
+    // glob over `group::function/id`. Brace alternatives have no gungraun equivalent, and
+    // iai-callgrind filters bench binaries only: then everything runs and irgate filters
+    // afterwards.
+    let patterns: Vec<Option<String>> = match &expected {
+        Some((listed, expected)) if settings.shard.is_some() => covering_patterns(listed, expected)
+            .into_iter()
+            .map(Some)
+            .collect(),
+        _ => {
+            let narrower = expected
+                .as_ref()
+                .is_none_or(|(listed, expected)| expected.len() < listed.len());
+            vec![
+                settings
+                    .filter
+                    .filter(|_| library.filters_ids() && narrower)
+                    .and_then(runner_pattern),
+            ]
         }
-        let origin = format!("suite `{}`, output line {}", suite.name(), number + 1);
-        let measurement = match summary::parse(line.as_bytes(), &origin) {
-            Ok(m) => m,
-            Err(e) => {
-                failure.get_or_insert(e);
-                continue;
-            }
-        };
-        if !filter::in_scope(settings.filter, &measurement.id) {
-            continue;
-        }
-        if let Err(duplicate) = origins.insert(&measurement.id, origin) {
-            failure.get_or_insert(duplicate);
-            continue;
-        }
-        let position = match total {
-            Some(total) => {
-                let width = total.to_string().len();
-                format!("[{:>width$}/{total}]", benchmarks.len() + 1)
-            }
-            None => format!("[{}]", benchmarks.len() + 1),
-        };
+    };
+    if let Some(shard) = settings.shard
+        && let Some((listed, expected)) = &expected
+    {
         eprintln!(
-            "{}{position} {:<48} {:>13} Ir",
-            settings.label,
-            measurement.id,
-            thousands(measurement.counts["Ir"]),
+            "irgate: suite {}, shard {}: {} of its {} benchmarks, in {} runs of the runner",
+            suite.name(),
+            shard.part,
+            expected.len(),
+            listed.len(),
+            patterns.len()
         );
-        benchmarks.insert(measurement.id, measurement.counts);
     }
-    let status = child
-        .wait()
-        .map_err(|e| Error::Tool(format!("cargo bench: {e}")))?;
-    if !status.success() {
-        return Err(Error::Tool(format!(
-            "suite `{}`: cargo bench failed ({status}); its output is above",
-            suite.name()
-        )));
+    let total = expected.as_ref().map(|(_, e)| e.len());
+    let mut read = Read::default();
+    for pattern in &patterns {
+        let command = bench_command(suite, library, settings, pattern.as_deref())?;
+        read_run(command, suite, settings, &in_scope, total, &mut read)?;
     }
-    if let Some(error) = failure {
+    if let Some(error) = read.failure {
         return Err(error);
     }
+    let Read {
+        benchmarks,
+        durations_ms,
+        ..
+    } = read;
     if let Some((_, expected)) = &expected {
         let missing: Vec<&str> = expected
             .iter()
@@ -356,7 +319,7 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
             )));
         }
     }
-    if benchmarks.is_empty() && settings.filter.is_none() {
+    if benchmarks.is_empty() && settings.filter.is_none() && settings.shard.is_none() {
         return Err(Error::Tool(format!(
             "suite `{}` ran no benchmark: is `{}` a callgrind suite?",
             suite.name(),
@@ -365,8 +328,159 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
     }
     Ok(SuiteRun {
         benchmarks,
-        listed: expected.map(|(listed, _)| listed).unwrap_or_default(),
+        durations_ms,
+        listed: expected
+            .map(|(listed, _)| listed.into_iter().map(|(id, _)| id).collect())
+            .unwrap_or_default(),
     })
+}
+
+/// The `cargo bench` command that runs the suite's benchmarks matching `pattern` (all without).
+fn bench_command(
+    suite: &Suite,
+    library: &Library,
+    settings: &Settings,
+    pattern: Option<&str>,
+) -> Result<Command> {
+    let mut command = cargo_bench(suite, library, settings);
+    command
+        .arg("--save-summary=json")
+        .arg("--output-format=json")
+        .arg("--allow-aslr=no")
+        // Instruction addresses let `profiles` charge inlined code to its own function.
+        .arg(format!("--callgrind-args={CACHE_MODEL} --dump-instr=yes"))
+        .args(settings.dhat.then_some("--tools=dhat"))
+        .args(
+            library
+                .runs_parallel()
+                .then(|| format!("--parallel={}", settings.jobs)),
+        )
+        .args(&suite.args)
+        .args(pattern)
+        .env("GLIBC_TUNABLES", settings.tunables);
+    if library.passes_envs() {
+        command.arg("--envs=GLIBC_TUNABLES");
+    } else {
+        let wrapper_dir = write_valgrind_wrapper(settings.scratch, settings.tunables)?;
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![wrapper_dir];
+        dirs.extend(std::env::split_paths(&path));
+        command.env(
+            "PATH",
+            std::env::join_paths(dirs).map_err(|e| Error::Tool(format!("PATH: {e}")))?,
+        );
+    }
+    Ok(command)
+}
+
+/// What the runs of a suite gave so far.
+#[derive(Default)]
+struct Read {
+    benchmarks: BTreeMap<String, Counts>,
+    durations_ms: BTreeMap<String, u64>,
+    origins: Origins,
+    /// The first summary that could not be read, reported after the runner is done.
+    failure: Option<Error>,
+    /// Output lines read, over every run: where a summary came from.
+    lines: usize,
+}
+
+/// Runs `command` and reads the summaries it prints (one JSON line each) into `read`, keeping
+/// those `in_scope`; every other line is passed on to stderr.
+fn read_run(
+    mut command: Command,
+    suite: &Suite,
+    settings: &Settings,
+    in_scope: &dyn Fn(&str) -> bool,
+    total: Option<usize>,
+    read: &mut Read,
+) -> Result<()> {
+    eprintln!("irgate: running {}", describe(&command));
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    for line in BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| Error::Tool(format!("cannot read cargo bench output: {e}")))?;
+        read.lines += 1;
+        if !line.starts_with('{') {
+            eprintln!("{line}");
+            continue;
+        }
+        let origin = format!("suite `{}`, output line {}", suite.name(), read.lines);
+        let measurement = match summary::parse(line.as_bytes(), &origin) {
+            Ok(m) => m,
+            Err(e) => {
+                read.failure.get_or_insert(e);
+                continue;
+            }
+        };
+        if !in_scope(&measurement.id) {
+            continue;
+        }
+        if let Err(duplicate) = read.origins.insert(&measurement.id, origin) {
+            read.failure.get_or_insert(duplicate);
+            continue;
+        }
+        let position = match total {
+            Some(total) => {
+                let width = total.to_string().len();
+                format!("[{:>width$}/{total}]", read.benchmarks.len() + 1)
+            }
+            None => format!("[{}]", read.benchmarks.len() + 1),
+        };
+        eprintln!(
+            "{}{position} {:<48} {:>13} Ir",
+            settings.label,
+            measurement.id,
+            thousands(measurement.counts["Ir"]),
+        );
+        if let Some(ms) = measurement.duration_ms {
+            read.durations_ms.insert(measurement.id.clone(), ms);
+        }
+        read.benchmarks.insert(measurement.id, measurement.counts);
+    }
+    let status = child
+        .wait()
+        .map_err(|e| Error::Tool(format!("cargo bench: {e}")))?;
+    if !status.success() {
+        return Err(Error::Tool(format!(
+            "suite `{}`: cargo bench failed ({status}); its output is above",
+            suite.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The fewest runner patterns, over the module paths of `listed` (id, `file::group::function
+/// [::id]`), that run exactly the `wanted` ids: a group's pattern when it is wanted whole, else a
+/// function's, else each benchmark's own path.
+fn covering_patterns(listed: &[(String, String)], wanted: &BTreeSet<String>) -> Vec<String> {
+    let whole = |same: &dyn Fn(&String) -> bool| {
+        listed
+            .iter()
+            .filter(|(id, _)| same(id))
+            .all(|(id, _)| wanted.contains(id))
+    };
+    let mut patterns = Vec::new();
+    for (id, path) in listed.iter().filter(|(id, _)| wanted.contains(id)) {
+        let segments: Vec<&str> = path.split("::").collect();
+        let group = crate::id::group_of(id);
+        let function = shard::unit_of(id);
+        let pattern = if segments.len() >= 3 && whole(&|other| crate::id::group_of(other) == group)
+        {
+            format!("{}::{}::*", segments[0], segments[1])
+        } else if segments.len() == 4 && whole(&|other| shard::unit_of(other) == function) {
+            format!("{}::*", segments[..3].join("::"))
+        } else {
+            path.clone()
+        };
+        if !patterns.contains(&pattern) {
+            patterns.push(pattern);
+        }
+    }
+    patterns
 }
 
 /// gungraun's filter for one of ours: a glob over `group::function/id` becomes a pattern over
@@ -432,8 +546,9 @@ fn build(suite: &Suite, library: &Library, settings: &Settings) -> Result<()> {
     Ok(())
 }
 
-/// The ids of every benchmark in the suite (`cargo bench ... -- --list`), which also builds it.
-fn list(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<String>> {
+/// Every benchmark in the suite (`cargo bench ... -- --list`), which also builds it: its id and
+/// its module path, `file::group::function[::id]`.
+fn list(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<(String, String)>> {
     let mut command = cargo_bench(suite, library, settings);
     command.arg("--list").stderr(Stdio::inherit());
     let output = command
@@ -447,13 +562,13 @@ fn list(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<Str
             output.status
         )));
     }
-    let ids: Vec<String> = String::from_utf8_lossy(&output.stdout)
+    let ids: Vec<(String, String)> = String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| {
             line.strip_suffix(": benchmark")
                 .or_else(|| line.strip_suffix(": bench"))
         })
-        .map(listed_id)
+        .map(|path| (listed_id(path), path.to_owned()))
         .collect();
     if ids.is_empty() {
         return Err(Error::Tool(format!(
@@ -628,6 +743,46 @@ mod tests {
         let broken = workspace("[workspace\n");
         let error = Build::with_rustflags(true, broken.path(), None).unwrap_err();
         assert!(error.to_string().contains("Cargo.toml"), "{error}");
+    }
+
+    #[test]
+    fn a_shard_runs_the_fewest_patterns_that_cover_exactly_its_benchmarks() {
+        let listed: Vec<(String, String)> = [
+            "cg::varint::encode::v0",
+            "cg::varint::encode::v1",
+            "cg::varint::decode::v0",
+            "cg::frame::encode::b1",
+            "cg::frame::encode::b2",
+            "cg::frame::decode::b1",
+            "cg::filter::alloc",
+            "cg::filter::chain::n1",
+        ]
+        .iter()
+        .map(|path| (listed_id(path), path.to_string()))
+        .collect();
+        let wanted = |ids: &[&str]| ids.iter().map(|id| id.to_string()).collect();
+        assert_eq!(
+            covering_patterns(
+                &listed,
+                &wanted(&[
+                    "varint::encode/v0",
+                    "varint::encode/v1",
+                    "varint::decode/v0"
+                ])
+            ),
+            ["cg::varint::*"]
+        );
+        assert_eq!(
+            covering_patterns(
+                &listed,
+                &wanted(&["frame::encode/b1", "frame::encode/b2", "filter::alloc"])
+            ),
+            ["cg::frame::encode::*", "cg::filter::alloc"]
+        );
+        assert_eq!(
+            covering_patterns(&listed, &wanted(&["frame::encode/b2", "filter::chain/n1"])),
+            ["cg::frame::encode::b2", "cg::filter::chain::*"]
+        );
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub struct Results {
     pub filters: Vec<String>,
     /// Counts by benchmark id, e.g. `frame::encode_compressed/512`.
     pub benchmarks: BTreeMap<String, Counts>,
+    /// The wall milliseconds each benchmark took under valgrind, where the runner reports it
+    /// (gungraun 0.20): what shards are balanced by is fitted to these.
+    pub durations_ms: BTreeMap<String, u64>,
 }
 
 /// A difference between the baseline's fingerprint and the run's.

@@ -258,8 +258,11 @@ fn malformed_results_and_baselines_are_refused_with_file_and_reason() {
     let results_cases: [(Edit, &str); 5] = [
         (|t| t[..t.len() - 20].to_owned(), "truncated JSON"),
         (
-            |t| t.replace("\"schema_version\": 2", "\"schema_version\": 3"),
-            "unsupported schema_version 3",
+            |t| {
+                t.replace("\"schema_version\": 2", "\"schema_version\": 4")
+                    .replace("\"schema_version\": 3", "\"schema_version\": 4")
+            },
+            "unsupported schema_version 4",
         ),
         (
             |t| t.replacen("\"Ir\": 71", "\"Ir\": -71", 1),

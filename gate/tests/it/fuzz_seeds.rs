@@ -85,8 +85,8 @@ const RESULTS: &[(&str, Expected)] = &[
     ),
     ("bad-ir-negative.json", Err(":47:14: negative count -1")),
     (
-        "bad-schema-3.json",
-        Err("unsupported schema_version 3: this irgate reads results files"),
+        "bad-schema-4.json",
+        Err("unsupported schema_version 4: this irgate reads results files"),
     ),
     ("bad-filter.json", Err("invalid filter `a[`")),
     ("bad-empty.json", Err(":1:0: truncated JSON")),

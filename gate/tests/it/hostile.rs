@@ -321,6 +321,7 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
                     [("Ir".to_owned(), 1_000)].into(),
                 )]
                 .into(),
+                durations_ms: Default::default(),
             };
             Run::from_results(results, None, false, "run.json").unwrap()
         };

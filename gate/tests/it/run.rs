@@ -265,3 +265,25 @@ fn an_injected_fingerprint_that_is_not_one_is_refused() {
         assert!(!sandbox.path("target/irgate/results.json").exists());
     }
 }
+
+/// `--shard` takes K/N with 1 <= K <= N, and not with `--from` (which merges shards).
+#[test]
+fn a_shard_is_k_of_n_and_is_refused_when_merging() {
+    let sandbox = Sandbox::new();
+    for (bad, message) in [
+        ("4/3", "shard 4/3: K must be from 1 to N (3 shards)"),
+        (
+            "0/3",
+            "`0/3` is not a shard: write K/N, e.g. 2/3 (the 2nd of 3)",
+        ),
+        ("two", "`two` is not a shard: write K/N"),
+    ] {
+        let run = sandbox.irgate(&["run", "--shard", bad]);
+        assert_eq!(run.code, 2, "{bad}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{bad}: {}", run.stderr);
+        assert!(!sandbox.path("results.json").exists());
+    }
+    let run = sandbox.irgate(&["run", "--shard", "1/2", "--from", "results.json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+}

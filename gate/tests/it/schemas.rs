@@ -31,6 +31,7 @@ fn the_results_file_is_frozen() {
         features: vec!["inject-slowdown".into()],
         filters: vec!["frame::*".into()],
         benchmarks: BTreeMap::from([("frame::decode/b32".to_owned(), counts(47))]),
+        durations_ms: Default::default(),
     };
     results::write(&path, &run).unwrap();
     insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
@@ -124,13 +125,13 @@ fn files_of_schema_version_1_still_read_with_their_build_unrecorded() {
     assert_eq!(loaded.get("frame::decode/b32").unwrap().1, &old);
 
     let mut future = text.clone();
-    future["schema_version"] = 3.into();
+    future["schema_version"] = 4.into();
     std::fs::write(&results_path, future.to_string()).unwrap();
     let error = results::read(&results_path).unwrap_err().to_string();
     assert!(
         error.contains(
-            "unsupported schema_version 3: this irgate reads results files of \
-                        schema_version 1 or 2"
+            "unsupported schema_version 4: this irgate reads results files of \
+                        schema_version 1 or 2 or 3"
         ),
         "{error}"
     );
