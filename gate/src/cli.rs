@@ -475,6 +475,14 @@ pub struct RunArgs {
     /// name's hash, so adding a benchmark moves no other. Needs gungraun 0.17 or later
     #[arg(long, value_name = "K/N", conflicts_with = "from")]
     pub shard: Option<Part>,
+    /// Run only the benchmarks the change can move: the change from the commit of the baselines'
+    /// coverage record to the working tree is mapped onto the benchmarks (docs/change-map.md);
+    /// those that run none of it are not run and keep the baselines' counts (`carried` in the
+    /// results, said in every report). A change that touches everything, or that cannot be
+    /// mapped, runs everything and says why. With --base, the baselines' record must be of that
+    /// revision. Needs gungraun 0.17 or later
+    #[arg(long, conflicts_with = "from")]
+    pub only_touched: bool,
     #[command(flatten)]
     pub paths: PathArgs,
 }
@@ -655,6 +663,7 @@ impl From<&RunArgs> for run::Options {
             jobs: args.jobs,
             base: args.base.clone(),
             shard: args.shard,
+            only_touched: args.only_touched,
             paths: (&args.paths).into(),
         }
     }

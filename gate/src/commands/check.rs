@@ -273,6 +273,7 @@ fn triage(
         features: &results.features,
         jobs: None,
         shard: None,
+        skip: None,
     };
     let sides = crate::measure::ab::measure(config, &selection, paths, filter.as_ref(), &commit)?;
     let policy = Policy {

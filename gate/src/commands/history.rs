@@ -50,6 +50,7 @@ pub fn add(options: &AddOptions) -> Result<ExitCode> {
     for file in &files {
         let results = crate::formats::results::read(file)?;
         let origin = file.display().to_string();
+        results.require_measured(&origin, "the history")?;
         let run = store::Run::from_results(
             results,
             options.commit.as_deref(),

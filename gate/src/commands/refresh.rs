@@ -32,6 +32,7 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
     let paths = args.paths.resolve()?;
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let results = results::read(&paths.results)?;
+    results.require_measured(&paths.results.display().to_string(), "a refresh")?;
     let skipped = suite::missing(&config.suites, &results.suites);
     if args.prune && !skipped.is_empty() {
         return Err(Error::invalid(

@@ -371,6 +371,7 @@ mod tests {
                 })
                 .collect(),
             durations_ms: Default::default(),
+            carried: Vec::new(),
         }
     }
 

@@ -234,6 +234,7 @@ pub fn read(path: &Path) -> Result<Run> {
             features: file.features,
             benchmarks: file.benchmarks,
             durations_ms: Default::default(),
+            carried: Vec::new(),
         },
     };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -290,6 +291,7 @@ mod tests {
                 Counts::from([("Ir".to_owned(), ir)]),
             )]),
             durations_ms: Default::default(),
+            carried: Vec::new(),
         }
     }
 

@@ -52,7 +52,8 @@
 //! "functions": [indices into change.functions]}`, `{"kind": "everything"}`, `{"kind": "unseen",
 //! "functions": [...]}` or `{"kind": "unrecorded", "reason": "..."}`; the status `layout` (moved
 //! beyond its budget without running changed code, within the layout budget: passes). All absent
-//! when the change is not mapped.
+//! when the change is not mapped. `carried`: the benchmarks that did not run (`irgate run
+//! --only-touched`), whose counts are the baselines'; absent when every benchmark ran.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -98,6 +99,10 @@ struct JsonReport<'a> {
     /// The compared change mapped onto the benchmarks (change-aware verdicts).
     #[serde(skip_serializing_if = "Option::is_none")]
     change: Option<&'a crate::model::ChangeMap>,
+    /// The benchmarks that did not run (`irgate run --only-touched`): their counts are the
+    /// baselines'.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    carried: &'a [String],
 }
 
 /// One benchmark and metric.
@@ -170,6 +175,7 @@ pub fn render(report: &Report) -> String {
             .collect(),
         attribution: &report.attribution,
         change: report.change.as_ref(),
+        carried: &report.carried,
     };
     let mut text = inert(&serde_json::to_string_pretty(&json).expect("a report serializes"));
     text.push('\n');

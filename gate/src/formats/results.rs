@@ -11,7 +11,8 @@
 //!   "benchmarks": {
 //!     "frame::encode/512": { "EstimatedCycles": 3012, "Ir": 1983, ... }
 //!   },
-//!   "durations_ms": { "frame::encode/512": 436 }
+//!   "durations_ms": { "frame::encode/512": 436 },
+//!   "carried": ["varint::decode/v0"]
 //! }
 //! ```
 //!
@@ -22,6 +23,9 @@
 //! runner reports it, and a duration of a benchmark the file does not hold is ignored; a benchmark's
 //! cost in instructions is its `Ir`. Shards are balanced by an
 //! estimate fitted to these (`measure::shard`).
+//! `carried` (schema 3) lists the benchmarks that did not run (`irgate run --only-touched`): they
+//! run none of the changed code, so `benchmarks` holds the baselines' counts for them. Written
+//! only when there are some; each must be in `benchmarks`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -60,6 +64,8 @@ struct ResultsFile {
     benchmarks: BTreeMap<String, Counts>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     durations_ms: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    carried: Vec<String>,
 }
 
 /// Reads a results file.
@@ -77,6 +83,19 @@ pub fn read(path: &Path) -> Result<Results> {
     {
         return Err(Error::invalid(path.display(), error.to_string()));
     }
+    if let Some(id) = file
+        .carried
+        .iter()
+        .find(|id| !file.benchmarks.contains_key(*id))
+    {
+        return Err(Error::invalid(
+            path.display(),
+            format!("`{id}` is carried from the baselines but has no counts"),
+        ));
+    }
+    let mut carried = file.carried;
+    carried.sort();
+    carried.dedup();
     // A duration of a benchmark the file does not hold (one edited out) says nothing.
     let mut durations_ms = file.durations_ms;
     durations_ms.retain(|id, _| file.benchmarks.contains_key(id));
@@ -87,6 +106,7 @@ pub fn read(path: &Path) -> Result<Results> {
         filters: file.filters,
         benchmarks: file.benchmarks,
         durations_ms,
+        carried,
     })
 }
 
@@ -102,6 +122,7 @@ pub fn write(path: &Path, results: &Results) -> Result<()> {
             filters: results.filters.clone(),
             benchmarks: results.benchmarks.clone(),
             durations_ms: results.durations_ms.clone(),
+            carried: results.carried.clone(),
         },
     )
 }
@@ -165,6 +186,8 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
             merged.benchmarks.insert(id, counts);
         }
         merged.durations_ms.extend(part.durations_ms);
+        merged.carried.extend(part.carried);
+        merged.carried.sort();
     }
     Ok(merged)
 }
@@ -189,6 +212,7 @@ mod tests {
                 .map(|id| (id.to_string(), Counts::from([("Ir".to_owned(), 1)])))
                 .collect(),
             durations_ms: Default::default(),
+            carried: Vec::new(),
         }
     }
 

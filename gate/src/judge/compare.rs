@@ -233,6 +233,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
         env_mismatches,
         attribution: Default::default(),
         change: judgement.change.map(|c| c.map.clone()),
+        carried: results.carried.clone(),
     })
 }
 

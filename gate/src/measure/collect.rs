@@ -2,7 +2,7 @@
 //! merged results; reading summaries or results taken elsewhere; writing results and their
 //! per-function profiles.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -130,6 +130,8 @@ pub struct Selection<'a> {
     pub jobs: Option<NonZeroUsize>,
     /// Only the benchmarks of this shard.
     pub shard: Option<&'a Shard>,
+    /// Benchmarks not to run: they run none of the changed code (`run --only-touched`).
+    pub skip: Option<&'a BTreeSet<String>>,
 }
 
 impl Selection<'_> {
@@ -259,6 +261,7 @@ pub fn run_suites(
         jobs: selection.jobs(),
         build: &build,
         shard: selection.shard,
+        skip: selection.skip,
     };
     let mut benchmarks = BTreeMap::new();
     let mut durations_ms = BTreeMap::new();
@@ -291,6 +294,7 @@ pub fn run_suites(
         filters: filter.map(|f| vec![f.text.clone()]).unwrap_or_default(),
         benchmarks,
         durations_ms,
+        carried: Vec::new(),
     })
 }
 
@@ -420,6 +424,7 @@ fn read_summaries(
         filters: Vec::new(),
         benchmarks,
         durations_ms,
+        carried: Vec::new(),
     };
     Ok((origin, results))
 }

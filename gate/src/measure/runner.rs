@@ -208,6 +208,8 @@ pub struct Settings<'a> {
     pub build: &'a Build,
     /// Only the benchmarks of this shard.
     pub shard: Option<&'a Shard>,
+    /// Benchmarks not to run: they run none of the changed code (`run --only-touched`).
+    pub skip: Option<&'a BTreeSet<String>>,
 }
 
 /// What a suite's run gave.
@@ -232,11 +234,17 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
         )));
     }
     if let Some(shard) = settings.shard {
-        shard::check_runner(shard.part, &suite.name(), library)?;
+        shard::check_runner(&format!("--shard {}", shard.part), &suite.name(), library)?;
+    }
+    if settings.skip.is_some() {
+        shard::check_runner("--only-touched", &suite.name(), library)?;
     }
     let in_scope = |id: &str| {
-        filter::in_scope(settings.filter, id) && settings.shard.is_none_or(|s| s.contains(id))
+        filter::in_scope(settings.filter, id)
+            && settings.shard.is_none_or(|s| s.contains(id))
+            && settings.skip.is_none_or(|s| !s.contains(id))
     };
+    let subset = settings.shard.is_some() || settings.skip.is_some();
     let expected = if library.lists() {
         let listed = list(suite, library, settings)?;
         let expected: BTreeSet<String> = listed
@@ -245,7 +253,7 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
             .filter(|id| in_scope(id))
             .cloned()
             .collect();
-        if expected.is_empty() && (settings.filter.is_some() || settings.shard.is_some()) {
+        if expected.is_empty() && (settings.filter.is_some() || subset) {
             return Ok(SuiteRun {
                 benchmarks: BTreeMap::new(),
                 durations_ms: BTreeMap::new(),
@@ -263,7 +271,7 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
     // iai-callgrind filters bench binaries only: then everything runs and irgate filters
     // afterwards.
     let patterns: Vec<Option<String>> = match &expected {
-        Some((listed, expected)) if settings.shard.is_some() => covering_patterns(listed, expected)
+        Some((listed, expected)) if subset => covering_patterns(listed, expected)
             .into_iter()
             .map(Some)
             .collect(),
@@ -319,7 +327,7 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
             )));
         }
     }
-    if benchmarks.is_empty() && settings.filter.is_none() && settings.shard.is_none() {
+    if benchmarks.is_empty() && settings.filter.is_none() && !subset {
         return Err(Error::Tool(format!(
             "suite `{}` ran no benchmark: is `{}` a callgrind suite?",
             suite.name(),

@@ -150,9 +150,10 @@ fn fnv1a(text: &str) -> u64 {
     })
 }
 
-/// Refuses a shard for a suite whose runner cannot run a subset of its benchmarks by id.
+/// Refuses a subset of a suite's benchmarks (`what`: `--shard 2/3`, `--only-touched`) for a
+/// suite whose runner cannot run benchmarks by id.
 pub fn check_runner(
-    part: Part,
+    what: &str,
     suite: &str,
     library: &crate::measure::library::Library,
 ) -> Result<()> {
@@ -160,8 +161,8 @@ pub fn check_runner(
         return Ok(());
     }
     Err(Error::Tool(format!(
-        "--shard {part}: suite `{suite}` uses {library}, whose runner cannot run benchmarks by id \
-         (gungraun 0.17 and later can): run it unsharded"
+        "{what}: suite `{suite}` uses {library}, whose runner cannot run benchmarks by id \
+         (gungraun 0.17 and later can): run all of it"
     )))
 }
 

@@ -90,6 +90,28 @@ pub struct Results {
     /// The wall milliseconds each benchmark took under valgrind, where the runner reports it
     /// (gungraun 0.20): what shards are balanced by is fitted to these.
     pub durations_ms: BTreeMap<String, u64>,
+    /// The benchmarks of `benchmarks` that did not run (`irgate run --only-touched`): they run
+    /// none of the changed code, and their counts are the baselines'. Sorted.
+    pub carried: Vec<String>,
+}
+
+impl Results {
+    /// An error when some counts were carried from the baselines rather than measured (`irgate
+    /// run --only-touched`): `what` (a refresh, the history) needs every count measured.
+    pub fn require_measured(&self, origin: &str, what: &str) -> crate::error::Result<()> {
+        match self.carried.first() {
+            None => Ok(()),
+            Some(first) => Err(crate::error::Error::invalid(
+                origin,
+                format!(
+                    "{what} needs every count measured, but {} of these were carried from the \
+                     baselines (`{first}`...: `irgate run --only-touched`): run `irgate run` \
+                     without it",
+                    self.carried.len()
+                ),
+            )),
+        }
+    }
 }
 
 /// A difference between the baseline's fingerprint and the run's.
@@ -325,6 +347,7 @@ impl Report {
             env_mismatches: Vec::new(),
             attribution: Attribution::default(),
             change: None,
+            carried: Vec::new(),
         }
     }
 
@@ -432,6 +455,10 @@ pub struct Report {
     /// The compared change mapped onto the benchmarks, when the report is change-aware.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<ChangeMap>,
+    /// The benchmarks that did not run (`irgate run --only-touched`): their counts are the
+    /// baselines'.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub carried: Vec<String>,
 }
 
 /// The explanations a report carries.

@@ -61,6 +61,23 @@ pub fn functions_text(functions: &[&ChangedFunction]) -> String {
     parts.join(", ")
 }
 
+/// The line every report carries when benchmarks did not run: how many, and why.
+pub fn carried(report: &Report) -> Option<String> {
+    if report.carried.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Not run: {} {} none of the changed code (`irgate run --only-touched`); their counts \
+         are the baselines'.",
+        plural(report.carried.len(), "benchmark"),
+        if report.carried.len() == 1 {
+            "runs"
+        } else {
+            "run"
+        }
+    ))
+}
+
 /// One line on what the change map covered: the compared commits, how many benchmarks run the
 /// changed code, how many moved without running it; or why the change was not mapped. `None`
 /// when no benchmark moved (nothing for the map to explain) or the report maps no change.

@@ -74,8 +74,14 @@ pub fn render(report: &Report, full: bool) -> String {
     out.push_str(&accepted(report));
     out.push_str(&verdict(report));
     out.push('\n');
-    if let Some(summary) = crate::render::change::summary(report) {
-        let _ = writeln!(out, "{}", terminal(&summary));
+    for line in [
+        crate::render::change::summary(report),
+        crate::render::change::carried(report),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let _ = writeln!(out, "{}", terminal(&line));
     }
     match &report.mode {
         Mode::Baselines => {}
@@ -361,6 +367,7 @@ mod tests {
             env_mismatches: Vec::new(),
             attribution: Default::default(),
             change: None,
+            carried: Vec::new(),
         };
         assert_eq!(
             verdict(&report).lines().next().unwrap(),

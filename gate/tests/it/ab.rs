@@ -181,6 +181,7 @@ fn triaged() -> Report {
         }],
         attribution: Default::default(),
         change: None,
+        carried: Vec::new(),
     }
 }
 

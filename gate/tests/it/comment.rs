@@ -31,6 +31,7 @@ fn failed_report() -> Report {
         env_mismatches: vec![],
         attribution: Default::default(),
         change: None,
+        carried: Vec::new(),
     }
 }
 

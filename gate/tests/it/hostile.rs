@@ -170,6 +170,7 @@ fn report(hostile: &str, outcome: Outcome) -> Report {
         }],
         attribution: Default::default(),
         change: None,
+        carried: Vec::new(),
     };
     report.attribution.explanations.push(explained(hostile));
     report.attribution.explanation_note = Some(hostile.into());
@@ -322,6 +323,7 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
                 )]
                 .into(),
                 durations_ms: Default::default(),
+                carried: Vec::new(),
             };
             Run::from_results(results, None, false, "run.json").unwrap()
         };

@@ -17,6 +17,7 @@ fn report(outcome: Outcome, rows: Vec<Row>) -> Report {
         env_mismatches: vec![],
         attribution: Default::default(),
         change: None,
+        carried: Vec::new(),
     }
 }
 

@@ -32,6 +32,7 @@ fn the_results_file_is_frozen() {
         filters: vec!["frame::*".into()],
         benchmarks: BTreeMap::from([("frame::decode/b32".to_owned(), counts(47))]),
         durations_ms: Default::default(),
+        carried: Vec::new(),
     };
     results::write(&path, &run).unwrap();
     insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
@@ -86,6 +87,7 @@ fn the_json_report_is_frozen() {
         attribution: Default::default(),
         mode: Default::default(),
         change: None,
+        carried: Vec::new(),
     };
     let text = formats::report::render(&report);
     insta::assert_snapshot!(text);
