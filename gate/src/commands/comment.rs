@@ -8,14 +8,14 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use irgate_github::{Client, MAX_BODY_CHARS, Posted, PullRequest, Repo};
+use irgate_github::{Client, Posted, PullRequest, Repo};
 
 use crate::error::Error;
 use crate::formats::load::LoadComparison;
 use crate::formats::report;
 use crate::model::Report;
 use crate::render::github::{annotations, escape_data, with_load};
-use crate::render::markdown::STEP_SUMMARY_MAX;
+use crate::render::markdown::Limit;
 use crate::text::terminal;
 
 /// What `irgate comment` was asked to do.
@@ -38,6 +38,9 @@ pub struct Options {
     /// The published dashboard: failing benchmarks link to their charts there.
     pub dashboard_url: Option<String>,
 }
+
+// The comment's limit leaves room for the client's marker line: checked when compiling.
+const _: () = assert!(Limit::COMMENT.max <= irgate_github::MAX_BODY_CHARS);
 
 /// Runs `irgate comment`. Its own errors are printed here (and as a workflow annotation in
 /// GitHub Actions), so it returns the exit code rather than an error.
@@ -139,7 +142,7 @@ fn post(
         .map_err(|e: irgate_github::Error| e.to_string())?;
     let number = args.pr.ok_or("no pull request: give --pr NUMBER")?;
     let pr = PullRequest { repo, number };
-    let body = with_load(report, load, MAX_BODY_CHARS);
+    let body = with_load(report, load, Limit::COMMENT);
     println!("irgate: posting the report to {pr}");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -180,7 +183,7 @@ pub fn append_step_summary(
         .append(true)
         .open(path)
         .map_err(write_error)?;
-    file.write_all(with_load(report, load, STEP_SUMMARY_MAX).as_bytes())
+    file.write_all(with_load(report, load, Limit::STEP_SUMMARY).as_bytes())
         .map_err(write_error)
 }
 

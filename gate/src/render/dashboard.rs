@@ -1,11 +1,14 @@
 //! The static dashboard: a self-contained HTML site (inline CSS and SVG, no script, nothing fetched
 //! at view time) drawn from the history.
 //!
-//! - `index.html`: every benchmark, by group, with a trend line of its Ir, its latest count and
-//!   its change over the last `window` runs;
-//! - `group-<group>.html`: a section per benchmark (`#b-<id>`, see [`anchor`]) with a chart of Ir
-//!   and one of each other metric, points marked where the baselines were refreshed or the
-//!   environment changed;
+//! - `index.html`: the [`MOVERS`] benchmarks whose Ir moved most over the last `window` runs,
+//!   with a trend line, their latest count and that change; then one line per group (its page,
+//!   how many benchmarks, how many moved, the largest move), so a benchmark among ten thousand is
+//!   two clicks away and the page stays small;
+//! - `group-<group>.html` (the group is the id's part before `::`): an index of its benchmarks
+//!   (latest Ir, change) linking to a section per benchmark (`#b-<id>`, see [`anchor`]) with a
+//!   chart of Ir and one of each other metric, points marked where the baselines were refreshed
+//!   or the environment changed;
 //! - `runs.html`: every run (`#run-<date>-<commit>`), its commit (linked to the repository when
 //!   its URL is given), date, whether it refreshed the baselines and what changed in its
 //!   environment. Every chart point links to its run there.
@@ -26,6 +29,9 @@ pub const INDEX: &str = "index.html";
 
 /// The runs page's file name.
 pub const RUNS: &str = "runs.html";
+
+/// How many of the benchmarks that moved most the overview lists.
+pub const MOVERS: usize = 20;
 
 /// How the site is drawn.
 #[derive(Debug, Clone)]
@@ -82,7 +88,7 @@ pub fn render(runs: &[Run], site: &Site) -> BTreeMap<String, String> {
     for (group, ids) in &history.groups {
         pages.insert(
             group_page_name(group),
-            group_page(group, ids, runs, &history),
+            group_page(group, ids, runs, &history, site),
         );
     }
     pages
@@ -224,36 +230,70 @@ fn run_anchor(run: &Run) -> String {
     format!("run-{}-{}", run.stamp(), run.commit)
 }
 
-/// The change of `values` between the latest run and the one `window` runs before it (or the
-/// first after it that has a value), flagged when the environment changed in between.
-fn change_cell(values: &[Option<u64>], window: usize, env_changes: &[Vec<String>]) -> String {
-    let Some(last) = values.iter().rposition(Option::is_some) else {
+/// A benchmark's move over the window: its relative change, and whether the environment changed
+/// in between (then the counts do not compare).
+#[derive(Debug, Clone, Copy)]
+struct Move {
+    pct: f64,
+    env_changed: bool,
+}
+
+/// The move of `values` between the latest run and the one `window` runs before it (or the first
+/// after it that has a value); `None` without two counts to compare.
+fn window_move(values: &[Option<u64>], window: usize, env_changes: &[Vec<String>]) -> Option<Move> {
+    let last = values.iter().rposition(Option::is_some)?;
+    let first = (last.saturating_sub(window)..last).find(|&i| values[i].is_some())?;
+    match (values[first], values[last]) {
+        (Some(old), Some(new)) if old > 0 => Some(Move {
+            pct: (new as f64 - old as f64) * 100.0 / old as f64,
+            env_changed: env_changes[first + 1..=last].iter().any(|c| !c.is_empty()),
+        }),
+        _ => None,
+    }
+}
+
+/// A move as a table cell, flagged when the environment changed in the window.
+fn change_cell(change: Option<Move>) -> String {
+    let Some(change) = change else {
         return "<td class=\"num muted\">–</td>".to_owned();
     };
-    let start = last.saturating_sub(window);
-    let first = (start..last).find(|&i| values[i].is_some());
-    let flag = match first {
-        Some(first) if env_changes[first + 1..=last].iter().any(|c| !c.is_empty()) => {
-            " <span class=\"key-env\" title=\"the environment changed in this window: the counts \
-             do not compare\">env</span>"
-        }
-        _ => "",
+    let flag = if change.env_changed {
+        " <span class=\"key-env\" title=\"the environment changed in this window: the counts do \
+         not compare\">env</span>"
+    } else {
+        ""
     };
-    let first = first.and_then(|i| values[i]);
-    match (first, values[last]) {
-        (Some(old), Some(new)) if old > 0 => {
-            let pct = (new as f64 - old as f64) * 100.0 / old as f64;
-            let class = if pct > 0.0 {
-                "up"
-            } else if pct < 0.0 {
-                "down"
-            } else {
-                "muted"
-            };
-            format!("<td class=\"num {class}\">{}{flag}</td>", signed_pct(pct))
-        }
-        _ => "<td class=\"num muted\">–</td>".to_owned(),
-    }
+    let class = if change.pct > 0.0 {
+        "up"
+    } else if change.pct < 0.0 {
+        "down"
+    } else {
+        "muted"
+    };
+    format!(
+        "<td class=\"num {class}\">{}{flag}</td>",
+        signed_pct(change.pct)
+    )
+}
+
+/// The latest count of `values`, as a table cell.
+fn latest_cell(values: &[Option<u64>]) -> String {
+    let latest = values
+        .iter()
+        .rev()
+        .find_map(|v| *v)
+        .map_or("–".to_owned(), thousands);
+    format!("<td class=\"num\">{latest}</td>")
+}
+
+/// A link to `id`'s section on its group page.
+fn benchmark_link(id: &str) -> String {
+    format!(
+        "<a href=\"{}#{}\"><code>{}</code></a>",
+        page_of(id),
+        anchor(id),
+        escape(id)
+    )
 }
 
 fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
@@ -262,9 +302,10 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
         (Some(first), Some(last)) => {
             let _ = write!(
                 body,
-                "<p>{} of the default branch, {} to {} (latest: <a href=\"{RUNS}#{}\"><code>{}</code></a>). \
+                "<p>{} of {} on the default branch, {} to {} (latest: <a href=\"{RUNS}#{}\"><code>{}</code></a>). \
                  Change: the latest count against the one {} before it.</p>",
                 plural(runs.len(), "run"),
+                plural(history.values.len(), "benchmark"),
                 first.date.format("%Y-%m-%d"),
                 last.date.format("%Y-%m-%d"),
                 run_anchor(last),
@@ -274,43 +315,104 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
         }
         _ => body.push_str("<p>No runs recorded yet.</p>"),
     }
-    for (group, ids) in &history.groups {
+    let moves: BTreeMap<&str, Move> = history
+        .values
+        .keys()
+        .filter_map(|id| {
+            let values = history.metric(id, IR)?;
+            let change = window_move(values, site.window, &history.env_changes)?;
+            (change.pct != 0.0).then_some((id.as_str(), change))
+        })
+        .collect();
+    let mut movers: Vec<(&str, Move)> = moves.iter().map(|(id, m)| (*id, *m)).collect();
+    movers.sort_by(|a, b| b.1.pct.abs().total_cmp(&a.1.pct.abs()).then(a.0.cmp(b.0)));
+    movers.truncate(MOVERS);
+    let window = plural(site.window, "run");
+    if movers.is_empty() {
         let _ = write!(
             body,
-            "<h2><a href=\"{}\">{group}</a></h2><div class=\"wrap\"><table>\
-             <thead><tr><th>benchmark</th><th>trend (Ir)</th><th class=\"num\">latest Ir</th>\
-             <th class=\"num\">change, last {}</th></tr></thead><tbody>",
-            group_page_name(group),
-            plural(site.window, "run")
+            "<h2>Moved most</h2><p>No benchmark's Ir moved over the last {window}.</p>"
         );
-        for id in ids {
+    } else {
+        let _ = write!(
+            body,
+            "<h2>Moved most</h2><p>The {} whose Ir moved most over the last {window}, largest \
+             first, of {} that moved.</p><div class=\"wrap\"><table><thead><tr><th>benchmark</th>\
+             <th>trend (Ir)</th><th class=\"num\">latest Ir</th><th class=\"num\">change, last \
+             {window}</th></tr></thead><tbody>",
+            plural(movers.len(), "benchmark"),
+            moves.len()
+        );
+        for (id, change) in &movers {
             let values = history.metric(id, IR).unwrap_or_default();
-            let latest = values
-                .iter()
-                .rev()
-                .find_map(|v| *v)
-                .map_or("–".to_owned(), thousands);
             let _ = write!(
                 body,
-                "<tr><td><a href=\"{}#{}\"><code>{id}</code></a></td><td>{}</td>\
-                 <td class=\"num\">{latest}</td>{}</tr>",
-                page_of(id),
-                anchor(id),
+                "<tr><td>{}</td><td>{}</td>{}{}</tr>",
+                benchmark_link(id),
                 chart::sparkline(values),
-                change_cell(values, site.window, &history.env_changes)
+                latest_cell(values),
+                change_cell(Some(*change))
             );
         }
         body.push_str("</tbody></table></div>");
     }
+    let _ = write!(
+        body,
+        "<h2>Groups</h2><p>A benchmark's group is its id up to the first <code>::</code>; its page \
+         lists them all with their charts.</p><div class=\"wrap\"><table><thead><tr>\
+         <th>group</th><th class=\"num\">benchmarks</th><th class=\"num\">moved, last {window}\
+         </th><th class=\"num\">largest move</th></tr></thead><tbody>"
+    );
+    for (group, ids) in &history.groups {
+        let moved: Vec<Move> = ids
+            .iter()
+            .filter_map(|id| moves.get(id.as_str()).copied())
+            .collect();
+        let largest = moved
+            .iter()
+            .copied()
+            .max_by(|a, b| a.pct.abs().total_cmp(&b.pct.abs()));
+        let _ = write!(
+            body,
+            "<tr><td><a href=\"{}\"><code>{}</code></a></td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td>{}</tr>",
+            group_page_name(group),
+            escape(group),
+            thousands(ids.len() as u64),
+            thousands(moved.len() as u64),
+            change_cell(largest)
+        );
+    }
+    body.push_str("</tbody></table></div>");
     page("irgate dashboard", &body)
 }
 
-fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series) -> String {
+fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series, site: &Site) -> String {
+    let window = plural(site.window, "run");
     let mut body = format!(
-        "<h1>Group <code>{group}</code></h1><p>Every point links to its run. \
-         <span class=\"key-refresh\">- - refresh</span>: the baselines were refreshed at that run; \
-         <span class=\"key-env\">- - env</span>: the environment changed (the counts before and \
-         after do not compare).</p>"
+        "<h1>Group <code>{}</code></h1><p>{}; change: the latest count against the one {window} \
+         before it.</p><div class=\"wrap\"><table><thead><tr><th>benchmark</th>\
+         <th class=\"num\">latest Ir</th><th class=\"num\">change, last {window}</th></tr>\
+         </thead><tbody>",
+        escape(group),
+        plural(ids.len(), "benchmark")
+    );
+    for id in ids {
+        let values = history.metric(id, IR).unwrap_or_default();
+        let _ = write!(
+            body,
+            "<tr><td><a href=\"#{}\"><code>{}</code></a></td>{}{}</tr>",
+            anchor(id),
+            escape(id),
+            latest_cell(values),
+            change_cell(window_move(values, site.window, &history.env_changes))
+        );
+    }
+    body.push_str(
+        "</tbody></table></div><p>Every point links to its run. \
+         <span class=\"key-refresh\">- - refresh</span>: the baselines were refreshed at that \
+         run; <span class=\"key-env\">- - env</span>: the environment changed (the counts before \
+         and after do not compare).</p>",
     );
     let markers: Vec<(usize, Marker)> = history
         .markers
@@ -321,8 +423,9 @@ fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series) -> St
     for id in ids {
         let _ = write!(
             body,
-            "<section id=\"{}\"><h2><code>{id}</code></h2><div class=\"charts\">",
-            anchor(id)
+            "<section id=\"{}\"><h2><code>{}</code></h2><div class=\"charts\">",
+            anchor(id),
+            escape(id)
         );
         for (metric, values) in history.values.get(id).into_iter().flatten() {
             let points: Vec<Point> = runs

@@ -3,23 +3,24 @@
 
 use crate::formats::load::LoadComparison;
 use crate::model::{Outcome, Report, Row};
-use crate::render::markdown;
+use crate::render::markdown::{self, Limit};
 use crate::text::{signed_pct, terminal};
 
 /// The markdown report and the load section (if any) under its own heading, apart from the
-/// gated counts, within `max` bytes. The section gets the room the report leaves, and at least a
-/// quarter of `max`: what does not fit in it is left out with a line saying so.
-pub fn with_load(report: &Report, load: Option<&LoadComparison>, max: usize) -> String {
+/// gated counts, within `limit`. The section gets the room the report leaves, and at least a
+/// quarter of the limit: what does not fit in it is left out with a line saying so. (The section
+/// is measured in bytes, never fewer than characters, so it keeps either kind of limit.)
+pub fn with_load(report: &Report, load: Option<&LoadComparison>, limit: Limit) -> String {
     let Some(load) = load else {
-        return markdown::render(report, max);
+        return markdown::render(report, limit);
     };
-    let natural = markdown::render(report, max).len();
-    let room = max.saturating_sub(natural + 1).max(max / 4);
+    let natural = limit.len(&markdown::render(report, limit));
+    let room = limit.max.saturating_sub(natural + 1).max(limit.max / 4);
     let mut section = crate::render::load::markdown(load, room);
     if section.is_empty() && LOAD_LEFT_OUT.len() <= room {
         section = LOAD_LEFT_OUT.to_owned();
     }
-    let report = markdown::render(report, max.saturating_sub(section.len() + 1));
+    let report = markdown::render(report, limit.less(section.len() + 1));
     format!("{report}\n{section}")
 }
 

@@ -1,30 +1,42 @@
 //! The report as GitHub markdown: the pull-request comment body and the step summary.
 //!
-//! Layout: the verdict first; the environment differences, if any; a table of the benchmarks that
-//! need attention (over budget, accepted, stale, new, vanished); the regressions accepted on
-//! purpose with their reasons; where the instructions of each benchmark
-//! over budget went, collapsed ("Where the +3,890 Ir of ... went"); every row in a collapsed `<details>`; the
-//! environment fingerprint; how to accept a change. Under a length cap the tables lose rows (the
-//! full table first), never the verdict.
+//! Built to a [`Limit`] by construction: the verdict first, then sections in the order of
+//! importance, each row in exactly one of them: the environment fields that differ; the failed
+//! results, furthest over budget first; the results that moved most; the regressions accepted on
+//! purpose, with their reasons; the other results to look at (stale, new, vanished); where the
+//! instructions of each benchmark over budget went; the drift triage; every other result,
+//! collapsed. Rows are added in that order while they fit, measured after escaping; from the
+//! first that does not, everything after is left out, and one line says how many of each kind
+//! and where the full report is. The environment fingerprint and how to accept a change close it.
+//! A new kind of row is one more [`Section`] in [`sections`].
 //!
 //! Everything that comes from a run (benchmark names, reasons, fingerprint values) is escaped so it
 //! cannot open HTML, markdown or mention anyone: names and values go into code spans, prose is
 //! entity- and backslash-escaped with a zero-width space after `@` and `#`.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use irgate_callgrind::Kind;
 
 use crate::model::{
-    Budget, EnvDelta, Explained, FieldMismatch, Fingerprint, Mode, Outcome, Report, Row, Status,
+    Attribution, Budget, EnvDelta, Explained, FieldMismatch, Fingerprint, Mode, Outcome, Report,
+    Row, Status,
 };
 use crate::text::{
     is_deceptive, plural, short_commit, signed, signed_delta, signed_pct, thousands,
 };
 
-/// GitHub's limit on a job step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
-pub const STEP_SUMMARY_MAX: usize = 1024 * 1024;
+/// GitHub's limit on a pull-request comment: 65,536 characters (ANCHORS.md, "GitHub").
+pub const GITHUB_COMMENT_CHARS: usize = 65_536;
+
+/// GitHub's limit on a job's step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB per step (ANCHORS.md,
+/// "Peers today").
+pub const GITHUB_STEP_SUMMARY_BYTES: usize = 1024 * 1024;
+
+/// What a [`Limit`] keeps below GitHub's: room for the hidden marker line the comment client puts
+/// first (`irgate_github::MARKER`, 23 characters) or for what else the step writes to its summary,
+/// and for a count of GitHub's that differs from ours.
+pub const MARGIN: usize = 1_024;
 
 /// The longest a benchmark name, metric or fingerprint value is shown.
 const MAX_VALUE_CHARS: usize = 200;
@@ -32,78 +44,328 @@ const MAX_VALUE_CHARS: usize = 200;
 /// The longest a free-text reason is shown.
 const MAX_PROSE_CHARS: usize = 2_000;
 
-/// Renders `report` in at most `max_len` bytes (bytes are never fewer than characters, so a
-/// byte cap keeps GitHub's character limits).
-pub fn render(report: &Report, max_len: usize) -> String {
-    let head = verdict(report);
-    let dashboard = report.attribution.dashboard_url.as_deref();
-    let tail = footer(report);
-    let tables = [
-        mismatch_table(&report.env_mismatches),
-        triage_table(report),
-        attention_table(&report.rows, dashboard),
-        accepted_table(&report.rows),
-    ];
+/// How many results that did not fail the "Moved most" section shows.
+pub const MOVERS: usize = 10;
 
-    let mut out = head;
-    let mut room = max_len.saturating_sub(out.len() + tail.len());
-    for table in tables.iter().flatten() {
-        let rendered = table.render_within(room);
-        room -= rendered.len();
-        out.push_str(&rendered);
+/// How a [`Limit`] counts a text's length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Characters, as GitHub limits a comment. GitHub does not say whether it counts code points
+    /// or UTF-16 code units; this counts UTF-16 code units, never fewer than code points, so the
+    /// limit holds either way.
+    Chars,
+    /// Bytes of UTF-8, as a step summary file is measured.
+    Bytes,
+}
+
+/// The most a rendered report may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    /// The largest length, in `unit`s.
+    pub max: usize,
+    /// How the length is counted.
+    pub unit: Unit,
+}
+
+impl Limit {
+    /// The pull-request comment's body: GitHub's 65,536 characters less [`MARGIN`].
+    pub const COMMENT: Limit = Limit::chars(GITHUB_COMMENT_CHARS - MARGIN);
+
+    /// The step summary: GitHub's 1 MiB less [`MARGIN`].
+    pub const STEP_SUMMARY: Limit = Limit::bytes(GITHUB_STEP_SUMMARY_BYTES - MARGIN);
+
+    /// At most `max` characters.
+    pub const fn chars(max: usize) -> Limit {
+        Limit {
+            max,
+            unit: Unit::Chars,
+        }
     }
-    let explained = explanations(report, room);
-    room -= explained.len();
-    out.push_str(&explained);
-    if let Some(table) = full_table(&report.rows, dashboard) {
-        out.push_str(&table.render_within(room));
+
+    /// At most `max` bytes.
+    pub const fn bytes(max: usize) -> Limit {
+        Limit {
+            max,
+            unit: Unit::Bytes,
+        }
     }
-    if out.len() + tail.len() <= max_len {
+
+    /// The length of `text` as this limit counts it.
+    pub fn len(self, text: &str) -> usize {
+        match self.unit {
+            Unit::Chars => text.encode_utf16().count(),
+            Unit::Bytes => text.len(),
+        }
+    }
+
+    /// This limit with `used` of it taken.
+    pub fn less(self, used: usize) -> Limit {
+        Limit {
+            max: self.max.saturating_sub(used),
+            ..self
+        }
+    }
+
+    /// Cuts `text` to this limit, at a character boundary.
+    fn cut(self, text: &mut String) {
+        let mut used = 0;
+        for (at, c) in text.char_indices() {
+            used += match self.unit {
+                Unit::Chars => c.len_utf16(),
+                Unit::Bytes => c.len_utf8(),
+            };
+            if used > self.max {
+                text.truncate(at);
+                return;
+            }
+        }
+    }
+
+    /// The limit in words: "64,512 characters".
+    fn describe(self) -> String {
+        let unit = match self.unit {
+            Unit::Chars => "character",
+            Unit::Bytes => "byte",
+        };
+        format!("{} {unit}s", thousands(self.max as u64))
+    }
+}
+
+/// Renders `report` within `limit` (see the module's documentation for the layout).
+pub fn render(report: &Report, limit: Limit) -> String {
+    let mut out = verdict(report);
+    let tail = footer(report);
+    let sections = sections(report);
+    let everything: Vec<(&str, usize)> = sections
+        .iter()
+        .map(|section| (section.kind, section.items.len()))
+        .collect();
+    let reserve = limit.len(&tail) + limit.len(&left_out(&everything, limit, &report.attribution));
+    let mut room = limit.max.saturating_sub(limit.len(&out) + reserve);
+    let mut omitted: Vec<(&str, usize)> = Vec::new();
+    for section in &sections {
+        let fitting = if omitted.is_empty() {
+            section.fitting(room, limit)
+        } else {
+            None
+        };
+        let shown = fitting.unwrap_or(0);
+        if fitting.is_some() && (shown > 0 || section.items.is_empty()) {
+            let rendered = section.render(shown);
+            room = room.saturating_sub(limit.len(&rendered));
+            out.push_str(&rendered);
+        }
+        if shown < section.items.len() {
+            omitted.push((section.kind, section.items.len() - shown));
+        }
+    }
+    if !omitted.is_empty() {
+        out.push_str(&left_out(&omitted, limit, &report.attribution));
+    }
+    if limit.len(&out) + limit.len(&tail) <= limit.max {
         out.push_str(&tail);
     }
-    truncate_at_char(&mut out, max_len);
+    limit.cut(&mut out);
     out
 }
 
-/// A collapsed section per explained benchmark, as many as fit in `room` (then a line saying how
-/// many did not), and the note on benchmarks that could not be explained.
-fn explanations(report: &Report, room: usize) -> String {
-    let attribution = &report.attribution;
-    let mut out = String::new();
+/// One part of the report that lists items (table rows or collapsed blocks): `before`, as many
+/// items as fit, `after`.
+struct Section {
+    /// What one item is, for the line on what was left out: "failed result".
+    kind: &'static str,
+    before: String,
+    items: Vec<String>,
+    after: String,
+}
+
+impl Section {
+    /// How many of the items fit in `room` with the section's frame (a prefix, so the order of
+    /// importance holds); `None` when not even the frame does.
+    fn fitting(&self, room: usize, limit: Limit) -> Option<usize> {
+        let mut used = limit.len(&self.before) + limit.len(&self.after);
+        if used > room {
+            return None;
+        }
+        let mut shown = 0;
+        for item in &self.items {
+            used += limit.len(item);
+            if used > room {
+                break;
+            }
+            shown += 1;
+        }
+        Some(shown)
+    }
+
+    /// The section with its first `shown` items.
+    fn render(&self, shown: usize) -> String {
+        format!(
+            "{}{}{}",
+            self.before,
+            self.items[..shown].concat(),
+            self.after
+        )
+    }
+}
+
+/// The one line on what was left out to stay within `limit`, by kind, and where the full report is.
+fn left_out(omitted: &[(&str, usize)], limit: Limit, attribution: &Attribution) -> String {
+    let counts: Vec<String> = omitted.iter().map(|(kind, n)| plural(*n, kind)).collect();
+    let run = match attribution.artifacts_url.as_deref() {
+        Some(url) => format!("[the workflow run]({url})"),
+        None => "the workflow run".to_owned(),
+    };
+    let mut out = format!(
+        "*Left out to stay within {}: {}. The full report is the `irgate-report` artifact of \
+         {run} (`irgate check --format json` writes it)",
+        limit.describe(),
+        counts.join(", ")
+    );
+    if let Some(url) = attribution.dashboard_url.as_deref() {
+        let _ = write!(
+            out,
+            "; every benchmark's chart is on [the dashboard]({url})"
+        );
+    }
+    if omitted.iter().any(|(kind, _)| *kind == EXPLANATION) {
+        out.push_str("; `irgate explain BENCH` shows where one benchmark's instructions went");
+    }
+    out.push_str(".*\n\n");
+    out
+}
+
+/// The kind of an explanation's section, named in the line on what was left out.
+const EXPLANATION: &str = "explanation";
+
+/// The report's sections in the order of importance; every row is in exactly one.
+fn sections(report: &Report) -> Vec<Section> {
+    let dashboard = report.attribution.dashboard_url.as_deref();
+    // Indices into the rows not yet in a section, in the report's order (worst first).
+    let mut left: Vec<usize> = (0..report.rows.len()).collect();
+    let mut take = |keep: &dyn Fn(&Row) -> bool| -> Vec<&Row> {
+        let (taken, rest): (Vec<usize>, Vec<usize>) =
+            left.iter().partition(|&&i| keep(&report.rows[i]));
+        left = rest;
+        taken.into_iter().map(|i| &report.rows[i]).collect()
+    };
+    let mut failed = take(&|row| row.fails);
+    failed.sort_by(|a, b| overshoot(b).total_cmp(&overshoot(a)));
+    let accepted = take(&|row| row.accepted.is_some() || row.status == Status::Accepted);
+    let moved: Vec<&Row> = {
+        let mut movers: Vec<&Row> = report
+            .rows
+            .iter()
+            .filter(|row| !row.fails && row.accepted.is_none() && row.status != Status::Accepted)
+            .filter(|row| row.change_pct().is_some_and(|pct| pct != 0.0))
+            .collect();
+        movers.sort_by(|a, b| magnitude(b).total_cmp(&magnitude(a)));
+        movers.truncate(MOVERS);
+        movers
+    };
+    let _ = take(&|row| moved.iter().any(|m| std::ptr::eq(*m, row)));
+    let attention = take(&|row| {
+        matches!(
+            row.status,
+            Status::OverBudget | Status::Stale | Status::New | Status::Vanished
+        )
+    });
+    let rest = take(&|_| true);
+
+    let table = |kind, before: String, rows: &[&Row]| Section {
+        kind,
+        before: format!("{before}{ROW_HEADER}"),
+        items: rows.iter().map(|row| row_line(row, dashboard)).collect(),
+        after: "\n".into(),
+    };
+    let mut sections = Vec::new();
+    sections.extend(mismatch_table(&report.env_mismatches));
+    if !failed.is_empty() {
+        sections.push(table(
+            "failed result",
+            format!(
+                "### Failed: {}, furthest over budget first\n\n",
+                plural(failed.len(), "result")
+            ),
+            &failed,
+        ));
+    }
+    if !moved.is_empty() {
+        sections.push(table(
+            "most moved result",
+            format!(
+                "### Moved most\n\nThe results that did not fail with the largest changes (at \
+                 most {MOVERS}), largest first.\n\n"
+            ),
+            &moved,
+        ));
+    }
+    sections.extend(accepted_table(&accepted));
+    if !attention.is_empty() {
+        sections.push(table(
+            "stale, new or vanished result",
+            "### Other results to look at: stale, new or vanished\n\n".into(),
+            &attention,
+        ));
+    }
+    sections.extend(explanations(&report.attribution));
+    sections.extend(triage_table(report));
+    if !rest.is_empty() {
+        sections.push(Section {
+            kind: "other result",
+            before: format!(
+                "<details><summary>The other {} (within budget or not gated)</summary>\n\n\
+                 {ROW_HEADER}",
+                plural(rest.len(), "result")
+            ),
+            items: rest.iter().map(|row| row_line(row, dashboard)).collect(),
+            after: "\n</details>\n\n".into(),
+        });
+    }
+    sections
+}
+
+/// How far a failed row is over its budget: its change as a multiple of what the budget allows
+/// (`-1` for a row without both counts and a budget, so it comes after those that have them).
+fn overshoot(row: &Row) -> f64 {
+    match (row.baseline, row.new, row.limit.as_ref()) {
+        (Some(old), Some(new), Some(limit)) => {
+            let allowance = crate::config::budgets::allowance(limit, old);
+            if allowance > 0.0 {
+                (new as f64 - old as f64) / allowance
+            } else {
+                f64::INFINITY
+            }
+        }
+        _ => -1.0,
+    }
+}
+
+/// The size of a row's relative change, `-1` when it has none.
+fn magnitude(row: &Row) -> f64 {
+    row.change_pct().map_or(-1.0, f64::abs)
+}
+
+/// A collapsed block per explained benchmark, and after them the note on benchmarks that could
+/// not be explained.
+fn explanations(attribution: &Attribution) -> Option<Section> {
     let note = attribution
         .explanation_note
         .as_ref()
         .map(|note| format!("*Where the instructions went:* {}\n\n", prose(note)))
         .unwrap_or_default();
     let url = attribution.artifacts_url.as_deref();
-    let sections: Vec<String> = attribution
+    let items: Vec<String> = attribution
         .explanations
         .iter()
         .map(|e| explanation(e, url))
         .collect();
-    let omitted = |n: usize| {
-        format!(
-            "*{} of where the instructions went not shown, to stay within GitHub's size limit; \
-             `irgate explain BENCH` shows one.*\n\n",
-            plural(n, "more explanation")
-        )
-    };
-    let reserve = note.len() + omitted(sections.len()).len();
-    let mut shown = 0;
-    for section in &sections {
-        if out.len() + section.len() + reserve > room {
-            break;
-        }
-        out.push_str(section);
-        shown += 1;
-    }
-    if shown < sections.len() {
-        out.push_str(&omitted(sections.len() - shown));
-    }
-    if out.len() + note.len() <= room {
-        out.push_str(&note);
-    }
-    out
+    (!items.is_empty() || !note.is_empty()).then(|| Section {
+        kind: EXPLANATION,
+        before: String::new(),
+        items,
+        after: note,
+    })
 }
 
 /// One benchmark's explanation as a collapsed section: "Where the +3,890 Ir went".
@@ -247,7 +509,7 @@ fn compared_with(mode: &Mode) -> String {
 
 /// Drift triage in one sentence and a table: per benchmark, what the environment moved (baseline
 /// -> the baselines' commit measured here) and what the code moved (that -> this change, gated).
-fn triage_table(report: &Report) -> Option<Table> {
+fn triage_table(report: &Report) -> Option<Section> {
     let Mode::Remeasured {
         commit,
         environment,
@@ -271,7 +533,7 @@ fn triage_table(report: &Report) -> Option<Table> {
         super::moved(environment.iter().map(EnvDelta::change_pct)),
         super::moved(ir_rows.iter().filter_map(|r| r.change_pct())),
     );
-    let rows = ir_rows
+    let items = ir_rows
         .iter()
         .map(|row| {
             let env = environment.iter().find(|e| e.benchmark == row.benchmark);
@@ -288,13 +550,13 @@ fn triage_table(report: &Report) -> Option<Table> {
             )
         })
         .collect();
-    Some(Table {
-        before,
-        header:
-            "| Benchmark | Baseline | Baselines' commit here | Environment | This change | Code \
-                 | Verdict |\n|:--|--:|--:|--:|--:|--:|:--|\n"
-                .into(),
-        rows,
+    Some(Section {
+        kind: "drift triage row",
+        before: format!(
+            "{before}| Benchmark | Baseline | Baselines' commit here | Environment | This change \
+             | Code | Verdict |\n|:--|--:|--:|--:|--:|--:|:--|\n"
+        ),
+        items,
         after: "\n".into(),
     })
 }
@@ -420,65 +682,14 @@ fn footer(report: &Report) -> String {
     out
 }
 
-/// A table that can lose rows to fit: `before` + `header` + rows + `after`, all-or-nothing for
-/// everything but the rows.
-struct Table {
-    before: String,
-    header: String,
-    rows: Vec<String>,
-    after: String,
-}
-
-impl Table {
-    /// The table in at most `room` bytes: as many rows as fit, and a line saying how many did not;
-    /// nothing when not even that fits.
-    fn render_within(&self, room: usize) -> String {
-        let frame = self.before.len() + self.header.len() + self.after.len();
-        let full = frame + self.rows.iter().map(String::len).sum::<usize>();
-        if full <= room {
-            return format!(
-                "{}{}{}{}",
-                self.before,
-                self.header,
-                self.rows.concat(),
-                self.after
-            );
-        }
-        let note = |left: usize| {
-            format!(
-                "\n*… {} not shown, to stay within GitHub's size limit; the full report is in the \
-                 workflow run's artifact.*\n",
-                plural(left, "more row")
-            )
-        };
-        // The note is longest when it counts every row: reserve that much.
-        let reserve = note(self.rows.len()).len();
-        if frame + reserve > room {
-            return String::new();
-        }
-        let mut used = frame + reserve;
-        let mut shown = 0;
-        for row in &self.rows {
-            if used + row.len() > room {
-                break;
-            }
-            used += row.len();
-            shown += 1;
-        }
-        let rows = self.rows[..shown].concat();
-        let note = note(self.rows.len() - shown);
-        format!("{}{}{rows}{note}{}", self.before, self.header, self.after)
-    }
-}
-
 const ROW_HEADER: &str = "| Benchmark | Metric | Baseline | New | Change | Budget | Verdict |\n\
                           |:--|:--|--:|--:|--:|:--|:--|\n";
 
-fn mismatch_table(mismatches: &[FieldMismatch]) -> Option<Table> {
+fn mismatch_table(mismatches: &[FieldMismatch]) -> Option<Section> {
     if mismatches.is_empty() {
         return None;
     }
-    let rows = mismatches
+    let items = mismatches
         .iter()
         .map(|m| {
             format!(
@@ -489,97 +700,52 @@ fn mismatch_table(mismatches: &[FieldMismatch]) -> Option<Table> {
             )
         })
         .collect();
-    Some(Table {
-        before: "### Environment differs from the baselines'\n\n".into(),
-        header: "| Field | Baseline | This run |\n|:--|:--|:--|\n".into(),
-        rows,
+    Some(Section {
+        kind: "differing environment field",
+        before: "### Environment differs from the baselines'\n\n\
+                 | Field | Baseline | This run |\n|:--|:--|:--|\n"
+            .into(),
+        items,
         after: "\n".into(),
     })
 }
 
-fn attention_table(rows: &[Row], dashboard: Option<&str>) -> Option<Table> {
-    let attention: Vec<String> = rows
-        .iter()
-        .filter(|r| needs_attention(r))
-        .map(|row| row_line(row, dashboard))
-        .collect();
-    if attention.is_empty() {
-        return None;
-    }
-    Some(Table {
-        before: "### Over budget, stale, new or vanished\n\n".into(),
-        header: ROW_HEADER.into(),
-        rows: attention,
-        after: "\n".into(),
-    })
-}
-
-/// The regressions let pass on purpose: benchmark, entry, until when, reason.
-fn accepted_table(rows: &[Row]) -> Option<Table> {
-    let mut seen = BTreeSet::new();
-    let lines: Vec<String> = rows
-        .iter()
-        .filter_map(|r| Some((r, r.accepted.as_ref()?)))
-        .filter(|(r, _)| seen.insert(r.benchmark.as_str()))
-        .map(|(r, a)| {
-            format!(
-                "| {} | {} | {} | {} |\n",
-                code(&r.benchmark),
-                code(&a.origin),
-                code(&a.until),
-                prose(&a.reason)
-            )
-        })
-        .collect();
-    if lines.is_empty() {
-        return None;
-    }
-    Some(Table {
-        before: "### Accepted on purpose\n\n".into(),
-        header: "| Benchmark | Entry | Until | Reason |\n|:--|:--|:--|:--|\n".into(),
-        rows: lines,
-        after: "\n".into(),
-    })
-}
-
-fn full_table(rows: &[Row], dashboard: Option<&str>) -> Option<Table> {
+/// The regressions let pass on purpose: the row, the entry, until when, the reason.
+fn accepted_table(rows: &[&Row]) -> Option<Section> {
     if rows.is_empty() {
         return None;
     }
-    Some(Table {
-        before: format!(
-            "<details><summary>All {} (worst first)</summary>\n\n",
-            plural(rows.len(), "result")
-        ),
-        header: ROW_HEADER.into(),
-        rows: rows.iter().map(|row| row_line(row, dashboard)).collect(),
-        after: "\n</details>\n\n".into(),
+    let items = rows
+        .iter()
+        .map(|row| {
+            let (origin, until, reason) = match &row.accepted {
+                Some(a) => (code(&a.origin), code(&a.until), prose(&a.reason)),
+                None => ("–".to_owned(), "–".to_owned(), String::new()),
+            };
+            format!(
+                "| {} | {} | {} | {} | {} | {origin} | {until} | {reason} |\n",
+                code(&row.benchmark),
+                code(&row.metric),
+                change_cell(row),
+                budget_cell(row),
+                verdict_cell(row),
+            )
+        })
+        .collect();
+    Some(Section {
+        kind: "accepted regression",
+        before: "### Accepted on purpose\n\n\
+                 | Benchmark | Metric | Change | Budget | Verdict | Entry | Until | Reason |\n\
+                 |:--|:--|--:|:--|:--|:--|:--|:--|\n"
+            .into(),
+        items,
+        after: "\n".into(),
     })
-}
-
-fn needs_attention(row: &Row) -> bool {
-    row.fails
-        || matches!(
-            row.status,
-            Status::OverBudget | Status::Accepted | Status::Stale | Status::New | Status::Vanished
-        )
 }
 
 /// A table row; a failing benchmark links to its chart on the `dashboard`, when published.
 fn row_line(row: &Row, dashboard: Option<&str>) -> String {
     let count = |n: Option<u64>| n.map_or_else(|| "–".to_owned(), thousands);
-    let change = match (row.baseline, row.new, row.change_pct()) {
-        (Some(old), Some(new), _) if old == new => "±0".to_owned(),
-        (Some(old), Some(new), Some(pct)) => {
-            format!("{} ({})", signed_pct(pct), signed(signed_delta(new, old)))
-        }
-        (Some(old), Some(new), None) => signed(signed_delta(new, old)),
-        _ => "–".to_owned(),
-    };
-    let budget = row
-        .limit
-        .as_ref()
-        .map_or_else(|| "–".to_owned(), Budget::to_string);
     let benchmark = match dashboard {
         Some(url) if row.fails => format!(
             "[{}]({url}/{}#{})",
@@ -598,9 +764,28 @@ fn row_line(row: &Row, dashboard: Option<&str>) -> String {
         code(&row.metric),
         count(row.baseline),
         count(row.new),
-        change,
-        budget,
+        change_cell(row),
+        budget_cell(row),
     )
+}
+
+/// A row's change: "+2.00% (+3,890)", "±0" or "–".
+fn change_cell(row: &Row) -> String {
+    match (row.baseline, row.new, row.change_pct()) {
+        (Some(old), Some(new), _) if old == new => "±0".to_owned(),
+        (Some(old), Some(new), Some(pct)) => {
+            format!("{} ({})", signed_pct(pct), signed(signed_delta(new, old)))
+        }
+        (Some(old), Some(new), None) => signed(signed_delta(new, old)),
+        _ => "–".to_owned(),
+    }
+}
+
+/// A row's budget, "–" without one.
+fn budget_cell(row: &Row) -> String {
+    row.limit
+        .as_ref()
+        .map_or_else(|| "–".to_owned(), Budget::to_string)
 }
 
 fn verdict_cell(row: &Row) -> String {
@@ -688,14 +873,4 @@ fn prose(text: &str) -> String {
         }
     }
     out
-}
-
-fn truncate_at_char(text: &mut String, max_len: usize) {
-    if text.len() > max_len {
-        let mut end = max_len;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-    }
 }

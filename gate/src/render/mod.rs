@@ -26,7 +26,7 @@ pub enum Format {
 pub fn render(report: &crate::model::Report, format: Format, full: bool) -> String {
     match format {
         Format::Table => table::render(report, full),
-        Format::Markdown => markdown::render(report, markdown::STEP_SUMMARY_MAX),
+        Format::Markdown => markdown::render(report, markdown::Limit::STEP_SUMMARY),
         Format::Json => crate::formats::report::render(report),
     }
 }

@@ -188,7 +188,8 @@ fn triaged() -> Report {
 #[test]
 fn a_triaged_report_shows_both_deltas_and_gates_the_code() {
     let report = triaged();
-    let markdown = irgate::render::markdown::render(&report, 65_000);
+    let markdown =
+        irgate::render::markdown::render(&report, irgate::render::markdown::Limit::chars(65_000));
     assert!(
         markdown.contains(
             "The environment differs from the baselines' (`valgrind`), so irgate \

@@ -132,7 +132,7 @@ fn five_changes_of_0_9_percent_fail_a_4_percent_drift_budget() {
         ],
     );
     assert_eq!(run.code, 1);
-    assert_eq!(drift_rows(&run.stdout, &since), 2, "{}", run.stdout);
+    assert_eq!(drift_rows(&run.stdout, &since), 1, "{}", run.stdout);
 
     let run = check(dir, &["--history", "history", "--format", "json"]);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -150,8 +150,9 @@ fn five_changes_of_0_9_percent_fail_a_4_percent_drift_budget() {
     // the link added there.
     let mut read_back = irgate::formats::report::parse(&run.stdout, "report.json").unwrap();
     read_back.attribution.dashboard_url = Some("https://owner.github.io/repo".into());
-    let comment = irgate::render::markdown::render(&read_back, 65_536);
-    assert_eq!(drift_rows(&comment, &since), 2, "{comment}");
+    let comment =
+        irgate::render::markdown::render(&read_back, irgate::render::markdown::Limit::COMMENT);
+    assert_eq!(drift_rows(&comment, &since), 1, "{comment}");
 }
 
 #[test]

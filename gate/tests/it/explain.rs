@@ -114,7 +114,8 @@ fn check_explains_the_benchmark_over_budget_in_every_format() {
     // The comment renders the same section from the JSON report.
     std::fs::write(sandbox.path("report.json"), &json.stdout).unwrap();
     let report = read_report(&sandbox.path("report.json"));
-    let comment = irgate::render::markdown::render(&report, 65_000);
+    let comment =
+        irgate::render::markdown::render(&report, irgate::render::markdown::Limit::chars(65_000));
     assert!(comment.contains("Where the +62 Ir of <code>filter::passthrough/n8</code> went"));
 
     let svg =
@@ -250,16 +251,24 @@ fn explanations_stay_within_githubs_comment_limit() {
         rows.push(row);
     }
     report.rows.extend(rows);
-    let room = 65_536 - "<!-- irgate:report -->\n".len();
-    let body = irgate::render::markdown::render(&report, room);
-    assert!(body.len() <= room);
+    let limit = irgate::render::markdown::Limit::COMMENT;
+    let body = irgate::render::markdown::render(&report, limit);
+    assert!(limit.len(&body) <= limit.max);
     assert!(body.starts_with("## ❌ irgate:"));
-    assert!(body.contains("more explanations of where the instructions went not shown"));
+    let left_out = body
+        .lines()
+        .find(|l| l.starts_with("*Left out to stay within"))
+        .unwrap();
+    assert!(
+        left_out.contains(" explanations")
+            && left_out.contains("`irgate explain BENCH` shows where"),
+        "{left_out}"
+    );
     assert!(body.contains("Where the +62 Ir of <code>filter::passthrough/n8</code> went"));
     assert_eq!(
         body.matches("<details><summary>Where the").count(),
         body.matches("</details>").count()
-            - body.matches("<details><summary>All").count()
+            - body.matches("<details><summary>The other").count()
             - body.matches("<details><summary>Environment").count(),
         "every section is closed"
     );

@@ -114,3 +114,96 @@ fn the_same_history_draws_the_same_site() {
     assert_eq!(first.len(), 4);
     assert_eq!(first, render("two"));
 }
+
+/// `runs` runs of `benchmarks` ids spread over `groups` groups (`g00::bench_00000/input`, ...):
+/// benchmark `i` grows by `i` Ir a run from 1,000,000, so the higher `i`, the more it moved.
+pub fn generated_runs(
+    benchmarks: usize,
+    groups: usize,
+    runs: usize,
+) -> Vec<irgate::formats::history::Run> {
+    (0..runs)
+        .map(|r| {
+            let mut fingerprint = crate::harness::fingerprint();
+            fingerprint.commit = format!("{:040x}", r + 1);
+            fingerprint.date = format!("2026-11-{:02}T{:02}:00:00Z", 1 + r / 24, r % 24);
+            let results = irgate::model::Results {
+                fingerprint,
+                suites: vec!["benches/callgrind".into()],
+                features: vec![],
+                filters: vec![],
+                benchmarks: (0..benchmarks)
+                    .map(|i| {
+                        let ir = 1_000_000 + (i * r) as u64;
+                        (
+                            format!("g{:02}::bench_{i:05}/input", i % groups),
+                            [("Ir".to_owned(), ir)].into(),
+                        )
+                    })
+                    .collect(),
+            };
+            irgate::formats::history::Run::from_results(results, None, false, "generated").unwrap()
+        })
+        .collect()
+}
+
+/// The overview leads with the biggest movers of the window and lists groups, not every
+/// benchmark; each group page indexes its benchmarks and holds their charts.
+#[test]
+fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
+    use irgate::render::dashboard::{INDEX, MOVERS, Site, anchor, page_of, render};
+
+    let runs = generated_runs(300, 7, 6);
+    let site = Site {
+        window: 5,
+        repo_url: None,
+    };
+    let pages = render(&runs, &site);
+    assert_eq!(pages.len(), 1 + 1 + 7, "{:?}", pages.keys());
+    let index = &pages[INDEX];
+
+    // The movers first: bench 299 moved most (+0.15% over 5 runs), then 298, ...
+    let movers =
+        &index[index.find("<h2>Moved most</h2>").unwrap()..index.find("<h2>Groups").unwrap()];
+    assert!(movers.contains(&format!(
+        "The {MOVERS} benchmarks whose Ir moved most over the last 5 runs, largest first, of 299 that moved."
+    )));
+    let listed: Vec<usize> = movers
+        .split("<code>")
+        .skip(1)
+        .map(|code| {
+            code[code.find("bench_").unwrap() + 6..][..5]
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    let expected: Vec<usize> = (300 - MOVERS..300).rev().collect();
+    assert_eq!(listed, expected);
+    assert_eq!(index.matches("<svg class=\"spark\"").count(), MOVERS);
+    assert!(movers.contains(&format!(
+        "href=\"{}#{}\"",
+        page_of("g05::bench_00299/input"),
+        anchor("g05::bench_00299/input")
+    )));
+    // Then one line per group, and no other benchmark.
+    assert!(!index.contains("bench_00000"));
+    assert!(index.contains(
+        "<tr><td><a href=\"group-g00.html\"><code>g00</code></a></td><td class=\"num\">43</td>\
+         <td class=\"num\">42</td><td class=\"num up\">+0.15%</td></tr>"
+    ));
+    let groups = &index[index.find("<h2>Groups").unwrap()..];
+    assert_eq!(groups.matches("<tr><td><a href=\"group-g").count(), 7);
+
+    // Every benchmark: its group's page has it in the index, linked to its section with a chart.
+    for i in 0..300 {
+        let id = format!("g{:02}::bench_{i:05}/input", i % 7);
+        let page = &pages[&page_of(&id)];
+        let anchor = anchor(&id);
+        assert!(page.contains(&format!("<a href=\"#{anchor}\"><code>{id}</code></a>")));
+        let section = &page[page.find(&format!("<section id=\"{anchor}\">")).unwrap()..];
+        assert!(
+            section[..section.find("</section>").unwrap()].contains("<svg class=\"chart\""),
+            "{id}"
+        );
+    }
+}

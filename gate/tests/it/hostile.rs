@@ -233,7 +233,7 @@ fn markdown_keeps_hostile_text_inert() {
     for hostile in HOSTILE {
         for outcome in outcomes(hostile) {
             let report = report(hostile, outcome);
-            let md = markdown::render(&report, markdown::STEP_SUMMARY_MAX);
+            let md = markdown::render(&report, markdown::Limit::STEP_SUMMARY);
             assert_inert_markdown(&md, "markdown");
         }
         let md = markdown::explanation(&explained(hostile), None);

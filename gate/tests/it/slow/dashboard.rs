@@ -172,9 +172,17 @@ fn the_dashboard_renders_in_a_real_browser() {
         }
     }
 
-    // The overview: one row with a trend line per benchmark, links to both group pages.
+    // The overview: the movers of the window first (all 4 moved), each with a trend line, then a
+    // line per group linking to its page.
     let index = load(dir.path(), &site.join("index.html")).dom;
     assert_eq!(index.matches("<svg class=\"spark\"").count(), 4);
+    let groups = index.find("<h2>Groups</h2>").unwrap();
+    assert!(index.find("<h2>Moved most</h2>").unwrap() < groups);
+    for group in ["frame", "varint"] {
+        assert!(index[groups..].contains(&format!(
+            "<a href=\"group-{group}.html\"><code>{group}</code></a>"
+        )));
+    }
     assert!(index.contains("change, last 5 runs"));
     assert!(index.contains("href=\"group-frame.html#b-frame--encode-b512\""));
     // Runs 3 to 8: 2,019 -> 2,113 (+0.9% a run, and the new valgrind's +2 Ir): the window crosses
@@ -189,6 +197,8 @@ fn the_dashboard_renders_in_a_real_browser() {
     for (group, points) in [("frame", 4 * 8), ("varint", 2 * 8 + 2 * 7)] {
         let dom = load(dir.path(), &site.join(format!("group-{group}.html"))).dom;
         assert_eq!(dom.matches("<svg class=\"chart\"").count(), 4, "{group}");
+        // Its index: a row per benchmark, linked to the section with its charts.
+        assert_eq!(dom.matches("<tr><td><a href=\"#b-").count(), 2, "{group}");
         assert_eq!(dom.matches("<h3>").count(), 4, "{group}");
         for chart in dom.split("<svg class=\"chart\"").skip(1) {
             let ylabels = labels(&chart[..chart.find("</svg>").unwrap()], "ylabel");
