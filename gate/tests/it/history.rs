@@ -141,6 +141,7 @@ pub fn generated_runs(
                         )
                     })
                     .collect(),
+                ..Default::default()
             };
             irgate::formats::history::Run::from_results(results, None, false, "generated").unwrap()
         })
