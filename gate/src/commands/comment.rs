@@ -55,6 +55,7 @@ fn run(args: &Options) -> u8 {
         Ok(mut report) => {
             report.attribution.artifacts_url = artifacts_url_from_env();
             report.attribution.dashboard_url = args.dashboard_url.clone();
+            report.attribution.diff_url = diff_url(args);
             report
         }
         Err(error) => {
@@ -188,6 +189,26 @@ pub fn append_step_summary(
 }
 
 /// The flame graph link from `IRGATE_ARTIFACTS_URL`, when it is a plain `https://` URL.
+/// The pull request's changed files page, from the repository (`--repo`, else
+/// `GITHUB_REPOSITORY`) and `--pr`; `None` when either is missing or the repository is not
+/// `OWNER/NAME` of the characters GitHub allows.
+fn diff_url(args: &Options) -> Option<String> {
+    let repo = args
+        .repo
+        .clone()
+        .or_else(|| std::env::var("GITHUB_REPOSITORY").ok())?;
+    let plain = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    };
+    let (owner, name) = repo.split_once('/')?;
+    let pr = args.pr?;
+    (plain(owner) && plain(name))
+        .then(|| format!("https://github.com/{owner}/{name}/pull/{pr}/files"))
+}
+
 fn artifacts_url_from_env() -> Option<String> {
     let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
     crate::text::is_plain_https(&url).then_some(url)

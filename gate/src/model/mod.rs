@@ -478,6 +478,11 @@ pub struct Attribution {
     /// charts there. Set by `--dashboard-url`, never read from a report.
     #[serde(skip)]
     pub dashboard_url: Option<String>,
+    /// The pull request's changed files (`https://github.com/OWNER/NAME/pull/N/files`): the
+    /// changed lines a failing benchmark runs link there. Set by `irgate comment`, never read
+    /// from a report.
+    #[serde(skip)]
+    pub diff_url: Option<String>,
 }
 
 /// One benchmark's explanation.

@@ -5,7 +5,7 @@ use crate::model::{ChangeMap, ChangedFunction, Report, Row, Status, Touch};
 use crate::text::{plural, short_commit};
 
 /// How many changed functions a row names before "and N more".
-const NAMED: usize = 3;
+pub const NAMED: usize = 3;
 
 /// Why `row` (failing, or moved without running changed code) is or is not the change's, in one
 /// sentence; `None` when the report does not map the change or the row needs no reason.
@@ -67,8 +67,8 @@ pub fn carried(report: &Report) -> Option<String> {
         return None;
     }
     Some(format!(
-        "Not run: {} {} none of the changed code (`irgate run --only-touched`); their counts \
-         are the baselines'.",
+        "Not run: {} {} none of the changed code (irgate run --only-touched); their counts are \
+         the baselines'.",
         plural(report.carried.len(), "benchmark"),
         if report.carried.len() == 1 {
             "runs"
@@ -95,7 +95,7 @@ pub fn summary(report: &Report) -> Option<String> {
     } else {
         short_commit(&map.head).to_owned()
     };
-    let span = format!("{} -> {head}", short_commit(&map.base));
+    let span = format!("{} to {head}", short_commit(&map.base));
     if let Some(reason) = &map.unmapped {
         return Some(format!(
             "Change map ({span}): not mapped, so every benchmark is held to its budget: {reason}"

@@ -18,9 +18,11 @@ use std::fmt::Write as _;
 
 use irgate_callgrind::Kind;
 
+use sha2::{Digest, Sha256};
+
 use crate::model::{
-    Attribution, Budget, EnvDelta, Explained, FieldMismatch, Fingerprint, Mode, Outcome, Report,
-    Row, Status,
+    Attribution, Budget, ChangedFunction, EnvDelta, Explained, FieldMismatch, Fingerprint, Mode,
+    Outcome, Report, Row, Status, Touch,
 };
 use crate::text::{
     is_deceptive, plural, short_commit, signed, signed_delta, signed_pct, thousands,
@@ -134,6 +136,15 @@ impl Limit {
 /// Renders `report` within `limit` (see the module's documentation for the layout).
 pub fn render(report: &Report, limit: Limit) -> String {
     let mut out = verdict(report);
+    for line in [
+        crate::render::change::summary(report),
+        crate::render::change::carried(report),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let _ = write!(out, "{}\n\n", prose(&line));
+    }
     let tail = footer(report);
     let sections = sections(report);
     let everything: Vec<(&str, usize)> = sections
@@ -256,7 +267,8 @@ fn sections(report: &Report) -> Vec<Section> {
         let mut movers: Vec<&Row> = report
             .rows
             .iter()
-            .filter(|row| !row.fails && row.accepted.is_none() && row.status != Status::Accepted)
+            .filter(|row| !row.fails && row.accepted.is_none())
+            .filter(|row| !matches!(row.status, Status::Accepted | Status::Layout))
             .filter(|row| row.change_pct().is_some_and(|pct| pct != 0.0))
             .collect();
         movers.sort_by(|a, b| magnitude(b).total_cmp(&magnitude(a)));
@@ -264,6 +276,7 @@ fn sections(report: &Report) -> Vec<Section> {
         movers
     };
     let _ = take(&|row| moved.iter().any(|m| std::ptr::eq(*m, row)));
+    let layout = take(&|row| row.status == Status::Layout);
     let attention = take(&|row| {
         matches!(
             row.status,
@@ -275,7 +288,10 @@ fn sections(report: &Report) -> Vec<Section> {
     let table = |kind, before: String, rows: &[&Row]| Section {
         kind,
         before: format!("{before}{ROW_HEADER}"),
-        items: rows.iter().map(|row| row_line(row, dashboard)).collect(),
+        items: rows
+            .iter()
+            .map(|row| row_line(row, dashboard, why(report, row)))
+            .collect(),
         after: "\n".into(),
     };
     let mut sections = Vec::new();
@@ -301,6 +317,15 @@ fn sections(report: &Report) -> Vec<Section> {
         ));
     }
     sections.extend(accepted_table(&accepted));
+    if !layout.is_empty() {
+        sections.push(table(
+            "result moved by layout",
+            "### Moved without running changed code: layout, toolchain or dependency\n\n\
+             These run none of the changed code and moved within the layout budget: they pass.\n\n"
+                .into(),
+            &layout,
+        ));
+    }
     if !attention.is_empty() {
         sections.push(table(
             "stale, new or vanished result",
@@ -318,11 +343,59 @@ fn sections(report: &Report) -> Vec<Section> {
                  {ROW_HEADER}",
                 plural(rest.len(), "result")
             ),
-            items: rest.iter().map(|row| row_line(row, dashboard)).collect(),
+            items: rest
+                .iter()
+                .map(|row| row_line(row, dashboard, why(report, row)))
+                .collect(),
             after: "\n</details>\n\n".into(),
         });
     }
     sections
+}
+
+/// Why a failing row (or one moved by layout) is or is not the change's, in markdown: the
+/// changed functions it runs, each with its changed lines linked to the pull request's diff.
+fn why(report: &Report, row: &Row) -> Option<String> {
+    let text = crate::render::change::why(report, row)?;
+    let map = report.change.as_ref()?;
+    let Some(Touch::Runs { functions }) = &row.touch else {
+        return Some(prose(&text));
+    };
+    let diff = report.attribution.diff_url.as_deref();
+    let mut named: Vec<String> = functions
+        .iter()
+        .filter_map(|i| map.functions.get(*i))
+        .take(crate::render::change::NAMED)
+        .map(|f| format!("{} ({})", code(&f.name), lines_link(f, diff)))
+        .collect();
+    if functions.len() > crate::render::change::NAMED {
+        named.push(format!(
+            "and {} more",
+            functions.len() - crate::render::change::NAMED
+        ));
+    }
+    Some(format!("runs changed code: {}", named.join(", ")))
+}
+
+/// `file:120-131`, linked to those lines of the pull request's diff when `diff` (its changed
+/// files page) is known: GitHub anchors a file by the SHA-256 of its path, a line by `R<n>`.
+fn lines_link(function: &ChangedFunction, diff: Option<&str>) -> String {
+    let text = code(&function.location());
+    let Some(diff) = diff else {
+        return text;
+    };
+    let hash: String = Sha256::digest(function.file.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let lines = function.lines.first().map_or_else(String::new, |l| {
+        if l.first == l.last {
+            format!("R{}", l.first)
+        } else {
+            format!("R{}-R{}", l.first, l.last)
+        }
+    });
+    format!("[{text}]({diff}#diff-{hash}{lines})")
 }
 
 /// How far a failed row is over its budget: its change as a multiple of what the budget allows
@@ -743,8 +816,9 @@ fn accepted_table(rows: &[&Row]) -> Option<Section> {
     })
 }
 
-/// A table row; a failing benchmark links to its chart on the `dashboard`, when published.
-fn row_line(row: &Row, dashboard: Option<&str>) -> String {
+/// A table row; a failing benchmark links to its chart on the `dashboard`, when published, and
+/// its verdict says `why` (the changed code it runs), when the report maps the change.
+fn row_line(row: &Row, dashboard: Option<&str>, why: Option<String>) -> String {
     let count = |n: Option<u64>| n.map_or_else(|| "–".to_owned(), thousands);
     let benchmark = match dashboard {
         Some(url) if row.fails => format!(
@@ -755,10 +829,13 @@ fn row_line(row: &Row, dashboard: Option<&str>) -> String {
         ),
         _ => code(&row.benchmark),
     };
-    let verdict = match &row.since {
+    let mut verdict = match &row.since {
         Some(since) => format!("{} since {}", verdict_cell(row), code(since)),
         None => verdict_cell(row).to_owned(),
     };
+    if let Some(why) = why {
+        let _ = write!(verdict, ": {why}");
+    }
     format!(
         "| {benchmark} | {} | {} | {} | {} | {} | {verdict} |\n",
         code(&row.metric),

@@ -441,3 +441,116 @@ fn a_report_of_1000_benchmarks_with_10_over_budget() {
     assert!(comment.contains("### Failed: 10 results"));
     assert!(comment.contains("other results. The full report"));
 }
+
+/// A change-aware report: a failing benchmark that runs a changed function, one that runs none
+/// of the change yet moved beyond the layout budget, one moved by layout within it, one carried.
+fn change_aware_report() -> Report {
+    use irgate::model::coverage::Lines;
+    use irgate::model::{ChangeMap, ChangedFunction, Touch};
+    let touched = |mut row: Row, touch: Touch| {
+        row.touch = Some(touch);
+        row
+    };
+    let mut report = report(
+        Outcome::Failed { count: 2 },
+        vec![
+            touched(
+                row(
+                    "frame::encode/512",
+                    Some(1_000),
+                    Some(1_100),
+                    Status::OverBudget,
+                    true,
+                ),
+                Touch::Runs { functions: vec![0] },
+            ),
+            touched(
+                row(
+                    "varint::decode/1",
+                    Some(18),
+                    Some(90),
+                    Status::OverBudget,
+                    true,
+                ),
+                Touch::Untouched,
+            ),
+            touched(
+                row(
+                    "filter::scan/8",
+                    Some(500),
+                    Some(503),
+                    Status::Layout,
+                    false,
+                ),
+                Touch::Untouched,
+            ),
+            touched(
+                row(
+                    "pipeline::forward/512",
+                    Some(1_901),
+                    Some(1_901),
+                    Status::Ok,
+                    false,
+                ),
+                Touch::Untouched,
+            ),
+        ],
+    );
+    report.change = Some(ChangeMap {
+        base: "0123456789abcdef".into(),
+        head: String::new(),
+        functions: vec![ChangedFunction {
+            file: "src/frame.rs".into(),
+            name: "Frame::encode<script>".into(),
+            lines: vec![Lines {
+                first: 120,
+                last: 131,
+            }],
+        }],
+        ..ChangeMap::default()
+    });
+    report.carried = vec!["pipeline::forward/512".into()];
+    report
+}
+
+#[test]
+fn a_change_aware_report_says_which_changed_code_each_failure_runs() {
+    let mut report = change_aware_report();
+    report.attribution.diff_url = Some("https://github.com/o/r/pull/7/files".into());
+    let md = render(&report, COMMENT_ROOM);
+    // The changed lines link to the pull request's diff: the file's anchor is its path's SHA-256
+    // (`printf src/frame.rs | sha256sum`), the lines `R<first>-R<last>`.
+    let link = "[`src/frame.rs:120-131`](https://github.com/o/r/pull/7/files#diff-\
+                7d1b2470e6d199fdd5634da8b81a47dd48b61923c2b7550f9ba2bd41afe65d70R120-R131)";
+    let failure = md
+        .lines()
+        .find(|l| l.starts_with("| `frame::encode/512`"))
+        .unwrap();
+    assert!(
+        failure.ends_with(&format!(
+            "❌ over budget: runs changed code: `Frame::encode<script>` ({link}) |"
+        )),
+        "{failure}"
+    );
+    assert!(!outside_code_spans(&md).contains("<script"), "{md}");
+    assert!(
+        md.contains("runs none of the changed code, yet moved beyond what layout can"),
+        "{md}"
+    );
+    assert!(md.contains("### Moved without running changed code: layout, toolchain or dependency"));
+    assert!(
+        md.contains("Not run: 1 benchmark runs none of the changed code"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "Change map \\(0123456789ab to the working tree\\): 1 changed function; 1 benchmark \
+             runs the changed code; 1 benchmark moved without running it."
+        ),
+        "{md}"
+    );
+    // Without the pull request's page, the lines are cited, not linked.
+    let plain = render(&change_aware_report(), COMMENT_ROOM);
+    assert!(!plain.contains("#diff-"), "{plain}");
+    assert!(plain.contains("(`src/frame.rs:120-131`)"), "{plain}");
+}
