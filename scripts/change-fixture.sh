@@ -8,11 +8,13 @@
 # after a selected one (`irgate run --only-touched`), whose verdict must equal the full run's.
 #
 #   step     the change                         touched             verdict
-#   shared   a loop added to `shared`'s body    shared::*           FAIL on exactly those two
-#   spare    `spare`'s body grows               none                PASS (moves: layout)
-#   const    STEP (a constant) changes          every benchmark     FAIL on lonely::*
-#   lock     Cargo.lock changes                 every benchmark     PASS
-#   layout   `spare` grows again, a lot         none                PASS (moves: layout)
+#   shared   a loop added to `shared`'s body    twice::shared/*     FAIL on exactly those two
+#   unrun    `spare`'s body grows               none                PASS
+#   const    STEP (a constant) changes          every benchmark     as the full run
+#   lock     a dependency downgraded (Cargo.lock) every benchmark     as the full run
+#   layout   `spare` grows a little             none                PASS; FAIL without the map
+#
+# Each step starts from the baselines' commit. The table of what each step gave is printed.
 #
 # usage: scripts/change-fixture.sh [--keep DIR]
 # Needs valgrind, cargo and gungraun-runner 0.20.0; irgate from this checkout ($IRGATE, else built).
@@ -43,6 +45,7 @@ generate() {
     local dir=$1 i j k next nextk
     mkdir -p "$dir/changefix/src" "$dir/changefix/benches"
     cp "$repo/gate/tests/adoption/two-targets/Cargo.lock" "$dir/"
+    printf '/target\n' >"$dir/.gitignore"
     printf '[workspace]\nresolver = "3"\nmembers = ["changefix"]\n\n[profile.bench]\ndebug = "line-tables-only"\n' >"$dir/Cargo.toml"
     cat >"$dir/changefix/Cargo.toml" <<'EOF'
 [package]
@@ -111,3 +114,93 @@ EOF
         printf 'main!(library_benchmark_groups = twice, once, chains);\n'
     } >"$dir/changefix/benches/fixture.rs"
 }
+
+# spare N: gives `spare` a body of N statements.
+spare() {
+    python3 - "$1" <<'PY'
+import re, sys
+n = int(sys.argv[1])
+path = "changefix/src/lib.rs"
+text = open(path).read()
+body = "        let mut y = x;\n" + "".join(
+    f"        y = y.rotate_left({i % 63 + 1}) ^ 0x{i * 2654435761 % 4294967296:x};\n" for i in range(n)
+) + "        y"
+text, count = re.subn(r"(    pub fn spare\(x: u64\) -> u64 \{\n)(.*?)(\n    \}\n)",
+                      lambda m: m.group(1) + body + m.group(3), text, count=1, flags=re.S)
+assert count == 1, "no spare function"
+open(path, "w").write(text)
+PY
+}
+
+fixture=$work/fixture
+generate "$fixture"
+cd "$fixture"
+# A budget of 0: any move of a touched benchmark fails. The bench profile's 16 codegen units (not
+# irgate's measurement build), so that code no benchmark runs moves counts through layout.
+printf '[budgets]\nIr = { absolute = 0 }\n\n[layout]\nIr = { absolute = 16 }\n\n[build]\nmeasurement = false\n' >gate.toml
+commit() { git add -A && git -c user.name=t -c user.email=t@t commit --quiet -m "$1"; }
+# The lock file as cargo completes it for this workspace, so that building leaves the tree clean.
+cargo metadata --format-version 1 >/dev/null
+git init --quiet && commit fixture
+say "baselines and their coverage record at the first commit"
+"$irgate" run >"$work/base-run.log" 2>&1 || { cat "$work/base-run.log" >&2; die "irgate run failed"; }
+"$irgate" refresh >"$work/base-refresh.log" 2>&1 || { cat "$work/base-refresh.log" >&2; die "irgate refresh failed"; }
+[ -d baselines/coverage ] || die "irgate refresh wrote no coverage record"
+commit baselines
+base=$(git rev-parse HEAD)
+all=$(jq -r '.benchmarks | keys[]' target/irgate/results.json | sort | tr '\n' ' ')
+
+# judge NAME: runs the suite fully and selected, checks both, and compares; sets full_exit,
+# old_exit, touched (the ids whose touch is not `untouched`, sorted), failed, carried, layout.
+judge() {
+    local name=$1 log=$work/$1
+    "$irgate" run >"$log-run.log" 2>&1 || { cat "$log-run.log" >&2; die "$name: irgate run failed"; }
+    full_exit=0; "$irgate" check --format json >"$log-full.json" 2>"$log-full.err" || full_exit=$?
+    old_exit=0; "$irgate" check --no-change-map >"$log-old.txt" 2>&1 || old_exit=$?
+    "$irgate" check >"$log-full.txt" 2>&1 || true
+    touched=$(jq -r '[.rows[] | select(.touch != null and .touch.kind != "untouched") | .benchmark] | unique | .[]' "$log-full.json" | sort | tr '\n' ' ')
+    failed=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | .[]' "$log-full.json" | sort | tr '\n' ' ')
+    layout=$(jq -r '[.rows[] | select(.status == "layout") | .benchmark] | unique | length' "$log-full.json")
+    "$irgate" run --only-touched >"$log-sel-run.log" 2>&1 || { cat "$log-sel-run.log" >&2; die "$name: irgate run --only-touched failed"; }
+    local sel_exit=0; "$irgate" check --format json >"$log-sel.json" 2>"$log-sel.err" || sel_exit=$?
+    carried=$(jq -r '(.carried // [])[]' "$log-sel.json" | sort | tr '\n' ' ')
+    [ "$sel_exit" = "$full_exit" ] || die "$name: the selected run's verdict (exit $sel_exit) differs from the full run's (exit $full_exit)"
+    local sel_failed; sel_failed=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | .[]' "$log-sel.json" | sort | tr '\n' ' ')
+    [ "$sel_failed" = "$failed" ] || die "$name: the selected run fails [$sel_failed], the full run [$failed]"
+    local shown=$touched
+    [ "$touched" != "$all" ] || shown="every benchmark"
+    say "$name: exit $full_exit (without the change map: $old_exit); touched [$shown]; failed [$failed]; $layout moved by layout; not run in the selected run: $(wc -w <<<"$carried") of $(wc -w <<<"$all")"
+}
+expect() { [ "$2" = "$3" ] || die "$1: expected [$3], got [$2]"; }
+step() { git checkout --quiet --force --detach "$base"; }
+
+step; sed -i 's/    x.wrapping_mul(31).rotate_left(7)/    let mut y = x;\n    for _ in 0..4 {\n        y = y.wrapping_mul(31).rotate_left(7);\n    }\n    y/' changefix/src/lib.rs; commit shared
+judge shared
+expect "shared: touched" "$touched" "twice::shared/one twice::shared/two "
+expect "shared: failed" "$failed" "twice::shared/one twice::shared/two "
+expect "shared: exit" "$full_exit" 1
+expect "shared: carried" "$(wc -w <<<"$carried")" $(($(wc -w <<<"$all") - 2))
+
+step; spare 300; commit unrun
+judge unrun
+expect "unrun: touched" "$touched" ""
+expect "unrun: exit" "$full_exit" 0
+expect "unrun: carried" "$carried" "$all"
+
+step; sed -i 's/^pub const STEP: u64 = 3;/pub const STEP: u64 = 5;/' changefix/src/lib.rs; commit const
+judge const
+expect "const: touched" "$touched" "$all"
+expect "const: carried" "$carried" ""
+
+step; cargo update --quiet -p itoa --precise 1.0.18; commit lock
+judge lock
+expect "lock: touched" "$touched" "$all"
+expect "lock: carried" "$carried" ""
+
+step; spare 40; commit layout
+judge layout
+expect "layout: touched" "$touched" ""
+expect "layout: exit" "$full_exit" 0
+[ "$old_exit" = 1 ] || die "layout: without the change map the gate should fail on the layout moves (exit $old_exit): the fixture moved nothing"
+[ "$layout" -gt 0 ] || die "layout: no benchmark reported as moved by layout"
+say "PASS: touched sets, verdicts and selected runs as expected; every selected verdict equals the full run's"

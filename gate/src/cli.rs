@@ -169,6 +169,14 @@ moved (that commit measured here -> the working tree), and gates the code's move
 
 --base compares with the base side of `irgate run --base REV` (A/B) instead of the baselines.
 
+Change-aware verdicts: the change from the compared side's commit (the commit of the baselines'
+coverage record, or the A/B base) to the results' is mapped onto the benchmarks through what each
+ran there (docs/change-map.md). A benchmark that runs none of it and moved beyond its budget but
+within the layout budget ([layout] in gate.toml, default 16 Ir) passes as moved by layout,
+toolchain or dependency; beyond it, it fails. Each failing benchmark names the changed functions
+it runs and their lines. A change that cannot be mapped is said, and every benchmark is then held
+to its budget. --no-change-map judges every benchmark as touched.
+
 When every budget holds, the report is a short summary (the largest movers within budget);
 --full prints every row.
 
@@ -550,6 +558,10 @@ pub struct CheckArgs {
     /// (results.base.json beside the results), not with the baselines
     #[arg(long)]
     pub base: bool,
+    /// Judge every benchmark as touched by the change: no change map, no layout budget (the
+    /// verdict of irgate before change-aware verdicts)
+    #[arg(long)]
+    pub no_change_map: bool,
     #[command(flatten)]
     pub paths: PathArgs,
 }
@@ -684,6 +696,7 @@ impl From<&CheckArgs> for check::Options {
                 },
             },
             base: args.base,
+            change_map: !args.no_change_map,
             paths: (&args.paths).into(),
             history: args.history.clone(),
             dashboard_url: args.dashboard_url.clone(),

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::git;
+use crate::model::Touch;
 use crate::model::coverage::{Coverage, Lines};
 use crate::text;
 
@@ -98,29 +99,6 @@ pub struct ChangedFunction {
     pub generic: bool,
 }
 
-/// Whether a benchmark executes code the change touched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Touch {
-    /// It runs none of the changed code.
-    Untouched,
-    /// It has no coverage record, so irgate cannot tell.
-    NoRecord,
-    /// The change can alter code anywhere ([`Change::everything`]).
-    Everything,
-    /// Generic changed functions (indices into [`Change::functions`]) that no benchmark's record
-    /// runs: their instances may run anywhere.
-    Unseen(Vec<usize>),
-    /// It runs these changed functions (indices into [`Change::functions`]).
-    Runs(Vec<usize>),
-}
-
-impl Touch {
-    /// Whether the benchmark counts as touched.
-    pub fn is_touched(&self) -> bool {
-        *self != Touch::Untouched
-    }
-}
-
 /// For each benchmark of `ids`: whether it executes code `change` touched, by its record in
 /// `coverage` (a benchmark without one is touched).
 pub fn touched(change: &Change, coverage: &Coverage, ids: &[String]) -> BTreeMap<String, Touch> {
@@ -140,11 +118,17 @@ pub fn touched(change: &Change, coverage: &Coverage, ids: &[String]) -> BTreeMap
     ids.iter()
         .map(|id| {
             let touch = if !coverage.benchmarks.contains_key(id) {
-                Touch::NoRecord
+                Touch::Unrecorded {
+                    reason: coverage.unrecorded.get(id).cloned().unwrap_or_else(|| {
+                        "no coverage record (a benchmark new since the record)".to_owned()
+                    }),
+                }
             } else if !change.everything.is_empty() {
                 Touch::Everything
             } else if !unseen.is_empty() {
-                Touch::Unseen(unseen.clone())
+                Touch::Unseen {
+                    functions: unseen.clone(),
+                }
             } else {
                 let runs: Vec<usize> = change
                     .functions
@@ -156,7 +140,7 @@ pub fn touched(change: &Change, coverage: &Coverage, ids: &[String]) -> BTreeMap
                 if runs.is_empty() {
                     Touch::Untouched
                 } else {
-                    Touch::Runs(runs)
+                    Touch::Runs { functions: runs }
                 }
             };
             (id.clone(), touch)

@@ -30,6 +30,9 @@ pub struct Options {
     pub policy: Policy,
     /// Compare with the base side of `irgate run --base` instead of the baselines (A/B).
     pub base: bool,
+    /// Map the change onto the benchmarks (change-aware verdicts); else every benchmark counts
+    /// as touched.
+    pub change_map: bool,
     /// Where the files are.
     pub paths: Paths,
     /// The history directory, where the drift budget's anchor is recorded.
@@ -162,7 +165,11 @@ fn compare_inputs(options: &Options) -> Result<Report> {
         }
     };
     let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
-    let mapped = change_map(&paths, &results, &baselines, &mode, &ids);
+    let mapped = if options.change_map {
+        change_map(&paths, &results, &baselines, &mode, &ids)
+    } else {
+        None
+    };
     let report = compare::judge(&Judgement {
         results: &results,
         baselines: &baselines,
@@ -209,7 +216,12 @@ fn change_map(
                 ),
                 Err(error) => Err(error.to_string()),
             };
-            (baselines_commit(baselines, results), coverage)
+            // The record's lines are of its commit, whose counts the baselines hold.
+            let base = coverage.as_ref().map_or_else(
+                |_| baselines_commit(baselines, results).unwrap_or_default(),
+                |c| c.commit.clone(),
+            );
+            (base, coverage)
         }
         Mode::Ab { commit } => {
             let path = coverage::run_path(&crate::measure::ab::base_results_path(&paths.results));
@@ -221,22 +233,34 @@ fn change_map(
                 )),
                 Err(error) => Err(error.to_string()),
             };
-            (Ok(commit.clone()), coverage)
+            (commit.clone(), coverage)
         }
         Mode::Remeasured { .. } => return None,
     };
+    let coverage = coverage.and_then(|c| {
+        if Commit::parse(&c.commit).dirty {
+            Err(format!(
+                "the coverage record was taken on uncommitted changes (`{}`): that code is in no \
+                 commit to diff from",
+                c.commit
+            ))
+        } else {
+            Ok(c)
+        }
+    });
     let head = Commit::parse(&results.fingerprint.commit);
     let head = if head.dirty || head.hash == UNKNOWN || head.hash.is_empty() {
         None
     } else {
         Some(head.hash.as_str())
     };
-    Some(match base {
-        Ok(base) => crate::judge::changes::map(&paths.root, &base, head, coverage, ids),
-        Err(error) => {
-            crate::judge::changes::map(&paths.root, "", head, Err(error.to_string()), ids)
-        }
-    })
+    Some(crate::judge::changes::map(
+        &paths.root,
+        &base,
+        head,
+        coverage,
+        ids,
+    ))
 }
 
 /// Drift triage: the environment differs from the baselines', so their commit is measured again

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::change;
 use crate::judge::compare::Mapped;
 use crate::model::coverage::Coverage;
-use crate::model::{ChangeMap, ChangedFunction, Touch};
+use crate::model::{ChangeMap, ChangedFunction};
 
 /// Maps the change from commit `base` to `head` (a commit, or the working tree when `None`) in
 /// the repository at `root` onto the benchmarks `ids`, through `coverage` (what each benchmark
@@ -49,22 +49,6 @@ pub fn map(
             lines: f.changed.clone(),
         })
         .collect();
-    let touch: BTreeMap<String, Touch> = change::touched(&change, &coverage, ids)
-        .into_iter()
-        .map(|(id, touch)| {
-            let touch = match touch {
-                change::Touch::Untouched => Touch::Untouched,
-                change::Touch::Everything => Touch::Everything,
-                change::Touch::Runs(functions) => Touch::Runs { functions },
-                change::Touch::Unseen(functions) => Touch::Unseen { functions },
-                change::Touch::NoRecord => Touch::Unrecorded {
-                    reason: coverage.unrecorded.get(&id).cloned().unwrap_or_else(|| {
-                        "no coverage record (a benchmark new since the record)".to_owned()
-                    }),
-                },
-            };
-            (id, touch)
-        })
-        .collect();
+    let touch = change::touched(&change, &coverage, ids);
     Mapped { map, touch }
 }
