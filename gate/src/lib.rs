@@ -6,10 +6,11 @@
 //! - [`commands`]: one module per command, each `execute(&Options)`;
 //! - [`render`]: the report as a terminal table, markdown, and the history's dashboard;
 //! - [`explain`]: where a benchmark's instructions went, from its per-function profiles;
-//! - [`judge`]: results against baselines and budgets, accepted changes, drift;
+//! - [`judge`]: results against baselines and budgets, the change map, accepted changes, drift;
 //! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B, shards;
 //! - [`formats`]: every file irgate reads or writes, each with a frozen, versioned schema;
 //! - [`change`]: the diff between two commits mapped onto the benchmarks' executed lines;
+//! - [`git`]: the one way irgate runs git;
 //! - [`config`]: the file gate.toml, one module per concept;
 //! - [`model`], [`filter`], [`id`], [`error`]: the shared vocabulary;
 //! - [`text`]: numbers, signs, plurals, short commits and escaping, importing nothing of irgate.
