@@ -12,7 +12,9 @@
 //! moves it by, however large the benchmark, so a relative slack only hides regressions in large
 //! benchmarks (+68 Ir is 0.07% of a 97,000-Ir compressed packet). `--write` puts the budgets
 //! into gate.toml as `[[overrides]]` marked `# irgate calibrate`, replacing the ones an earlier
-//! calibration wrote and keeping everything else, comments included.
+//! calibration wrote and keeping everything else, comments included; and, when the largest
+//! budget exceeds the default layout budget, that as `[layout]` (the budget of a benchmark that
+//! runs none of a change's code), unless gate.toml has a `[layout]` of its own.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::config::Config;
+use crate::config::budgets::DEFAULT_LAYOUT_BUDGET;
 use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::measure::calibrate::{Spread, Variant, check_count, measure, spreads};
@@ -151,6 +154,29 @@ pub fn write_budgets(
         budgets.insert(IR, toml_edit::value(limit));
         table.insert("budgets", toml_edit::Item::Table(budgets));
         overrides.push(table);
+    }
+    let largest = spreads.iter().map(Spread::suggested).max().unwrap_or(0);
+    let own_layout = doc.get("layout").is_some_and(|layout| {
+        !layout
+            .as_table()
+            .and_then(|t| t.decor().prefix())
+            .and_then(|p| p.as_str())
+            .is_some_and(|p| p.contains(MARK))
+    });
+    if !own_layout {
+        doc.remove("layout");
+        if largest > DEFAULT_LAYOUT_BUDGET.absolute {
+            let mut limit = toml_edit::InlineTable::new();
+            limit.insert("absolute", (largest as i64).into());
+            let mut layout = toml_edit::Table::new();
+            layout.decor_mut().set_prefix(format!(
+                "\n{MARK} ({}): the largest budget above, for benchmarks that run none of a \
+                 change's code.\n",
+                builds.join(", ")
+            ));
+            layout.insert(IR, toml_edit::value(limit));
+            doc.insert("layout", toml_edit::Item::Table(layout));
+        }
     }
     let text = doc.to_string();
     Config::parse(&text, path)?;
@@ -330,8 +356,26 @@ mod tests {
             "a::y",
         ]
         budgets.Ir = { relative_pct = 0.0, absolute = 26 }
+
+        # irgate calibrate (base, cgu1): the largest budget above, for benchmarks that run none of a change's code.
+        [layout]
+        Ir = { absolute = 26 }
         "#);
         let config = Config::parse(&once, Path::new("gate.toml")).unwrap();
         assert_eq!(config.budgets_for("a::y")[IR].absolute, 26);
+        // The largest budget, 26, above the default layout budget of 16: it goes into [layout].
+        assert!(
+            once.contains("[layout]\nIr = { absolute = 26 }\n"),
+            "{once}"
+        );
+        assert_eq!(
+            config.layout_allowance(IR, &config.budgets_for("a::x")[IR], 100),
+            26.0
+        );
+        // A [layout] of the user's own is kept.
+        let mine = "[budgets]\nIr = { absolute = 1 }\n\n[layout]\nIr = { absolute = 3 }\n";
+        let kept = write_budgets(mine, Path::new("gate.toml"), &spreads, &builds).unwrap();
+        assert!(kept.contains("[layout]\nIr = { absolute = 3 }\n"), "{kept}");
+        assert!(!kept.contains("absolute = 26 }\n\n[layout]"), "{kept}");
     }
 }
