@@ -3,20 +3,25 @@
 //!
 //! ```json
 //! {
-//!   "schema_version": 2,
+//!   "schema_version": 3,
 //!   "commit": "0123abcd…",
 //!   "date": "2026-11-20T10:00:00Z",
 //!   "refreshed": false,
-//!   "fingerprint": { "rustc": "1.95.0", ... },
-//!   "suites": ["benches/callgrind"],
-//!   "filters": [],
-//!   "features": ["inject-slowdown"],
-//!   "benchmarks": { "frame::encode/512": { "Ir": 1983, "EstimatedCycles": 3012 } }
+//!   "results": {
+//!     "schema_version": 3,
+//!     "fingerprint": { "rustc": "1.95.0", ... },
+//!     "suites": ["benches/callgrind"],
+//!     "filters": [],
+//!     "features": ["inject-slowdown"],
+//!     "benchmarks": { "frame::encode/512": { "Ir": 1983, "EstimatedCycles": 3012 } }
+//!   }
 //! }
 //! ```
 //!
 //! `commit` is the full hash the counts were taken at, `date` when (RFC 3339, UTC), `refreshed`
-//! whether that push accepted new baselines; the rest is the run's results file. A run is only
+//! whether that push accepted new baselines; `results` is the run's results file, embedded as
+//! [`crate::formats::results`] writes it (with its own schema version). Schema versions 1 and 2,
+//! still read, copied the results' fields beside these instead. A run is only
 //! ever added as a new file, created without replacing anything, so appending never rewrites an
 //! earlier entry and two pushes racing to the history branch write different files. Everything
 //! read is checked: the schema version, the counts and ids (as in results files), the commit (hex
@@ -31,14 +36,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::formats;
+use crate::formats::results::ResultsFile;
 use crate::model::{Counts, Fingerprint, Results};
 
-/// The schema version of history run files this irgate writes: 2 records the build settings in the
-/// fingerprint (`build`) and the run's cargo `features` (version 1 dropped them).
-pub const SCHEMA_VERSION: u32 = 2;
+/// The schema version of history run files this irgate writes: 3 embeds the results file (2
+/// copied its fields and added the fingerprint's `build` and the cargo `features`, which 1
+/// dropped).
+pub const SCHEMA_VERSION: u32 = 3;
 
-/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]) and 2.
-pub const READABLE_VERSIONS: &[u32] = &[1, 2];
+/// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]),
+/// 2 and 3.
+pub const READABLE_VERSIONS: &[u32] = &[1, 2, 3];
 
 /// The directory, inside the history directory, that holds one file per run.
 pub const RUNS_DIR: &str = "runs";
@@ -47,6 +55,19 @@ pub const RUNS_DIR: &str = "runs";
 #[serde(deny_unknown_fields)]
 struct RunFile {
     schema_version: u32,
+    commit: String,
+    date: String,
+    refreshed: bool,
+    results: ResultsFile,
+}
+
+/// A run file of schema version 1 or 2: the results' fields copied beside the run's.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CopiedRunFile {
+    /// Read by the versioned reader.
+    #[serde(rename = "schema_version")]
+    _schema_version: u32,
     commit: String,
     date: String,
     refreshed: bool,
@@ -126,11 +147,7 @@ impl Run {
             commit: self.commit.clone(),
             date: self.date.to_rfc3339_opts(SecondsFormat::Secs, true),
             refreshed: self.refreshed,
-            fingerprint: self.results.fingerprint.clone(),
-            suites: self.results.suites.clone(),
-            filters: self.results.filters.clone(),
-            features: self.results.features.clone(),
-            benchmarks: self.results.benchmarks.clone(),
+            results: ResultsFile::new(&self.results),
         }
     }
 }
@@ -213,29 +230,33 @@ pub fn load(dir: &Path) -> Result<Vec<Run>> {
 /// Reads and checks one run file.
 pub fn read(path: &Path) -> Result<Run> {
     let invalid = |message: String| Error::invalid(path.display(), message);
-    let file: RunFile = formats::read_versions(path, "history run", READABLE_VERSIONS)?;
-    check_commit(&file.commit).map_err(|m| invalid(format!("commit: {m}")))?;
-    let date = parse_date(&file.date).map_err(|m| invalid(format!("date: {m}")))?;
-    if let Some(error) = file
-        .filters
-        .iter()
-        .find_map(|f| crate::filter::Filter::new(f).err())
+    let origin = path.display().to_string();
+    let (commit, date, refreshed, results) = if formats::schema_version(path)?
+        == Some(u64::from(SCHEMA_VERSION))
     {
-        return Err(invalid(error.to_string()));
-    }
-    let run = Run {
-        commit: file.commit,
-        date,
-        refreshed: file.refreshed,
-        results: Results {
+        let file: RunFile = formats::read_versioned(path, "history run", SCHEMA_VERSION)?;
+        let results = file.results.into_results(&format!("{origin}: results"))?;
+        (file.commit, file.date, file.refreshed, results)
+    } else {
+        let file: CopiedRunFile = formats::read_versions(path, "history run", READABLE_VERSIONS)?;
+        let copied = Results {
             fingerprint: file.fingerprint,
             suites: file.suites,
             filters: file.filters,
             features: file.features,
             benchmarks: file.benchmarks,
-            durations_ms: Default::default(),
-            carried: Vec::new(),
-        },
+            ..Results::default()
+        };
+        let results = ResultsFile::new(&copied).into_results(&origin)?;
+        (file.commit, file.date, file.refreshed, results)
+    };
+    check_commit(&commit).map_err(|m| invalid(format!("commit: {m}")))?;
+    let date = parse_date(&date).map_err(|m| invalid(format!("date: {m}")))?;
+    let run = Run {
+        commit,
+        date,
+        refreshed,
+        results,
     };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if name != run.file_name() {
@@ -295,8 +316,8 @@ mod tests {
         }
     }
 
-    /// The schema, frozen: a change here is a new schema version. The run's features are kept
-    /// (schema version 1 dropped them).
+    /// The schema, frozen: a change here is a new schema version. The results file is embedded
+    /// as it is written (schema version 2 copied its fields; 1 dropped the features).
     #[test]
     fn the_run_file_schema_is_frozen() {
         let dir = tempfile::tempdir().unwrap();
@@ -319,42 +340,68 @@ mod tests {
         assert_eq!(
             value,
             serde_json::json!({
-                "schema_version": 2,
+                "schema_version": 3,
                 "commit": COMMIT,
                 "date": "2026-11-20T10:00:00Z",
                 "refreshed": true,
-                "fingerprint": fingerprint,
-                "suites": ["benches/callgrind"],
-                "filters": [],
-                "features": ["inject-slowdown"],
-                "benchmarks": { "frame::encode/b512": { "Ir": 1983 } }
+                "results": {
+                    "schema_version": 3,
+                    "fingerprint": fingerprint,
+                    "suites": ["benches/callgrind"],
+                    "filters": [],
+                    "features": ["inject-slowdown"],
+                    "benchmarks": { "frame::encode/b512": { "Ir": 1983 } }
+                }
             })
         );
         assert_eq!(load(dir.path()).unwrap(), [run]);
     }
 
-    /// A run file of schema version 1 (no `features`, no `build` in the fingerprint) still reads.
+    /// Run files of schema version 1 (no `features`, no `build` in the fingerprint) and 2 (the
+    /// results' fields copied beside the run's) still read.
     #[test]
-    fn reads_schema_version_1() {
+    fn reads_schema_versions_1_and_2() {
         let dir = tempfile::tempdir().unwrap();
-        let run = Run::from_results(results(7), None, false, "r").unwrap();
+        let mut with_features = results(7);
+        with_features.features = vec!["f".into()];
+        let run = Run::from_results(with_features, None, false, "r").unwrap();
         let Appended::Added(path) = append(dir.path(), &run).unwrap() else {
             panic!("not added")
         };
-        let mut value: serde_json::Value =
+        let value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        value["schema_version"] = 1.into();
-        value["fingerprint"]
+        // Version 2: the results' fields beside the run's.
+        let mut copied = value["results"].clone();
+        for key in ["schema_version", "commit", "date", "refreshed"] {
+            copied[key] = value[key].clone();
+        }
+        copied["schema_version"] = 2.into();
+        std::fs::write(&path, copied.to_string()).unwrap();
+        let [read] = load(dir.path()).unwrap().try_into().unwrap();
+        assert_eq!(read, run);
+        // Version 1: no features, no build.
+        copied["schema_version"] = 1.into();
+        copied.as_object_mut().unwrap().remove("features");
+        copied["fingerprint"]
             .as_object_mut()
             .unwrap()
             .remove("build");
-        std::fs::write(&path, value.to_string()).unwrap();
+        std::fs::write(&path, copied.to_string()).unwrap();
         let [read] = load(dir.path()).unwrap().try_into().unwrap();
         assert_eq!(read.results.benchmarks, run.results.benchmarks);
         assert!(read.results.features.is_empty());
         assert_eq!(
             read.results.fingerprint.build,
             crate::model::BUILD_UNRECORDED
+        );
+        // An embedded results file of a version this irgate does not read is refused.
+        let mut future = value.clone();
+        future["results"]["schema_version"] = 9.into();
+        std::fs::write(&path, future.to_string()).unwrap();
+        let error = load(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains("results: unsupported schema_version 9"),
+            "{error}"
         );
     }
 

@@ -29,6 +29,18 @@ pub fn read_versioned<T: DeserializeOwned>(path: &Path, what: &str, expected: u3
     read_versions(path, what, &[expected])
 }
 
+/// The `schema_version` a JSON file states, when it states a number there; for kinds of file
+/// whose versions parse into different types (read the version, then the file as that type).
+pub fn schema_version(path: &Path) -> Result<Option<u64>> {
+    #[derive(Deserialize)]
+    struct Probe {
+        schema_version: Option<serde_json::Value>,
+    }
+    let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
+    let probe: Probe = serde_json::from_slice(&bytes).map_err(|e| json_error(path, &e))?;
+    Ok(probe.schema_version.and_then(|v| v.as_u64()))
+}
+
 /// [`read_versioned`] for a kind of file whose `readable` versions (oldest first) all parse into
 /// `T` (fields a newer version added have defaults).
 pub fn read_versions<T: DeserializeOwned>(path: &Path, what: &str, readable: &[u32]) -> Result<T> {

@@ -351,16 +351,8 @@ pub fn write_run(path: &Path, profiles: &Profiles) -> Result<()> {
 
 /// Reads a profile file of either schema and checks its event.
 fn read_file(path: &Path) -> Result<ProfileFile> {
-    #[derive(Deserialize)]
-    struct Probe {
-        schema_version: Option<serde_json::Value>,
-    }
-    let version = std::fs::read(path)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Probe>(&bytes).ok())
-        .and_then(|probe| probe.schema_version);
-    let expected = match version {
-        Some(v) if v == SCHEMA_VERSION_1 => SCHEMA_VERSION_1,
+    let expected = match formats::schema_version(path)? {
+        Some(v) if v == u64::from(SCHEMA_VERSION_1) => SCHEMA_VERSION_1,
         _ => SCHEMA_VERSION,
     };
     let file: ProfileFile = formats::read_versioned(path, "profiles", expected)?;

@@ -49,9 +49,10 @@ pub const READABLE_VERSIONS: &[u32] = &[1, 2, 3];
 /// The file name of results, inside the target directory's `irgate/`.
 pub const FILE_NAME: &str = "results.json";
 
-#[derive(Serialize, Deserialize)]
+/// A results file's content; a history run embeds one (`formats::history`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ResultsFile {
+pub struct ResultsFile {
     schema_version: u32,
     fingerprint: Fingerprint,
     #[serde(default)]
@@ -76,45 +77,13 @@ pub fn read(path: &Path) -> Result<Results> {
         });
     }
     let file: ResultsFile = formats::read_versions(path, "results", READABLE_VERSIONS)?;
-    if let Some(error) = file
-        .filters
-        .iter()
-        .find_map(|f| crate::filter::Filter::new(f).err())
-    {
-        return Err(Error::invalid(path.display(), error.to_string()));
-    }
-    if let Some(id) = file
-        .carried
-        .iter()
-        .find(|id| !file.benchmarks.contains_key(*id))
-    {
-        return Err(Error::invalid(
-            path.display(),
-            format!("`{id}` is carried from the baselines but has no counts"),
-        ));
-    }
-    let mut carried = file.carried;
-    carried.sort();
-    carried.dedup();
-    // A duration of a benchmark the file does not hold (one edited out) says nothing.
-    let mut durations_ms = file.durations_ms;
-    durations_ms.retain(|id, _| file.benchmarks.contains_key(id));
-    Ok(Results {
-        fingerprint: file.fingerprint,
-        suites: file.suites,
-        features: file.features,
-        filters: file.filters,
-        benchmarks: file.benchmarks,
-        durations_ms,
-        carried,
-    })
+    file.into_results(&path.display().to_string())
 }
 
-/// Writes a results file atomically.
-pub fn write(path: &Path, results: &Results) -> Result<()> {
-    formats::write_json_atomic(
-        path,
-        &ResultsFile {
+impl ResultsFile {
+    /// `results` as this irgate writes them.
+    pub fn new(results: &Results) -> ResultsFile {
+        ResultsFile {
             schema_version: SCHEMA_VERSION,
             fingerprint: results.fingerprint.clone(),
             suites: results.suites.clone(),
@@ -123,8 +92,59 @@ pub fn write(path: &Path, results: &Results) -> Result<()> {
             benchmarks: results.benchmarks.clone(),
             durations_ms: results.durations_ms.clone(),
             carried: results.carried.clone(),
-        },
-    )
+        }
+    }
+
+    /// The results, checked (`origin` names the file in errors): a schema version this irgate
+    /// reads, valid filters, carried benchmarks that have counts.
+    pub fn into_results(self, origin: &str) -> Result<Results> {
+        if !READABLE_VERSIONS.contains(&self.schema_version) {
+            return Err(Error::invalid(
+                origin,
+                format!(
+                    "unsupported schema_version {} of results: this irgate reads {:?}",
+                    self.schema_version, READABLE_VERSIONS
+                ),
+            ));
+        }
+        if let Some(error) = self
+            .filters
+            .iter()
+            .find_map(|f| crate::filter::Filter::new(f).err())
+        {
+            return Err(Error::invalid(origin, error.to_string()));
+        }
+        if let Some(id) = self
+            .carried
+            .iter()
+            .find(|id| !self.benchmarks.contains_key(*id))
+        {
+            return Err(Error::invalid(
+                origin,
+                format!("`{id}` is carried from the baselines but has no counts"),
+            ));
+        }
+        let mut carried = self.carried;
+        carried.sort();
+        carried.dedup();
+        // A duration of a benchmark the file does not hold (one edited out) says nothing.
+        let mut durations_ms = self.durations_ms;
+        durations_ms.retain(|id, _| self.benchmarks.contains_key(id));
+        Ok(Results {
+            fingerprint: self.fingerprint,
+            suites: self.suites,
+            features: self.features,
+            filters: self.filters,
+            benchmarks: self.benchmarks,
+            durations_ms,
+            carried,
+        })
+    }
+}
+
+/// Writes a results file atomically.
+pub fn write(path: &Path, results: &Results) -> Result<()> {
+    formats::write_json_atomic(path, &ResultsFile::new(results))
 }
 
 /// Merges the results of several shards, each named by its origin (a path) for error messages.
