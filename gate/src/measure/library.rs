@@ -319,24 +319,42 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
+/// `command`'s output. A binary written a moment ago can still be open for writing in a child
+/// another thread forked before exec (`ETXTBSY`, "text file busy"): that is tried again, a few
+/// times, a few milliseconds apart.
+fn output_of(command: &mut Command) -> std::io::Result<std::process::Output> {
+    const ETXTBSY: i32 = 26;
+    let mut tries = 0;
+    loop {
+        match command.output() {
+            Err(error) if error.raw_os_error() == Some(ETXTBSY) && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5 * tries));
+            }
+            result => return result,
+        }
+    }
+}
+
 /// The version a runner binary reports, or `None` when it does not answer as a runner.
 ///
 /// Runners before gungraun 0.17.1 have no `--version`; asked to serve library version 0.0.0,
 /// every runner refuses with "<runner> (<its version>) is newer than ...".
 fn runner_version(runner: &std::ffi::OsStr) -> Option<String> {
-    let output = Command::new(runner).arg("--version").output().ok()?;
+    let output = output_of(Command::new(runner).arg("--version")).ok()?;
     if output.status.success() {
         return String::from_utf8_lossy(&output.stdout)
             .split_whitespace()
             .nth(1)
             .map(str::to_owned);
     }
-    let output = Command::new(runner)
-        .arg("0.0.0")
-        .env("IAI_CALLGRIND_COLOR", "never")
-        .env("GUNGRAUN_COLOR", "never")
-        .output()
-        .ok()?;
+    let output = output_of(
+        Command::new(runner)
+            .arg("0.0.0")
+            .env("IAI_CALLGRIND_COLOR", "never")
+            .env("GUNGRAUN_COLOR", "never"),
+    )
+    .ok()?;
     let text = String::from_utf8_lossy(&output.stderr);
     let (_, after) = text.split_once(" (")?;
     let (version, rest) = after.split_once(')')?;
