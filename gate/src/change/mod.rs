@@ -150,8 +150,15 @@ pub fn touched(change: &Change, coverage: &Coverage, ids: &[String]) -> BTreeMap
 
 /// What changed between `base` and `head` (the working tree, untracked files included, when
 /// `None`) in the git repository holding the workspace at `root`. Both must be commits in the
-/// checkout.
-pub fn between(root: &Path, base: &str, head: Option<&str>) -> Result<Change> {
+/// checkout. `members` are the workspace's packages (directory relative to the root, empty for
+/// the root, and whether a suite depends on it): a file of a package no suite depends on (the
+/// member with the longest directory holding it) cannot change what a benchmark runs.
+pub fn between(
+    root: &Path,
+    base: &str,
+    head: Option<&str>,
+    members: &[(String, bool)],
+) -> Result<Change> {
     let top = git::stdout(root, &["rev-parse", "--show-toplevel"]).ok_or_else(|| {
         Error::Tool(format!(
             "{}: not in a git repository, so irgate cannot see what changed",
@@ -174,10 +181,14 @@ pub fn between(root: &Path, base: &str, head: Option<&str>) -> Result<Change> {
     if head.is_none() {
         entries.extend(diff::untracked(top)?);
     }
-    let names = names::read(top, &[Some(&base), head.as_deref()])?;
+    let prefix = git::stdout(root, &["rev-parse", "--show-prefix"]).unwrap_or_default();
+    // An include in a package no suite depends on pulls its file into no benchmark.
+    let used = |path: &str| !unused(members, &prefix, path);
+    let names = names::read(top, &[Some(&base), head.as_deref()], &used)?;
     let mut map = Map {
         top,
-        prefix: git::stdout(root, &["rev-parse", "--show-prefix"]).unwrap_or_default(),
+        members,
+        prefix,
         names,
         change: Change {
             base,
@@ -191,9 +202,30 @@ pub fn between(root: &Path, base: &str, head: Option<&str>) -> Result<Change> {
     Ok(map.change)
 }
 
+/// Whether `path` (relative to the top of the repository; the workspace root is `prefix` there)
+/// is a file of a package no suite depends on: the member of `members` with the longest
+/// directory that holds it is not used.
+fn unused(members: &[(String, bool)], prefix: &str, path: &str) -> bool {
+    let Some(relative) = path.strip_prefix(prefix) else {
+        return false;
+    };
+    let holds = |dir: &str| {
+        dir.is_empty()
+            || relative
+                .strip_prefix(dir)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    members
+        .iter()
+        .filter(|(dir, _)| holds(dir))
+        .max_by_key(|(dir, _)| dir.len())
+        .is_some_and(|(_, used)| !used)
+}
+
 /// The change being built, and what it is read against.
 struct Map<'a> {
     top: &'a Path,
+    members: &'a [(String, bool)],
     /// The workspace root relative to the top of the repository (`a/b/`, or empty).
     prefix: String,
     names: Names,
@@ -210,6 +242,11 @@ impl Map<'_> {
                 false,
             ),
         }
+    }
+
+    /// Whether `path` (relative to the top) is a file of a package no suite depends on.
+    fn unused(&self, path: &str) -> bool {
+        unused(self.members, &self.prefix, path)
     }
 
     fn everything(&mut self, file: &str, lines: Option<(Side, Lines)>, why: impl Into<String>) {
@@ -230,6 +267,10 @@ impl Map<'_> {
         let shown = self.relative(paths.last().copied().unwrap_or("")).0;
         if !entry.utf8 {
             self.everything(&shown, None, "a path that is not UTF-8");
+            return Ok(());
+        }
+        if paths.iter().all(|path| self.unused(path)) {
+            self.change.inert.push(shown);
             return Ok(());
         }
         if paths.iter().any(|p| p.ends_with(".rs")) {

@@ -24,14 +24,21 @@ pub(super) struct Names {
 }
 
 /// Reads the names on each side: a commit, or the working tree (with its untracked files) for
-/// `None`.
-pub(super) fn read(top: &Path, sides: &[Option<&str>]) -> Result<Names> {
+/// `None`; include macros only in the sources `scanned` accepts (paths relative to the top).
+pub(super) fn read(
+    top: &Path,
+    sides: &[Option<&str>],
+    scanned: &dyn Fn(&str) -> bool,
+) -> Result<Names> {
     let mut names = Names {
         build_scripts: BTreeSet::from(["build.rs".to_owned()]),
         ..Names::default()
     };
     for &rev in sides {
         for path in diff::grep(top, rev, r"include(_str|_bytes)?[[:space:]]*!", "*.rs")? {
+            if !scanned(&path) {
+                continue;
+            }
             let text = content(top, rev, &path)?;
             for include in includes(&text) {
                 if !include.readable {

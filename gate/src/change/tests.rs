@@ -108,7 +108,7 @@ impl Repo {
     fn change(&self) -> Change {
         let base = git::resolve(&self.top, "HEAD").unwrap();
         let head = self.commit();
-        between(&self.root, &base, Some(&head)).unwrap()
+        between(&self.root, &base, Some(&head), &[]).unwrap()
     }
 }
 
@@ -419,7 +419,7 @@ fn the_working_tree_with_untracked_files() {
     let base = git::resolve(&repo.top, "HEAD").unwrap();
     repo.edit("src/lib.rs", "twice!(x)", "twice!(x + 1)");
     repo.write("docs/draft.md", "draft\n");
-    let change = between(&repo.root, &base, None).unwrap();
+    let change = between(&repo.root, &base, None, &[]).unwrap();
     assert_eq!(change.head, None);
     assert_eq!(names(&change), [("src/lib.rs".into(), "b".into())]);
     assert_eq!(change.inert, ["docs/draft.md"]);
@@ -427,7 +427,7 @@ fn the_working_tree_with_untracked_files() {
     repo.write("notes.txt", "todo\n");
     repo.write("target/ignored.txt", "x\n");
     repo.write(".gitignore", "target/\n");
-    let change = between(&repo.root, &base, None).unwrap();
+    let change = between(&repo.root, &base, None, &[]).unwrap();
     assert_eq!(reasons(&change), ["notes.txt: cannot classify"]);
 }
 
@@ -524,14 +524,19 @@ fn an_include_irgate_cannot_read_makes_known_inert_files_count() {
 #[test]
 fn a_base_that_is_not_in_the_checkout_is_a_clear_error() {
     let repo = Repo::new();
-    let error = between(&repo.root, "0123456789abcdef0123456789abcdef01234567", None)
-        .unwrap_err()
-        .to_string();
+    let error = between(
+        &repo.root,
+        "0123456789abcdef0123456789abcdef01234567",
+        None,
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         error.contains("names no commit in this checkout") && error.contains("fetch"),
         "{error}"
     );
-    let error = between(&repo.root, "--output=x\u{1b}[2J", None)
+    let error = between(&repo.root, "--output=x\u{1b}[2J", None, &[])
         .unwrap_err()
         .to_string();
     assert!(
@@ -539,7 +544,7 @@ fn a_base_that_is_not_in_the_checkout_is_a_clear_error() {
         "{error}"
     );
     let elsewhere = tempfile::tempdir().unwrap();
-    assert!(between(elsewhere.path(), "HEAD", None).is_err());
+    assert!(between(elsewhere.path(), "HEAD", None, &[]).is_err());
     assert!(!Path::new(&repo.root).join("x").exists());
 }
 
@@ -552,5 +557,48 @@ fn a_source_that_is_not_utf8_touches_everything() {
     assert_eq!(
         reasons(&repo.change()),
         ["src/lib.rs: not UTF-8 on the head side"]
+    );
+}
+
+#[test]
+fn files_of_a_package_no_suite_depends_on_are_inert() {
+    let repo = Repo::in_dir("");
+    repo.write("tools/gen/src/main.rs", "fn main() {}\n");
+    repo.write("tools/gen/Cargo.toml", "[package]\nname = \"gen\"\n");
+    repo.write("tools/gen/tools/used/src/lib.rs", "pub const A: u8 = 1;\n");
+    repo.commit();
+    let base = git::resolve(&repo.top, "HEAD").unwrap();
+    repo.edit(
+        "tools/gen/src/main.rs",
+        "fn main() {}",
+        "fn main() { let _ = 1; }",
+    );
+    repo.write("tools/gen/README.txt", "notes\n");
+    repo.edit("tools/gen/tools/used/src/lib.rs", "A: u8 = 1", "A: u8 = 2");
+    let head = repo.commit();
+    // The root package is used; `tools/gen` is not; `tools/gen/tools/used`, inside it, is.
+    let members = [
+        (String::new(), true),
+        ("tools/gen".to_owned(), false),
+        ("tools/gen/tools/used".to_owned(), true),
+    ];
+    let change = between(&repo.root, &base, Some(&head), &members).unwrap();
+    assert_eq!(
+        change.inert,
+        ["tools/gen/README.txt", "tools/gen/src/main.rs"],
+        "{change:?}"
+    );
+    assert_eq!(
+        reasons(&change),
+        ["tools/gen/tools/used/src/lib.rs:1: a constant"],
+        "the longest member directory decides"
+    );
+    // Without the members, the unused package's files count like any other.
+    let all = between(&repo.root, &base, Some(&head), &[]).unwrap();
+    assert!(
+        reasons(&all)
+            .iter()
+            .any(|r| r.starts_with("tools/gen/README.txt")),
+        "{all:?}"
     );
 }

@@ -256,11 +256,24 @@ fn change_map(
     };
     Some(crate::judge::changes::map(
         &paths.root,
-        &base,
-        head,
+        (&base, head),
+        &crate::measure::workspace::members(&paths.root, &packages(&results.suites)),
         coverage,
         ids,
     ))
+}
+
+/// The packages of suites named `package/bench`.
+fn packages(suites: &[String]) -> Vec<String> {
+    suites
+        .iter()
+        .map(|suite| {
+            suite
+                .split_once('/')
+                .map_or(suite.as_str(), |(p, _)| p)
+                .to_owned()
+        })
+        .collect()
 }
 
 /// Drift triage: the environment differs from the baselines', so their commit is measured again

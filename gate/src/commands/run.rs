@@ -57,9 +57,10 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         .map(|part| plan_shard(part, &paths.baselines, filter.as_ref()))
         .transpose()?;
     let carry = if options.only_touched {
+        let packages: Vec<String> = config.suites.iter().map(|s| s.package.clone()).collect();
         untouched(
             &paths,
-            options.base.as_deref(),
+            (options.base.as_deref(), &packages),
             filter.as_ref(),
             shard.as_ref(),
         )?
@@ -150,10 +151,11 @@ impl Carry {
 /// The benchmarks of the baselines (in the filter and shard) that run none of the change from
 /// their coverage record's commit to the working tree, with their counts; `None`, said on
 /// stderr, when the change touches every benchmark or cannot be mapped (then all run). With
-/// `base` (A/B), the record must be of that revision.
+/// `base` (A/B), the record must be of that revision. `packages`: those of the declared suites
+/// (every suite's when empty), whose dependencies are the code that can move a benchmark.
 fn untouched(
     paths: &Resolved,
-    base: Option<&str>,
+    (base, packages): (Option<&str>, &[String]),
     filter: Option<&Filter>,
     shard: Option<&Shard>,
 ) -> Result<Option<Carry>> {
@@ -190,7 +192,9 @@ fn untouched(
         .collect();
     let in_scope = ids.len();
     let commit = coverage.commit.clone();
-    let mapped = crate::judge::changes::map(&paths.root, &commit, None, Ok(coverage), &ids);
+    let members = crate::measure::workspace::members(&paths.root, packages);
+    let mapped =
+        crate::judge::changes::map(&paths.root, (&commit, None), &members, Ok(coverage), &ids);
     if let Some(reason) = &mapped.map.unmapped {
         return everything(&terminal(reason));
     }

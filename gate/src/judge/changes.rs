@@ -11,12 +11,13 @@ use crate::model::{ChangeMap, ChangedFunction};
 
 /// Maps the change from commit `base` to `head` (a commit, or the working tree when `None`) in
 /// the repository at `root` onto the benchmarks `ids`, through `coverage` (what each benchmark
-/// ran at `base`, or why there is no record). Never fails: a change that cannot be mapped says
-/// why in the map, and every benchmark then counts as touched.
+/// ran at `base`, or why there is no record); `members` are the workspace's packages and whether
+/// a suite depends on each ([`change::between`]). Never fails: a change that cannot be mapped
+/// says why in the map, and every benchmark then counts as touched.
 pub fn map(
     root: &Path,
-    base: &str,
-    head: Option<&str>,
+    (base, head): (&str, Option<&str>),
+    members: &[(String, bool)],
     coverage: std::result::Result<Coverage, String>,
     ids: &[String],
 ) -> Mapped {
@@ -26,7 +27,7 @@ pub fn map(
         ..ChangeMap::default()
     };
     let found = coverage.and_then(|coverage| {
-        let change = change::between(root, base, head).map_err(|e| e.to_string())?;
+        let change = change::between(root, base, head, members).map_err(|e| e.to_string())?;
         Ok((change, coverage))
     });
     let (change, coverage) = match found {

@@ -18,6 +18,8 @@ pub struct Workspace {
     /// Every bench target of the workspace's members, with the callgrind library its package
     /// depends on, if any.
     pub benches: Vec<BenchTarget>,
+    /// The metadata, for the questions asked later.
+    metadata: Metadata,
 }
 
 /// One `[[bench]]` target of a workspace member.
@@ -92,7 +94,36 @@ impl Workspace {
             root: metadata.workspace_root.clone().into_std_path_buf(),
             target_dir: metadata.target_directory.clone().into_std_path_buf(),
             benches,
+            metadata: metadata.clone(),
         }
+    }
+
+    /// Every member's directory (relative to the root, `/`-separated, empty for the root) and
+    /// whether one of the packages `suites` (those with the suites that run; every package with
+    /// a callgrind suite when empty) depends on it, directly or not (any kind of dependency), or
+    /// is it.
+    pub fn members(&self, suites: &[String]) -> Vec<(String, bool)> {
+        let roots: Vec<&str> = if suites.is_empty() {
+            self.callgrind_suites()
+                .map(|b| b.package.as_str())
+                .collect()
+        } else {
+            suites.iter().map(String::as_str).collect()
+        };
+        let used = used_by(&self.metadata, &roots);
+        self.metadata
+            .workspace_packages()
+            .iter()
+            .map(|package| {
+                let dir = package
+                    .manifest_path
+                    .parent()
+                    .and_then(|d| d.strip_prefix(&self.metadata.workspace_root).ok())
+                    .map(|d| d.as_str().replace('\\', "/"))
+                    .unwrap_or_default();
+                (dir, used.contains(&package.id))
+            })
+            .collect()
     }
 
     /// The bench targets that are callgrind suites.
@@ -106,6 +137,44 @@ impl Workspace {
             .iter()
             .find(|b| b.package == package && b.bench == bench)
     }
+}
+
+/// The members of the workspace at `root` and whether one of the `suites`' packages depends on
+/// each ([`Workspace::members`]); none when the workspace cannot be read (then every file counts
+/// as the suites').
+pub fn members(root: &Path, suites: &[String]) -> Vec<(String, bool)> {
+    Workspace::load(root)
+        .map(|workspace| workspace.members(suites))
+        .unwrap_or_default()
+}
+
+/// The packages named `roots` and every package they depend on (any kind of dependency), from
+/// the resolve graph.
+fn used_by(metadata: &Metadata, roots: &[&str]) -> std::collections::BTreeSet<PackageId> {
+    let mut used = std::collections::BTreeSet::new();
+    let Some(resolve) = &metadata.resolve else {
+        // Without the graph, every member counts as used.
+        return metadata
+            .workspace_packages()
+            .iter()
+            .map(|p| p.id.clone())
+            .collect();
+    };
+    let mut todo: Vec<PackageId> = metadata
+        .workspace_packages()
+        .iter()
+        .filter(|p| roots.contains(&p.name.as_str()))
+        .map(|p| p.id.clone())
+        .collect();
+    while let Some(id) = todo.pop() {
+        if !used.insert(id.clone()) {
+            continue;
+        }
+        if let Some(node) = resolve.nodes.iter().find(|n| n.id == id) {
+            todo.extend(node.deps.iter().map(|dep| dep.pkg.clone()));
+        }
+    }
+    used
 }
 
 /// The callgrind library a package depends on (any kind of dependency), from the resolve graph.
@@ -135,6 +204,54 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn members_a_suite_depends_on_are_used_and_the_others_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "Cargo.toml",
+            "[workspace]\nresolver = \"2\"\nmembers = [\"suite\", \"lib\", \"deep\", \"tool\"]\n",
+        );
+        let package = |name: &str, deps: &str| {
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\n{deps}"
+            )
+        };
+        write(
+            "suite/Cargo.toml",
+            &package("suite", "lib = { path = \"../lib\" }\n"),
+        );
+        write(
+            "lib/Cargo.toml",
+            &package("lib", "deep = { path = \"../deep\" }\n"),
+        );
+        write("deep/Cargo.toml", &package("deep", ""));
+        write(
+            "tool/Cargo.toml",
+            &package("tool", "lib = { path = \"../lib\" }\n"),
+        );
+        for member in ["suite", "lib", "deep", "tool"] {
+            write(&format!("{member}/src/lib.rs"), "");
+        }
+        let workspace = Workspace::load(dir.path()).unwrap();
+        let mut members = workspace.members(&["suite".to_owned()]);
+        members.sort();
+        assert_eq!(
+            members,
+            [
+                ("deep".to_owned(), true),
+                ("lib".to_owned(), true),
+                ("suite".to_owned(), true),
+                ("tool".to_owned(), false),
+            ]
+        );
+    }
 
     #[test]
     fn a_metadata_failure_keeps_its_causes() {
