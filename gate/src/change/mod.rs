@@ -152,12 +152,13 @@ pub fn touched(change: &Change, coverage: &Coverage, ids: &[String]) -> BTreeMap
 /// `None`) in the git repository holding the workspace at `root`. Both must be commits in the
 /// checkout. `members` are the workspace's packages (directory relative to the root, empty for
 /// the root, and whether a suite depends on it): a file of a package no suite depends on (the
-/// member with the longest directory holding it) cannot change what a benchmark runs.
+/// member with the longest directory holding it) cannot change what a benchmark runs, nor can a
+/// file `inert` accepts (its path from the workspace root; the user's `[change] inert`).
 pub fn between(
     root: &Path,
-    base: &str,
-    head: Option<&str>,
+    (base, head): (&str, Option<&str>),
     members: &[(String, bool)],
+    inert: &dyn Fn(&str) -> bool,
 ) -> Result<Change> {
     let top = git::stdout(root, &["rev-parse", "--show-toplevel"]).ok_or_else(|| {
         Error::Tool(format!(
@@ -188,6 +189,7 @@ pub fn between(
     let mut map = Map {
         top,
         members,
+        inert,
         prefix,
         names,
         change: Change {
@@ -226,6 +228,7 @@ fn unused(members: &[(String, bool)], prefix: &str, path: &str) -> bool {
 struct Map<'a> {
     top: &'a Path,
     members: &'a [(String, bool)],
+    inert: &'a dyn Fn(&str) -> bool,
     /// The workspace root relative to the top of the repository (`a/b/`, or empty).
     prefix: String,
     names: Names,
@@ -269,7 +272,14 @@ impl Map<'_> {
             self.everything(&shown, None, "a path that is not UTF-8");
             return Ok(());
         }
-        if paths.iter().all(|path| self.unused(path)) {
+        let said_inert = |path: &&str| {
+            let (relative, inside) = self.relative(path);
+            inside && (self.inert)(&relative)
+        };
+        if paths
+            .iter()
+            .all(|path| self.unused(path) || said_inert(path))
+        {
             self.change.inert.push(shown);
             return Ok(());
         }

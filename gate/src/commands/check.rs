@@ -166,7 +166,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
     };
     let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
     let mapped = if options.change_map {
-        change_map(&paths, &results, &baselines, &mode, &ids)
+        change_map(&config, &paths, &results, &baselines, &mode, &ids)
     } else {
         None
     };
@@ -199,6 +199,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
 /// (the working tree when they were taken on uncommitted changes), mapped onto `ids` through
 /// that side's coverage record. `None` for drift triage, whose change is mapped by its own run.
 fn change_map(
+    config: &Config,
     paths: &Resolved,
     results: &Results,
     baselines: &Baselines,
@@ -257,7 +258,10 @@ fn change_map(
     Some(crate::judge::changes::map(
         &paths.root,
         (&base, head),
-        &crate::measure::workspace::members(&paths.root, &packages(&results.suites)),
+        (
+            &crate::measure::workspace::members(&paths.root, &packages(&results.suites)),
+            config,
+        ),
         coverage,
         ids,
     ))

@@ -59,7 +59,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     let carry = if options.only_touched {
         let packages: Vec<String> = config.suites.iter().map(|s| s.package.clone()).collect();
         untouched(
-            &paths,
+            (&paths, &config),
             (options.base.as_deref(), &packages),
             filter.as_ref(),
             shard.as_ref(),
@@ -154,7 +154,7 @@ impl Carry {
 /// `base` (A/B), the record must be of that revision. `packages`: those of the declared suites
 /// (every suite's when empty), whose dependencies are the code that can move a benchmark.
 fn untouched(
-    paths: &Resolved,
+    (paths, config): (&Resolved, &Config),
     (base, packages): (Option<&str>, &[String]),
     filter: Option<&Filter>,
     shard: Option<&Shard>,
@@ -193,8 +193,13 @@ fn untouched(
     let in_scope = ids.len();
     let commit = coverage.commit.clone();
     let members = crate::measure::workspace::members(&paths.root, packages);
-    let mapped =
-        crate::judge::changes::map(&paths.root, (&commit, None), &members, Ok(coverage), &ids);
+    let mapped = crate::judge::changes::map(
+        &paths.root,
+        (&commit, None),
+        (&members, config),
+        Ok(coverage),
+        &ids,
+    );
     if let Some(reason) = &mapped.map.unmapped {
         return everything(&terminal(reason));
     }

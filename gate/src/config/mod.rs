@@ -86,6 +86,9 @@ pub struct Config {
     overrides: Vec<Override>,
     /// `[layout]`: how far a benchmark that runs none of the changed code may move, by metric.
     layout: BTreeMap<Metric, Budget>,
+    /// `[change] inert`: globs over paths (from the workspace root) of files that cannot change
+    /// what a benchmark runs.
+    inert: Vec<Pattern>,
     /// The cumulative budget since an anchor, when `[drift]` is given.
     pub drift: Option<Drift>,
     /// The `[[accept]]` entries, in file order.
@@ -110,6 +113,13 @@ struct RawConfig {
     #[serde(default, rename = "accept")]
     accepts: Vec<Spanned<RawAccept>>,
     build: Option<RawBuild>,
+    change: Option<RawChange>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChange {
+    inert: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -128,6 +138,7 @@ impl Default for Config {
             budgets: BTreeMap::from([(IR.to_owned(), DEFAULT_BUDGET)]),
             overrides: Vec::new(),
             layout: BTreeMap::from([(IR.to_owned(), DEFAULT_LAYOUT_BUDGET)]),
+            inert: Vec::new(),
             drift: None,
             accepts: Vec::new(),
             measurement_build: true,
@@ -187,6 +198,10 @@ impl Config {
             Some(raw) => budgets::parse(&src, raw)?,
             None => Config::default().layout,
         };
+        let inert = match raw.change {
+            Some(change) => Pattern::parse(&src, change.inert)?,
+            None => Vec::new(),
+        };
         let overrides = raw
             .overrides
             .into_iter()
@@ -206,6 +221,7 @@ impl Config {
             budgets: default_budgets,
             overrides,
             layout,
+            inert,
             drift,
             accepts,
             measurement_build: raw.build.is_none_or(|b| b.measurement),
@@ -249,6 +265,12 @@ impl Config {
         self.layout
             .get(metric)
             .map_or(own, |layout| own.max(budgets::allowance(layout, baseline)))
+    }
+
+    /// Whether gate.toml's `[change] inert` says the file at `path` (from the workspace root)
+    /// cannot change what a benchmark runs.
+    pub fn is_inert(&self, path: &str) -> bool {
+        self.inert.iter().any(|p| p.matches(path))
     }
 
     /// Every metric gated for some benchmark.
@@ -387,6 +409,26 @@ benchmarks = ["filter::scan/*"]
 budgets.Ir = { absolute = 10 }
 budgets."dhat.TotalBytes" = { absolute = 0 }
 "#;
+
+    #[test]
+    fn change_inert_names_files_by_glob_and_refuses_bad_globs() {
+        let config = parse("[budgets]\nIr = { absolute = 1 }\n\n[change]\ninert = [\"scripts/**\", \"Dockerfile\"]\n").unwrap();
+        assert!(config.is_inert("scripts/a/b.sh"));
+        assert!(config.is_inert("Dockerfile"));
+        assert!(!config.is_inert("src/lib.rs"));
+        assert!(!Config::default().is_inert("scripts/a.sh"));
+        let error = parse("[budgets]\nIr = { absolute = 1 }\n[change]\ninert = [\"a[\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("gate.toml:4:") && error.contains("invalid glob"),
+            "{error}"
+        );
+        let error = parse("[budgets]\nIr = { absolute = 1 }\n[change]\ninerts = []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("unknown field `inerts`"), "{error}");
+    }
 
     #[test]
     fn overrides_apply_in_order_by_glob() {

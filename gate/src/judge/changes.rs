@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::change;
+use crate::config::Config;
 use crate::judge::compare::Mapped;
 use crate::model::coverage::Coverage;
 use crate::model::{ChangeMap, ChangedFunction};
@@ -12,12 +13,13 @@ use crate::model::{ChangeMap, ChangedFunction};
 /// Maps the change from commit `base` to `head` (a commit, or the working tree when `None`) in
 /// the repository at `root` onto the benchmarks `ids`, through `coverage` (what each benchmark
 /// ran at `base`, or why there is no record); `members` are the workspace's packages and whether
-/// a suite depends on each ([`change::between`]). Never fails: a change that cannot be mapped
-/// says why in the map, and every benchmark then counts as touched.
+/// a suite depends on each, `config`'s `[change] inert` the files that cannot change what runs
+/// ([`change::between`]). Never fails: a change that cannot be mapped says why in the map, and
+/// every benchmark then counts as touched.
 pub fn map(
     root: &Path,
     (base, head): (&str, Option<&str>),
-    members: &[(String, bool)],
+    (members, config): (&[(String, bool)], &Config),
     coverage: std::result::Result<Coverage, String>,
     ids: &[String],
 ) -> Mapped {
@@ -27,7 +29,8 @@ pub fn map(
         ..ChangeMap::default()
     };
     let found = coverage.and_then(|coverage| {
-        let change = change::between(root, base, head, members).map_err(|e| e.to_string())?;
+        let change = change::between(root, (base, head), members, &|path| config.is_inert(path))
+            .map_err(|e| e.to_string())?;
         Ok((change, coverage))
     });
     let (change, coverage) = match found {
