@@ -247,6 +247,24 @@ impl Map<'_> {
         }
     }
 
+    /// Whether `path` (relative to the top) is in a member's `tests/` or `examples/`: integration
+    /// tests and examples, which `cargo bench --bench NAME` does not build.
+    fn not_built(&self, path: &str) -> bool {
+        let (relative, inside) = self.relative(path);
+        inside
+            && self.members.iter().any(|(dir, _)| {
+                let within = if dir.is_empty() {
+                    Some(relative.as_str())
+                } else {
+                    relative
+                        .strip_prefix(dir.as_str())
+                        .and_then(|rest| rest.strip_prefix('/'))
+                };
+                within
+                    .is_some_and(|rest| rest.starts_with("tests/") || rest.starts_with("examples/"))
+            })
+    }
+
     /// Whether `path` (relative to the top) is a file of a package no suite depends on.
     fn unused(&self, path: &str) -> bool {
         unused(self.members, &self.prefix, path)
@@ -278,7 +296,7 @@ impl Map<'_> {
         };
         if paths
             .iter()
-            .all(|path| self.unused(path) || said_inert(path))
+            .all(|path| self.unused(path) || said_inert(path) || self.not_built(path))
         {
             self.change.inert.push(shown);
             return Ok(());

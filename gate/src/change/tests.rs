@@ -566,6 +566,8 @@ fn files_of_a_package_no_suite_depends_on_are_inert() {
     repo.write("tools/gen/src/main.rs", "fn main() {}\n");
     repo.write("tools/gen/Cargo.toml", "[package]\nname = \"gen\"\n");
     repo.write("tools/gen/tools/used/src/lib.rs", "pub const A: u8 = 1;\n");
+    repo.write("tests/it.rs", "const B: u8 = 1;\n");
+    repo.write("tools/gen/tools/used/examples/e.rs", "const C: u8 = 1;\n");
     repo.commit();
     let base = git::resolve(&repo.top, "HEAD").unwrap();
     repo.edit(
@@ -575,6 +577,13 @@ fn files_of_a_package_no_suite_depends_on_are_inert() {
     );
     repo.write("tools/gen/README.txt", "notes\n");
     repo.edit("tools/gen/tools/used/src/lib.rs", "A: u8 = 1", "A: u8 = 2");
+    // Integration tests and examples: `cargo bench --bench NAME` builds neither.
+    repo.edit("tests/it.rs", "B: u8 = 1", "B: u8 = 2");
+    repo.edit(
+        "tools/gen/tools/used/examples/e.rs",
+        "C: u8 = 1",
+        "C: u8 = 2",
+    );
     let head = repo.commit();
     // The root package is used; `tools/gen` is not; `tools/gen/tools/used`, inside it, is.
     let members = [
@@ -585,7 +594,12 @@ fn files_of_a_package_no_suite_depends_on_are_inert() {
     let change = between(&repo.root, (&base, Some(&head)), &members, &|_| false).unwrap();
     assert_eq!(
         change.inert,
-        ["tools/gen/README.txt", "tools/gen/src/main.rs"],
+        [
+            "tests/it.rs",
+            "tools/gen/README.txt",
+            "tools/gen/src/main.rs",
+            "tools/gen/tools/used/examples/e.rs"
+        ],
         "{change:?}"
     );
     assert_eq!(
@@ -600,7 +614,11 @@ fn files_of_a_package_no_suite_depends_on_are_inert() {
         p.starts_with("tools/gen/") && !p.starts_with("tools/gen/tools/")
     })
     .unwrap();
-    assert_eq!(said.inert, change.inert, "{said:?}");
+    assert_eq!(
+        said.inert,
+        ["tools/gen/README.txt", "tools/gen/src/main.rs"],
+        "{said:?}"
+    );
     assert!(
         reasons(&all)
             .iter()
