@@ -40,9 +40,9 @@
 #                     commit is measured.
 #   --inject COMMIT:FILE:PATTERN
 #                     at COMMIT, before measuring it, insert a slowdown (a loop of 64
-#                     `std::hint::black_box` calls) as the first statement after the first line
-#                     of FILE that matches the extended regex PATTERN and ends with `{` (a
-#                     function's opening line). The commit is also measured without it, for its
+#                     `std::hint::black_box` calls) as the first statement of the function
+#                     whose signature is the first line of FILE matching the extended regex
+#                     PATTERN (after the first line from there on that ends with `{`). The commit is also measured without it, for its
 #                     children's baselines. The row must fail on the slowed function's callers:
 #                     a pass there is a miss. Repeatable. Not for a `const fn` (no loop there).
 #   --keep DIR        work in DIR (emptied first) and keep it: every run's results, log and report.
@@ -110,12 +110,13 @@ checkout() {
 }
 
 # slow_down FILE:PATTERN: inserts the slowdown after the first line of FILE (in the worktree)
-# matching PATTERN and ending with `{`; fails when there is none.
+# that ends with `{`, at or after the first line matching PATTERN; fails when there is none.
 slow_down() {
-    local file=$work/tree/${1%%:*} pattern=${1#*:} line
+    local file=$work/tree/${1%%:*} line
     [ -f "$file" ] || { echo "replay: --inject: no file ${1%%:*}" >&2; exit 2; }
-    line=$(grep -nE -- "$pattern" "$file" | grep -E '\{[[:space:]]*$' | head -1 | cut -d: -f1)
-    [ -n "$line" ] || { echo "replay: --inject: no line of ${1%%:*} matches /$pattern/ and ends with {" >&2; exit 2; }
+    line=$(pattern=${1#*:} awk '!found && $0 ~ ENVIRON["pattern"] { found = 1 }
+        found && /\{[[:space:]]*$/ { print NR; exit }' "$file")
+    [ -n "$line" ] || { echo "replay: --inject: no line of ${1%%:*} matches /${1#*:}/ with a { after it" >&2; exit 2; }
     sed -i "${line}a\\    for i in 0..64u32 { std::hint::black_box(i); } // replay --inject" "$file"
 }
 
