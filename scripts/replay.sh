@@ -42,9 +42,11 @@
 #                     at COMMIT, before measuring it, insert a slowdown (a loop of 64
 #                     `std::hint::black_box` calls) as the first statement of the function
 #                     whose signature is the first line of FILE matching the extended regex
-#                     PATTERN (after the first line from there on that ends with `{`). The commit is also measured without it, for its
-#                     children's baselines. The row must fail on the slowed function's callers:
-#                     a pass there is a miss. Repeatable. Not for a `const fn` (no loop there).
+#                     PATTERN (after the first line from there on that ends with `{`). The
+#                     commit is also measured without it when a child in the range needs it as
+#                     its baselines. The row must fail on the benchmarks that run the function
+#                     (a pass there is a miss, if one does: check that one does). Repeatable.
+#                     Not for a `const fn` (no loop there).
 #   --keep DIR        work in DIR (emptied first) and keep it: every run's results, log and report.
 #
 # Prints a markdown table and a summary line on stdout; progress on stderr. Needs valgrind, the
@@ -207,12 +209,15 @@ for commit in $(git -C "$repo" rev-list --reverse "$range"); do
     parent=$(git -C "$repo" rev-parse "$commit^")
     files=$(git -C "$repo" diff --name-only "$parent" "$commit" -- "${paths[@]}" | wc -l)
     base=$(run "$parent")
-    full=$(run "$commit")
-    how=$(cat "$work/$commit.how")
-    build=$(cat "$work/$commit.build" 2>/dev/null || echo -)
-    full_s=$(cat "$work/$commit.time" 2>/dev/null || echo -)
-    checkout "$commit"
-    if [ -n "${inject[$commit]:-}" ]; then
+    if [ -z "${inject[$commit]:-}" ]; then
+        full=$(run "$commit")
+        how=$(cat "$work/$commit.how")
+        build=$(cat "$work/$commit.build" 2>/dev/null || echo -)
+        full_s=$(cat "$work/$commit.time" 2>/dev/null || echo -)
+        checkout "$commit"
+    else
+        # Measured without the slowdown only when a child needs it as its baselines (run).
+        checkout "$commit"
         slow_down "${inject[$commit]}"
         echo "replay: irgate run at $(git -C "$repo" rev-parse --short "$commit") with the injected slowdown" >&2
         build "$commit.inj"
