@@ -12,7 +12,8 @@
 #
 # Columns:
 #   files:    how many files the commit changed under one of PATHS (default: every path but docs),
-#             as `git diff --name-only PARENT COMMIT -- PATHS` says.
+#             the injected slowdown included, as `git diff --name-only PARENT -- PATHS` says in
+#             the worktree.
 #   counts:   `measured` (built and run), `reused` (--inputs: no build input changed since the last
 #             measured commit, so its counts), `injected` (measured with the --inject slowdown).
 #   moved:    benchmarks whose Ir differs from the parent's (added and removed ones included).
@@ -207,7 +208,6 @@ echo "|:--|:--|--:|:--|--:|:--|:--|:--|--:|--:|--:|:--|:--|"
 rows=0 alarms=0 blind=0 old_alarms=0 undecided=0 differs=0 saved=0 injected_rows=0 missed=0
 for commit in $(git -C "$repo" rev-list --reverse "$range"); do
     parent=$(git -C "$repo" rev-parse "$commit^")
-    files=$(git -C "$repo" diff --name-only "$parent" "$commit" -- "${paths[@]}" | wc -l)
     base=$(run "$parent")
     if [ -z "${inject[$commit]:-}" ]; then
         full=$(run "$commit")
@@ -228,6 +228,8 @@ for commit in $(git -C "$repo" rev-list --reverse "$range"); do
         full_s=$(seconds_since "$start")
         how=injected
     fi
+    # The worktree against the parent: the commit's change, and the injected slowdown if any.
+    files=$(git -C "$work/tree" diff --name-only "$parent" -- "${paths[@]}" | wc -l)
     rm -rf "$work/baselines"
     gate=${config:-$work/tree/gate.toml}
     "$irgate" refresh --results "$base" --baselines "$work/baselines" --config "$gate" >/dev/null
