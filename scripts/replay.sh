@@ -1,43 +1,76 @@
 #!/usr/bin/env bash
 # Replays the gate over a range of commits of a repository: every commit is checked against its
-# parent (both built and run here, the parent's counts taken as the baselines), and the table says
-# which benchmarks were flagged and whether the commit touched the code the benchmarks run.
+# first parent (both built and run here, the parent's counts and coverage record taken as the
+# baselines), twice: after a full run and after a selected one (`irgate run --only-touched`), and
+# the table says what moved, what the change touched, what failed under the old verdict (`irgate
+# check --no-change-map`) and under the change-aware one, whether the selected run's verdict
+# equals the full run's, and how long each run took.
 #
 # One scratch worktree is checked out at each commit in turn, always at the same path and with
 # one target directory, so only what a commit changed is rebuilt and every run's executable has
 # the same path (its length moves counts).
 #
-#   touched: the commit changed a file under one of PATHS (default: every path but docs, i.e.
-#            the files that can change what a benchmark runs: the benchmarked crates, the benches,
-#            Cargo.lock, the toolchain), as `git diff --name-only PARENT COMMIT -- PATHS` says.
-#   verdict: `false alarm` (flagged, not touched), `alarm` (flagged, touched: a person decides
-#            whether it is true), `pass`, or `undecided` (irgate check exited 2).
+# Columns:
+#   files:    how many files the commit changed under one of PATHS (default: every path but docs),
+#             the injected slowdown included, as `git diff --name-only PARENT -- PATHS` says in
+#             the worktree.
+#   counts:   `measured` (built and run), `reused` (--inputs: no build input changed since the last
+#             measured commit, so its counts), `injected` (measured with the --inject slowdown).
+#   moved:    benchmarks whose Ir differs from the parent's (added and removed ones included).
+#   touched:  benchmarks the change map holds to their budget (touch other than `untouched`), of
+#             all; `all (everything)` when the change can alter any benchmark, `unmapped` when
+#             irgate could not map it.
+#   failed old: the benchmarks `irgate check --no-change-map` fails (the verdict before the change
+#             map); `undecided` when it exits 2.
+#   selected: `same` (the selected run's exit code and failing set equal the full run's), `DIFFERS:
+#             …`, or `n/a: …` (irgate refused --only-touched, e.g. an iai-callgrind runner cannot
+#             select benchmarks by id), then how many benchmarks it ran.
+#   build s / full s / selected s: wall seconds of the build alone (`irgate run` with a filter no
+#             benchmark matches, which builds every suite and runs nothing), then of the full and
+#             of the selected run, both on that warm build.
+#   flagged:  the benchmarks the change-aware `irgate check` fails. verdict: of that check: `false alarm` (flagged, no file
+#             under PATHS changed), `alarm` (flagged, files changed: a person decides whether it
+#             is true), `pass`, or `undecided` (irgate check exited 2).
 #
 # Options:
 #   --config FILE     judge every commit under this gate.toml (default: each commit's own), e.g.
 #                     today's calibrated budgets over an older history.
-#   --inputs 'SPEC…'  the pathspecs that can change the benchmarks' binaries (the benchmarked
-#                     crates, the bench package, Cargo.lock, the toolchain). A commit that changes
+#   --inputs 'SPEC…'  the pathspecs that can change the benchmarks' binaries. A commit that changes
 #                     none of them since the last commit measured is not built and run again: its
-#                     counts are those of that commit (same build inputs, same binary, same counts),
-#                     and the table says `reused`. Default: every commit is measured.
+#                     counts are those of that commit, and neither run is timed. Default: every
+#                     commit is measured.
+#   --inject COMMIT:FILE:PATTERN
+#                     at COMMIT, before measuring it, insert a slowdown (a loop of 64
+#                     `std::hint::black_box` calls) as the first statement of the function
+#                     whose signature is the first line of FILE matching the extended regex
+#                     PATTERN (after the first line from there on that ends with `{`). The
+#                     commit is also measured without it when a child in the range needs it as
+#                     its baselines. The row must fail on the benchmarks that run the function
+#                     (a pass there is a miss, if one does: check that one does). Repeatable.
+#                     Not for a `const fn` (no loop there).
+#   --keep DIR        work in DIR (emptied first) and keep it: every run's results, log and report.
 #
-# Prints a markdown table on stdout; progress on stderr. Needs valgrind, the runner of the
-# repository's benchmark library, jq.
+# Prints a markdown table and a summary line on stdout; progress on stderr. Needs valgrind, the
+# runner of the repository's benchmark library, jq.
 #
-# usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]
+# usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] [--inject C:FILE:PATTERN]...
+#                          [--keep DIR] REPO RANGE [PATHS...]
 #   e.g. scripts/replay.sh --config gate.toml --inputs 'demo/codec demo/benches Cargo.lock' \
 #            . HEAD~40..HEAD demo/codec demo/benches
 set -euo pipefail
 shopt -s inherit_errexit
 . "$(dirname "$0")/lib.sh"
-usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] REPO RANGE [PATHS...]"
+usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] [--inject C:FILE:PATTERN]... [--keep DIR] REPO RANGE [PATHS...]"
 config=
+keep=
 inputs=()
+injections=()
 while [ $# -gt 0 ]; do
     case $1 in
         --config) config=$(realpath "${2:?$usage}"); shift 2 ;;
         --inputs) read -r -a inputs <<<"${2:?$usage}"; shift 2 ;;
+        --inject) injections+=("${2:?$usage}"); shift 2 ;;
+        --keep) keep=$(realpath -m "${2:?$usage}"); shift 2 ;;
         -*) echo "$usage" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -50,14 +83,68 @@ paths=("$@")
 [ ${#paths[@]} -gt 0 ] || paths=(. ':(exclude)*.md' ':(exclude)docs')
 irgate=${IRGATE:-$(irgate_executable)}
 
-work=$(mktemp -d)
-cleanup() { git -C "$repo" worktree remove --force "$work/tree" >/dev/null 2>&1 || true; rm -rf "$work"; }
+# The injections, keyed by full commit id: "FILE:PATTERN".
+declare -A inject=()
+for spec in "${injections[@]}"; do
+    [[ $spec == *:*:* ]] || { echo "replay: --inject $spec: expected COMMIT:FILE:PATTERN" >&2; exit 2; }
+    commit=$(git -C "$repo" rev-parse --verify --quiet --end-of-options "${spec%%:*}^{commit}") ||
+        { echo "replay: --inject $spec: no commit ${spec%%:*}" >&2; exit 2; }
+    inject[$commit]=${spec#*:}
+done
+
+work=${keep:-$(mktemp -d)}
+[ -z "$keep" ] || { rm -rf "$work" && mkdir -p "$work"; }
+cleanup() {
+    git -C "$repo" worktree remove --force "$work/tree" >/dev/null 2>&1 || true
+    [ -n "$keep" ] || rm -rf "$work"
+}
 trap cleanup EXIT
 git -C "$repo" worktree add --detach -q "$work/tree" "$(git -C "$repo" rev-list --reverse "$range" | head -1)"
 export CARGO_TARGET_DIR=$work/target
 
+# seconds_since START: wall seconds since $EPOCHREALTIME was START, to one decimal.
+seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+# checkout COMMIT: the scratch worktree at COMMIT, nothing else in it changed (--force: a build may
+# have rewritten a commit's out-of-date Cargo.lock; untracked files such as a generated lock stay).
+checkout() {
+    git -C "$work/tree" checkout -q --force --detach "$1" ||
+        { echo "replay: cannot check $1 out" >&2; exit 2; }
+}
+
+# slow_down FILE:PATTERN: inserts the slowdown after the first line of FILE (in the worktree)
+# that ends with `{`, at or after the first line matching PATTERN; fails when there is none.
+slow_down() {
+    local file=$work/tree/${1%%:*} line
+    [ -f "$file" ] || { echo "replay: --inject: no file ${1%%:*}" >&2; exit 2; }
+    line=$(pattern=${1#*:} awk '!found && $0 ~ ENVIRON["pattern"] { found = 1 }
+        found && /\{[[:space:]]*$/ { print NR; exit }' "$file")
+    [ -n "$line" ] || { echo "replay: --inject: no line of ${1%%:*} matches /${1#*:}/ with a { after it" >&2; exit 2; }
+    sed -i "${line}a\\    for i in 0..64u32 { std::hint::black_box(i); } // replay --inject" "$file"
+}
+
+# irgate_run LOG ARGS...: `irgate run ARGS` in the worktree, output to LOG; exits on failure.
+irgate_run() {
+    local log=$1
+    shift
+    (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} "$@" >"$log" 2>&1) ||
+        { echo "replay: irgate run $* failed: $log" >&2; tail -20 "$log" >&2; exit 2; }
+}
+
+# build NAME: builds every suite in the worktree as it is and runs nothing (a filter no benchmark
+# matches: irgate builds, finds no match and says so); its wall seconds in $work/NAME.build.
+build() {
+    local start=$EPOCHREALTIME log=$work/$1.build.log
+    (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} --results "$work/$1.nothing.json" \
+        'replay-builds-only/no-such-benchmark' >"$log" 2>&1) ||
+        grep -q 'no benchmark matches `replay-builds-only/no-such-benchmark`' "$log" ||
+        { echo "replay: the build failed: $log" >&2; tail -20 "$log" >&2; exit 2; }
+    seconds_since "$start" >"$work/$1.build"
+}
+
 # run COMMIT: the results of COMMIT, path on stdout: measured, or (with --inputs) the last
-# measured commit's when no build input changed since; `measured` or `reused` in $work/COMMIT.how.
+# measured commit's when no build input changed since; `measured` or `reused` in $work/COMMIT.how,
+# the build's and the run's wall seconds in $work/COMMIT.build and $work/COMMIT.time.
 run() {
     local out=$work/$1.json
     if [ -f "$out" ]; then
@@ -69,46 +156,126 @@ run() {
     if [ ${#inputs[@]} -gt 0 ] && [ -n "$measured" ] &&
         git -C "$repo" diff --quiet "$measured" "$1" -- "${inputs[@]}"; then
         cp "$work/$measured.json" "$out"
+        cp "$work/$measured.coverage.json" "$work/$1.coverage.json"
         echo "reused" >"$work/$1.how"
         echo "$out"
         return
     fi
-    # --force: a build may have rewritten a commit's out-of-date Cargo.lock.
-    git -C "$work/tree" checkout -q --force --detach "$1" ||
-        { echo "replay: cannot check $1 out" >&2; exit 2; }
+    checkout "$1"
     echo "replay: irgate run at $(git -C "$repo" log -1 --format='%h %s' "$1")" >&2
-    (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} --results "$out" \
-        >"$work/$1.log" 2>&1) ||
-        { echo "replay: irgate run failed at $1: $work/$1.log" >&2; tail -20 "$work/$1.log" >&2; exit 2; }
+    build "$1"
+    local start=$EPOCHREALTIME
+    irgate_run "$work/$1.log" --results "$out"
+    seconds_since "$start" >"$work/$1.time"
     echo "measured" >"$work/$1.how"
     echo "$1" >"$work/last-measured"
     echo "$out"
 }
 
-echo "| commit | subject | touched | counts | flagged | verdict |"
-echo "|:--|:--|:--|:--|:--|:--|"
+# check NAME RESULTS ARGS...: `irgate check --format json ARGS` of RESULTS against $work/baselines
+# in the worktree; the report in $work/NAME.report.json, its exit code on stdout.
+check() {
+    local name=$1 results=$2 code=0
+    shift 2
+    (cd "$work/tree" && "$irgate" check --results "$results" --baselines "$work/baselines" \
+        --config "$gate" --format json "$@") >"$work/$name.report.json" 2>"$work/$name.check.err" || code=$?
+    echo "$code"
+}
+
+# failed REPORT: the benchmarks REPORT fails, on one line, or `none`.
+failed() {
+    local list
+    list=$(failing_benchmarks "$1" | paste -sd' ')
+    echo "${list:-none}"
+}
+
+# touched REPORT: how many benchmarks the change map holds to their budget, of all.
+touched() {
+    jq -r 'if .change == null then "unmapped"
+           elif .change.everything then "all (everything)"
+           else "\([.rows[] | select(.touch != null and .touch.kind != "untouched") | .benchmark]
+                   | unique | length) of \([.rows[].benchmark] | unique | length)" end' "$1"
+}
+
+# moved BASE NEW: how many benchmarks' Ir differ between two results files (added, removed too).
+moved() {
+    join -a1 -a2 -e missing -o 0,1.2,2.2 <(benchmark_irs "$1" | sort) <(benchmark_irs "$2" | sort) |
+        awk '$2 != $3' | wc -l
+}
+
+echo "| commit | subject | files | counts | moved | touched | failed old | selected | build s | full s | selected s | flagged | verdict |"
+echo "|:--|:--|--:|:--|--:|:--|:--|:--|--:|--:|--:|:--|:--|"
+rows=0 alarms=0 blind=0 old_alarms=0 undecided=0 differs=0 saved=0 injected_rows=0 missed=0
 for commit in $(git -C "$repo" rev-list --reverse "$range"); do
     parent=$(git -C "$repo" rev-parse "$commit^")
-    touched=$(git -C "$repo" diff --name-only "$parent" "$commit" -- "${paths[@]}" | wc -l)
     base=$(run "$parent")
-    new=$(run "$commit")
-    how=$(cat "$work/$commit.how")
-    git -C "$work/tree" checkout -q --force --detach "$commit"
+    if [ -z "${inject[$commit]:-}" ]; then
+        full=$(run "$commit")
+        how=$(cat "$work/$commit.how")
+        build=$(cat "$work/$commit.build" 2>/dev/null || echo -)
+        full_s=$(cat "$work/$commit.time" 2>/dev/null || echo -)
+        checkout "$commit"
+    else
+        # Measured without the slowdown only when a child needs it as its baselines (run).
+        checkout "$commit"
+        slow_down "${inject[$commit]}"
+        echo "replay: irgate run at $(git -C "$repo" rev-parse --short "$commit") with the injected slowdown" >&2
+        build "$commit.inj"
+        build=$(cat "$work/$commit.inj.build")
+        full=$work/$commit.inj.json
+        start=$EPOCHREALTIME
+        irgate_run "$work/$commit.inj.log" --results "$full"
+        full_s=$(seconds_since "$start")
+        how=injected
+    fi
+    # The worktree against the parent: the commit's change, and the injected slowdown if any.
+    files=$(git -C "$work/tree" diff --name-only "$parent" -- "${paths[@]}" | wc -l)
     rm -rf "$work/baselines"
     gate=${config:-$work/tree/gate.toml}
     "$irgate" refresh --results "$base" --baselines "$work/baselines" --config "$gate" >/dev/null
-    code=0
-    (cd "$work/tree" && "$irgate" check --results "$new" --baselines "$work/baselines" \
-        --config "$gate" --format json) >"$work/report.json" 2>/dev/null || code=$?
-    flagged=$(failing_benchmarks "$work/report.json" | paste -sd' ')
-    case "$code,$touched,${flagged:+y}" in
+    code=$(check full "$full")
+    old_code=$(check old "$full" --no-change-map)
+    failed_new=$(failed "$work/full.report.json")
+    failed_old=$(failed "$work/old.report.json")
+    [ "$old_code" != 2 ] || failed_old="undecided"
+    [ "$old_code" != 1 ] || old_alarms=$((old_alarms + 1))
+    selected=- sel_s=-
+    if [ "$how" != reused ]; then
+        start=$EPOCHREALTIME
+        if (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} --only-touched \
+            --baselines "$work/baselines" --results "$work/selected.json" >"$work/selected.log" 2>&1); then
+            sel_s=$(seconds_since "$start")
+            saved=$(awk -v s="$saved" -v f="$full_s" -v t="$sel_s" 'BEGIN { printf "%.1f", s + f - t }')
+            sel_code=$(check selected "$work/selected.json")
+            ran=$(jq -r '(.benchmarks | length) - ((.carried // []) | length)' "$work/selected.json" 2>/dev/null ||
+                jq -r '[.rows[].benchmark] | unique | length - ((.carried // []) | length)' "$work/selected.report.json")
+            if [ "$sel_code" = "$code" ] && [ "$(failed "$work/selected.report.json")" = "$failed_new" ]; then
+                selected="same, ran $ran"
+            else
+                selected="DIFFERS: exit $sel_code, fails $(failed "$work/selected.report.json"), ran $ran"
+                differs=$((differs + 1))
+            fi
+        else
+            selected="n/a: $(grep -m1 -i 'error' "$work/selected.log" | tr '|`' '/ ' | cut -c1-80)"
+        fi
+    fi
+    case "$code,$files,$failed_new" in
         0,*) verdict=pass ;;
-        1,0,y) verdict="false alarm" ;;
-        1,*,y) verdict=alarm ;;
-        *) verdict="undecided: $(jq -r '.outcome.reason // "?"' "$work/report.json" | head -c 200)" ;;
+        1,0,*) verdict="false alarm"; alarms=$((alarms + 1)); blind=$((blind + 1)) ;;
+        1,*) verdict=alarm; alarms=$((alarms + 1)) ;;
+        *) verdict="undecided: $(jq -r '.outcome.reason // "?"' "$work/full.report.json" | head -c 200)"
+           undecided=$((undecided + 1)) ;;
     esac
-    [ "$touched" -gt 0 ] && touched="yes ($touched files)" || touched=no
-    printf '| `%s` | %s | %s | %s | %s | %s |\n' "$(git -C "$repo" rev-parse --short "$commit")" \
-        "$(git -C "$repo" log -1 --format=%s "$commit" | tr '|' '/' | cut -c1-70)" \
-        "$touched" "$how" "${flagged:-none}" "$verdict"
+    if [ "$how" = injected ]; then
+        injected_rows=$((injected_rows + 1))
+        [ "$code" = 1 ] || missed=$((missed + 1))
+    fi
+    rows=$((rows + 1))
+    printf '| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+        "$(git -C "$repo" rev-parse --short "$commit")" \
+        "$(git -C "$repo" log -1 --format=%s "$commit" | tr '|`' '/ ' | cut -c1-60)" \
+        "$files" "$how" "$(moved "$base" "$full")" "$(touched "$work/full.report.json")" \
+        "$failed_old" "$selected" "$build" "$full_s" "$sel_s" "$failed_new" "$verdict"
 done
+echo
+echo "$rows commits: $alarms failed the change-aware check ($blind on a commit that changed no file under PATHS), $old_alarms failed the old one, $undecided had no verdict; injected slowdowns $injected_rows, missed $missed; the selected verdict differed on $differs; run time saved by selection: ${saved} s"
