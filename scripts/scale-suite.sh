@@ -219,25 +219,25 @@ $(date -u +%F), $(nproc) cores, load average $load_before before and $load_after
 
 | $n benchmarks | wall | max RSS |
 |---|---|---|
-$(row 'measurement build (\`irgate run\` of one benchmark)' build)
-$(row '\`irgate run --jobs 1\`' run-jobs1)
-$(row '\`irgate run --jobs 2\`' run-jobs2)
-$(row 'gungraun alone (the \`cargo bench\` irgate runs), 1 job' plain-jobs1)
-$(row '\`irgate refresh\`' refresh)
-$(row '\`irgate check\`' check)
-$(row '\`irgate check --format markdown\`' check-markdown)
-$(row '\`irgate history add\` (2 runs)' history-add)
-$(row '\`irgate history render\`' history-render)
+$(row 'measurement build (`irgate run` of one benchmark)' build)
+$(row '`irgate run --jobs 1`' run-jobs1)
+$(row '`irgate run --jobs 2`' run-jobs2)
+$(row 'gungraun alone (the `cargo bench` irgate runs), 1 job' plain-jobs1)
+$(row '`irgate refresh`' refresh)
+$(row '`irgate check`' check)
+$(row '`irgate check --format markdown`' check-markdown)
+$(row '`irgate history add` (2 runs)' history-add)
+$(row '`irgate history render`' history-render)
 
 irgate's overhead over gungraun alone: ${overhead_ms} ms per benchmark. Shards, the longest
 shard's recorded durations: $shards.
 
 | $synthetic benchmarks (synthetic) | wall | max RSS |
 |---|---|---|
-$(row '\`irgate refresh\`' big-refresh)
-$(row '\`irgate check\`' big-check)
-$(row '\`irgate check --format markdown\`' big-check-markdown)
-$(row '\`irgate history add\` (3 runs)' big-history-add)
+$(row '`irgate refresh`' big-refresh)
+$(row '`irgate check`' big-check)
+$(row '`irgate check --format markdown`' big-check-markdown)
+$(row '`irgate history add` (3 runs)' big-history-add)
 $(row "\`irgate history render\` (writes $site_mb MB)" big-history-render)
 EOF
 
