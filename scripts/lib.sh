@@ -36,3 +36,27 @@ benchmark_irs() {
 fingerprint_field() {
     jq -er --arg field "$2" '.fingerprint[$field] // error("no fingerprint field \($field)")' "$1"
 }
+
+# scratch_dir KEEP: sets `work` to KEEP (emptied) when given, else to a temporary directory
+# removed when the script exits.
+scratch_dir() {
+    if [ -n "$1" ]; then
+        work=$(realpath -m "$1"); rm -rf "$work"; mkdir -p "$work"
+    else
+        work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+    fi
+}
+
+# gungraun_workspace DIR PACKAGE BENCH [WORKSPACE_TOML]: a generated workspace at DIR with one
+# member PACKAGE that has gungraun 0.20 as a dev-dependency and the bench target BENCH, the lock
+# file of gate/tests/adoption/two-targets, `/target` ignored, and WORKSPACE_TOML appended to the
+# root manifest. The caller writes PACKAGE/src/lib.rs and PACKAGE/benches/BENCH.rs.
+gungraun_workspace() {
+    local dir=$1 package=$2 bench=$3
+    mkdir -p "$dir/$package/src" "$dir/$package/benches"
+    cp "$irgate_repo/gate/tests/adoption/two-targets/Cargo.lock" "$dir/"
+    printf '/target\n' >"$dir/.gitignore"
+    printf '[workspace]\nresolver = "3"\nmembers = ["%s"]\n%s' "$package" "${4:-}" >"$dir/Cargo.toml"
+    printf '[package]\nname = "%s"\nversion = "0.1.0"\nedition = "2024"\npublish = false\n\n[dev-dependencies]\ngungraun = "=0.20.0"\n\n[[bench]]\nname = "%s"\nharness = false\n' \
+        "$package" "$bench" >"$dir/$package/Cargo.toml"
+}
