@@ -255,13 +255,15 @@ fn change_map(
     } else {
         Some(head.hash.as_str())
     };
+    // `cargo metadata` only when there is a record to map the change through.
+    let members = match &coverage {
+        Ok(_) => crate::measure::workspace::members(&paths.root, &packages(&results.suites)),
+        Err(_) => Vec::new(),
+    };
     Some(crate::judge::changes::map(
         &paths.root,
         (&base, head),
-        (
-            &crate::measure::workspace::members(&paths.root, &packages(&results.suites)),
-            config,
-        ),
+        (&members, config),
         coverage,
         ids,
     ))
