@@ -7,10 +7,10 @@
 # The checkout this library belongs to.
 irgate_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# irgate_executable: builds irgate from this checkout (debug; in it, so that its
-# rust-toolchain.toml applies) and prints its executable's path.
+# irgate_executable [--release]: builds irgate from this checkout (debug unless --release; in
+# it, so that its rust-toolchain.toml applies) and prints its executable's path.
 irgate_executable() {
-    (cd "$irgate_repo" && cargo build --quiet --locked -p irgate --message-format=json |
+    (cd "$irgate_repo" && cargo build --quiet --locked -p irgate "$@" --message-format=json |
         jq -r 'select(.executable != null and .target.name == "irgate") | .executable')
 }
 

@@ -12,33 +12,54 @@ use std::sync::Arc;
 
 use crate::parse::{CallGraph, demangle};
 
+/// The debug information of the objects callgrind files name, each read once however many
+/// files name it (a suite's benchmarks share one binary): pass one to every [`resolve`] of a run.
+#[derive(Default)]
+pub struct Objects {
+    loaded: HashMap<Arc<str>, Option<(std::time::SystemTime, addr2line::Loader)>>,
+}
+
+impl Objects {
+    /// `object`'s debug information when it was built no later than `measured` (else its
+    /// addresses are not the measured ones); `None` when it is gone or cannot be read.
+    fn get(
+        &mut self,
+        object: &Arc<str>,
+        measured: std::time::SystemTime,
+    ) -> Option<&addr2line::Loader> {
+        let entry = self.loaded.entry(object.clone()).or_insert_with(|| {
+            let built = std::fs::metadata(&**object)
+                .and_then(|m| m.modified())
+                .ok()?;
+            Some((built, addr2line::Loader::new(&**object).ok()?))
+        });
+        entry
+            .as_ref()
+            .filter(|(built, _)| *built <= measured)
+            .map(|(_, loader)| loader)
+    }
+}
+
 /// Replaces each function's by-file split of inlined cost with a split by inlined function:
 /// for every address, the innermost frame whose source file `is_own` accepts, when that frame is
 /// an inlined one (not the function itself). Functions whose object cannot be read (gone, no
 /// debug information, or rebuilt after `measured`, so its addresses are not the measured ones)
 /// keep their by-file split. A function whose file, as callgrind names it, is not one `is_own`
 /// accepts gets the own file most of its cost (first event) is in, if any: callgrind names the
-/// file of the function's first instruction, often inlined library code. Returns how many
-/// functions were resolved.
+/// file of the function's first instruction, often inlined library code. `objects` keeps the
+/// objects' debug information for the next call. Returns how many functions were resolved.
 pub fn resolve(
     graph: &mut CallGraph,
+    objects: &mut Objects,
     measured: std::time::SystemTime,
     is_own: impl Fn(&str) -> bool,
 ) -> usize {
-    let mut loaders: HashMap<Arc<str>, Option<addr2line::Loader>> = HashMap::new();
     let mut resolved = 0;
     for node in &mut graph.nodes {
         if node.by_address.is_empty() {
             continue;
         }
-        let loader = loaders.entry(node.object.clone()).or_insert_with(|| {
-            let modified = std::fs::metadata(&*node.object).and_then(|m| m.modified());
-            let same_build = modified.is_ok_and(|built| built <= measured);
-            same_build
-                .then(|| addr2line::Loader::new(&*node.object).ok())
-                .flatten()
-        });
-        let Some(loader) = loader else {
+        let Some(loader) = objects.get(&node.object, measured) else {
             continue;
         };
         let mut inlined: BTreeMap<Arc<str>, Vec<u64>> = BTreeMap::new();
@@ -136,7 +157,11 @@ mod tests {
         let mut graph = parse(text.as_bytes()).unwrap();
         assert_eq!(graph.nodes[0].by_address.len(), 2);
         let now = std::time::SystemTime::now();
-        assert_eq!(resolve(&mut graph, now, |f| f.starts_with("/ws/")), 0);
+        assert_eq!(
+            resolve(&mut graph, &mut Objects::default(), now, |f| f
+                .starts_with("/ws/")),
+            0
+        );
         assert_eq!(graph.nodes[0].inlined["/ws/b.rs"], [3]);
     }
 }

@@ -131,13 +131,14 @@ pub fn run_path(results: &Path) -> PathBuf {
 /// others keep theirs.
 pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
     let mut profiles = Profiles::default();
+    let mut objects = irgate_callgrind::inline::Objects::default();
     for summary_path in summary::find(dir)? {
         let id = summary::read(&summary_path)?.id;
         let Some(&ir) = results.benchmarks.get(&id).and_then(|c| c.get(EVENT)) else {
             continue;
         };
         let bench_dir = summary_path.parent().unwrap_or(dir);
-        match benchmark(bench_dir, root, ir) {
+        match benchmark(bench_dir, root, ir, &mut objects) {
             Ok(None) => {}
             Ok(Some(Profiled {
                 profile,
@@ -180,9 +181,14 @@ struct Profiled {
 }
 
 /// One benchmark's profile, call stacks and executed lines from the callgrind files in `dir`,
-/// whose total must be `ir`; `None` when there is no callgrind file, the reason when they cannot
-/// be used.
-fn benchmark(dir: &Path, root: &Path, ir: u64) -> Result<Option<Profiled>, String> {
+/// whose total must be `ir` (`objects`: the debug information read so far); `None` when there is
+/// no callgrind file, the reason when they cannot be used.
+fn benchmark(
+    dir: &Path,
+    root: &Path,
+    ir: u64,
+    objects: &mut irgate_callgrind::inline::Objects,
+) -> Result<Option<Profiled>, String> {
     let root_text = root.to_string_lossy();
     // Inlined code charged to the project's own inlined function, not its host.
     let own = format!("{}/", root_text.trim_end_matches('/'));
@@ -201,7 +207,9 @@ fn benchmark(dir: &Path, root: &Path, ir: u64) -> Result<Option<Profiled>, Strin
             .map_err(|e| format!("{origin}: {e}"))?;
         let measured = std::fs::metadata(&file).and_then(|m| m.modified());
         if let Ok(measured) = measured {
-            irgate_callgrind::inline::resolve(&mut graph, measured, |f| f.starts_with(&own));
+            irgate_callgrind::inline::resolve(&mut graph, objects, measured, |f| {
+                f.starts_with(&own)
+            });
         }
         let profile = Profile::from_graph(&graph, EVENT, |f| normalize_file(f, &root_text))
             .ok_or_else(|| format!("{origin}: records no {EVENT}"))?;
