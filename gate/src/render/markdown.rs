@@ -146,10 +146,10 @@ pub fn render(report: &Report, limit: Limit) -> String {
         let _ = write!(out, "{}\n\n", prose(&line));
     }
     let tail = footer(report);
-    let sections = sections(report);
+    let sections = sections(report, limit);
     let everything: Vec<(&str, usize)> = sections
         .iter()
-        .map(|section| (section.kind, section.items.len()))
+        .map(|section| (section.kind, section.items.len() + section.more))
         .collect();
     let reserve = limit.len(&tail) + limit.len(&left_out(&everything, limit, &report.attribution));
     let mut room = limit.max.saturating_sub(limit.len(&out) + reserve);
@@ -166,8 +166,8 @@ pub fn render(report: &Report, limit: Limit) -> String {
             room = room.saturating_sub(limit.len(&rendered));
             out.push_str(&rendered);
         }
-        if shown < section.items.len() {
-            omitted.push((section.kind, section.items.len() - shown));
+        if shown < section.items.len() + section.more {
+            omitted.push((section.kind, section.items.len() + section.more - shown));
         }
     }
     if !omitted.is_empty() {
@@ -187,6 +187,8 @@ struct Section {
     kind: &'static str,
     before: String,
     items: Vec<String>,
+    /// Items past `items`, never rendered: more than could fit in any limit.
+    more: usize,
     after: String,
 }
 
@@ -249,8 +251,14 @@ fn left_out(omitted: &[(&str, usize)], limit: Limit, attribution: &Attribution) 
 /// The kind of an explanation's section, named in the line on what was left out.
 const EXPLANATION: &str = "explanation";
 
-/// The report's sections in the order of importance; every row is in exactly one.
-fn sections(report: &Report) -> Vec<Section> {
+/// The fewest characters (or bytes) a table row takes: a limit of `max` holds at most
+/// `max / SHORTEST_ROW` rows, so no more are rendered.
+const SHORTEST_ROW: usize = 32;
+
+/// The report's sections in the order of importance, with no more rows rendered than `limit`
+/// could hold; every row is in exactly one.
+fn sections(report: &Report, limit: Limit) -> Vec<Section> {
+    let most = limit.max / SHORTEST_ROW + 1;
     let dashboard = report.attribution.dashboard_url.as_deref();
     // Indices into the rows not yet in a section, in the report's order (worst first).
     let mut left: Vec<usize> = (0..report.rows.len()).collect();
@@ -285,13 +293,17 @@ fn sections(report: &Report) -> Vec<Section> {
     });
     let rest = take(&|_| true);
 
+    let lines = |rows: &[&Row]| -> Vec<String> {
+        rows.iter()
+            .take(most)
+            .map(|row| row_line(row, dashboard, why(report, row)))
+            .collect()
+    };
     let table = |kind, before: String, rows: &[&Row]| Section {
         kind,
         before: format!("{before}{ROW_HEADER}"),
-        items: rows
-            .iter()
-            .map(|row| row_line(row, dashboard, why(report, row)))
-            .collect(),
+        items: lines(rows),
+        more: rows.len().saturating_sub(most),
         after: "\n".into(),
     };
     let mut sections = Vec::new();
@@ -343,10 +355,8 @@ fn sections(report: &Report) -> Vec<Section> {
                  {ROW_HEADER}",
                 plural(rest.len(), "result")
             ),
-            items: rest
-                .iter()
-                .map(|row| row_line(row, dashboard, why(report, row)))
-                .collect(),
+            items: lines(&rest),
+            more: rest.len().saturating_sub(most),
             after: "\n</details>\n\n".into(),
         });
     }
@@ -437,6 +447,7 @@ fn explanations(attribution: &Attribution) -> Option<Section> {
         kind: EXPLANATION,
         before: String::new(),
         items,
+        more: 0,
         after: note,
     })
 }
@@ -630,6 +641,7 @@ fn triage_table(report: &Report) -> Option<Section> {
              | Code | Verdict |\n|:--|--:|--:|--:|--:|--:|:--|\n"
         ),
         items,
+        more: 0,
         after: "\n".into(),
     })
 }
@@ -779,6 +791,7 @@ fn mismatch_table(mismatches: &[FieldMismatch]) -> Option<Section> {
                  | Field | Baseline | This run |\n|:--|:--|:--|\n"
             .into(),
         items,
+        more: 0,
         after: "\n".into(),
     })
 }
@@ -812,6 +825,7 @@ fn accepted_table(rows: &[&Row]) -> Option<Section> {
                  |:--|:--|--:|:--|:--|:--|:--|:--|\n"
             .into(),
         items,
+        more: 0,
         after: "\n".into(),
     })
 }
