@@ -90,11 +90,9 @@ pub fn render(options: &RenderOptions) -> Result<ExitCode> {
             "the history holds no runs: `irgate history add` records one",
         ));
     }
-    let pages = render::render(&runs, &options.site);
-    render::write(&pages, &options.out)?;
+    let pages = render::write(&runs, &options.site, &options.out)?;
     println!(
-        "wrote {} pages ({} runs) to {}",
-        pages.len(),
+        "wrote {pages} pages ({} runs) to {}",
         runs.len(),
         options.out.display()
     );

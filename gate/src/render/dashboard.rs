@@ -1,19 +1,24 @@
 //! The static dashboard: a self-contained HTML site (inline CSS and SVG, no script, nothing fetched
-//! at view time) drawn from the history.
+//! at view time) drawn from the history, page by page.
 //!
 //! - `index.html`: the [`MOVERS`] benchmarks whose Ir moved most over the last `window` runs,
 //!   with a trend line, their latest count and that change; then one line per group (its page,
 //!   how many benchmarks, how many moved, the largest move), so a benchmark among ten thousand is
 //!   two clicks away and the page stays small;
 //! - `group-<group>.html` (the group is the id's part before `::`): an index of its benchmarks
-//!   (latest Ir, change) linking to a section per benchmark (`#b-<id>`, see [`anchor`]) with a
-//!   chart of Ir and one of each other metric, points marked where the baselines were refreshed
-//!   or the environment changed;
+//!   (a trend line of Ir, latest Ir, change), then, for those that moved most (at most
+//!   [`CHARTED_PER_GROUP`] a group and [`CHARTED`] a site), a section with a chart of Ir and one of
+//!   each other metric, points marked where the baselines were refreshed or the environment
+//!   changed. Every benchmark has its anchor there (`#b-<id>`, see [`anchor`]): its section, else
+//!   its row of the index;
 //! - `runs.html`: every run (`#run-<date>-<commit>`), its commit (linked to the repository when
 //!   its URL is given), date, whether it refreshed the baselines and what changed in its
 //!   environment. Every chart point links to its run there.
+//!
+//! The pages grow with the number of benchmarks by a row each, and no more: the charts, which
+//! grow with the runs and the metrics, are drawn for a bounded number of benchmarks.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -32,6 +37,13 @@ pub const RUNS: &str = "runs.html";
 
 /// How many of the benchmarks that moved most the overview lists.
 pub const MOVERS: usize = 20;
+
+/// How many benchmarks the site draws charts of every metric for, at most: those whose Ir moved
+/// most over the window (then by name, so a small suite has them all).
+pub const CHARTED: usize = 100;
+
+/// How many of the charted benchmarks one group page holds, at most.
+pub const CHARTED_PER_GROUP: usize = 10;
 
 /// How the site is drawn.
 #[derive(Debug, Clone)]
@@ -79,78 +91,65 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// The site's pages, by file name.
-pub fn render(runs: &[Run], site: &Site) -> BTreeMap<String, String> {
-    let history = Series::of(runs);
-    let mut pages = BTreeMap::new();
-    pages.insert(INDEX.to_owned(), overview(runs, &history, site));
-    pages.insert(RUNS.to_owned(), runs_page(runs, &history, site));
+/// Draws the site's pages one at a time, handing each to `emit` with its file name, so no page
+/// waits in memory for the others; returns how many pages there were.
+pub fn render(
+    runs: &[Run],
+    site: &Site,
+    mut emit: impl FnMut(&str, String) -> Result<()>,
+) -> Result<usize> {
+    let history = History::of(runs, site.window);
+    emit(INDEX, overview(&history, site))?;
+    emit(RUNS, runs_page(&history, site))?;
     for (group, ids) in &history.groups {
-        pages.insert(
-            group_page_name(group),
-            group_page(group, ids, runs, &history, site),
-        );
+        emit(
+            &group_page_name(group),
+            group_page(group, ids, &history, site),
+        )?;
     }
-    pages
+    Ok(2 + history.groups.len())
 }
 
-/// Writes the site's pages into `out` (created if missing), readable by all (a web server serves
-/// them).
-pub fn write(pages: &BTreeMap<String, String>, out: &Path) -> Result<()> {
+/// Draws the site into `out` (created if missing), each page written as soon as it is drawn and
+/// readable by all (a web server serves them); returns how many pages there were.
+pub fn write(runs: &[Run], site: &Site, out: &Path) -> Result<usize> {
     std::fs::create_dir_all(out).map_err(|source| Error::write(out, source))?;
-    for (name, html) in pages {
+    render(runs, site, |name, html| {
         let path = out.join(name);
-        std::fs::write(&path, html).map_err(|source| Error::write(&path, source))?;
-    }
-    Ok(())
+        std::fs::write(&path, html).map_err(|source| Error::write(&path, source))
+    })
 }
 
-/// A metric's counts, one slot per run (`None` where the benchmark did not run).
-type Slots = Vec<Option<u64>>;
-
-/// The history as series: each benchmark's counts by metric, one slot per run.
-struct Series {
-    /// Benchmark ids by group.
-    groups: BTreeMap<String, Vec<String>>,
-    /// Counts by benchmark, then metric (Ir first), one slot per run.
-    values: BTreeMap<String, Vec<(String, Slots)>>,
-    /// What each run changed: refreshed baselines, environment fields that differ from the run
-    /// before.
-    markers: Vec<Vec<Marker>>,
+/// The history as the pages read it: the runs, their benchmarks by group, each benchmark's move
+/// over the window, which benchmarks get charts, and what each run changed. Counts are looked up
+/// in the runs when a page needs them, never copied.
+struct History<'a> {
+    runs: &'a [Run],
+    /// Benchmark ids by group, both in name order.
+    groups: BTreeMap<&'a str, Vec<&'a str>>,
+    /// How many benchmarks there are.
+    benchmarks: usize,
+    /// Each benchmark's move of Ir over the window, where it has two counts to compare.
+    moves: HashMap<&'a str, Move>,
+    /// The benchmarks whose Ir moved, the largest move first.
+    movers: Vec<&'a str>,
+    /// The benchmarks drawn with a chart of every metric (see [`CHARTED`]).
+    charted: HashSet<&'a str>,
+    /// The runs that refreshed the baselines or changed the environment, by index.
+    markers: Vec<(usize, Marker)>,
+    /// The environment fields each run changed from the run before.
     env_changes: Vec<Vec<String>>,
 }
 
-impl Series {
-    fn of(runs: &[Run]) -> Series {
-        let ids: BTreeSet<&String> = runs
+impl<'a> History<'a> {
+    fn of(runs: &'a [Run], window: usize) -> History<'a> {
+        let ids: BTreeSet<&str> = runs
             .iter()
-            .flat_map(|r| r.results.benchmarks.keys())
+            .flat_map(|r| r.results.benchmarks.keys().map(String::as_str))
             .collect();
-        let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut values = BTreeMap::new();
-        for id in ids {
-            groups
-                .entry(crate::id::group_of(id).to_owned())
-                .or_default()
-                .push(id.clone());
-            let metrics: BTreeSet<&String> = runs
-                .iter()
-                .filter_map(|r| r.results.benchmarks.get(id))
-                .flat_map(|counts| counts.keys())
-                .collect();
-            let mut ordered: Vec<&String> = metrics.into_iter().collect();
-            ordered.sort_by_key(|m| (m.as_str() != IR, m.as_str()));
-            let series = ordered
-                .into_iter()
-                .map(|metric| {
-                    let slots = runs
-                        .iter()
-                        .map(|r| r.results.benchmarks.get(id)?.get(metric).copied())
-                        .collect();
-                    (metric.clone(), slots)
-                })
-                .collect();
-            values.insert(id.clone(), series);
+        let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for &id in &ids {
+            groups.entry(crate::id::group_of(id)).or_default().push(id);
         }
         let env_changes: Vec<Vec<String>> = runs
             .iter()
@@ -168,32 +167,80 @@ impl Series {
         let markers = runs
             .iter()
             .zip(&env_changes)
-            .map(|(run, env)| {
-                let mut markers = Vec::new();
-                if run.refreshed {
-                    markers.push(Marker::Refresh);
-                }
-                if !env.is_empty() {
-                    markers.push(Marker::EnvChange);
-                }
-                markers
+            .enumerate()
+            .flat_map(|(i, (run, env))| {
+                let refresh = run.refreshed.then_some((i, Marker::Refresh));
+                let env = (!env.is_empty()).then_some((i, Marker::EnvChange));
+                refresh.into_iter().chain(env)
             })
             .collect();
-        Series {
+        let moves: HashMap<&str, Move> = ids
+            .iter()
+            .filter_map(|&id| {
+                let change = window_move(&values(runs, id, IR), window, &env_changes)?;
+                Some((id, change))
+            })
+            .collect();
+        // Every benchmark, those that moved most first (then by name): the movers lead it, and
+        // the charts go to its first ones.
+        let mut ranked: Vec<(&str, f64)> = ids
+            .iter()
+            .map(|&id| (id, moves.get(id).map_or(0.0, |m| m.pct.abs())))
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        let movers = ranked
+            .iter()
+            .take_while(|(_, pct)| *pct > 0.0)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut per_group: HashMap<&str, usize> = HashMap::new();
+        let mut charted = HashSet::new();
+        for (id, _) in ranked {
+            if charted.len() == CHARTED {
+                break;
+            }
+            let in_group = per_group.entry(crate::id::group_of(id)).or_default();
+            if *in_group < CHARTED_PER_GROUP {
+                *in_group += 1;
+                charted.insert(id);
+            }
+        }
+        History {
+            runs,
             groups,
-            values,
+            benchmarks: ids.len(),
+            moves,
+            movers,
+            charted,
             markers,
             env_changes,
         }
     }
 
-    fn metric(&self, id: &str, metric: &str) -> Option<&[Option<u64>]> {
-        self.values
-            .get(id)?
-            .iter()
-            .find(|(m, _)| m == metric)
-            .map(|(_, v)| v.as_slice())
+    /// `id`'s counts of `metric`, one slot per run.
+    fn values(&self, id: &str, metric: &str) -> Vec<Option<u64>> {
+        values(self.runs, id, metric)
     }
+
+    /// The metrics any run recorded for `id`, Ir first, then by name.
+    fn metrics(&self, id: &str) -> Vec<&'a str> {
+        let metrics: BTreeSet<&str> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.results.benchmarks.get(id))
+            .flat_map(|counts| counts.keys().map(String::as_str))
+            .collect();
+        let mut ordered: Vec<&str> = metrics.into_iter().collect();
+        ordered.sort_by_key(|&m| (m != IR, m));
+        ordered
+    }
+}
+
+/// `id`'s counts of `metric` in `runs`, one slot per run (`None` where it did not run).
+fn values(runs: &[Run], id: &str, metric: &str) -> Vec<Option<u64>> {
+    runs.iter()
+        .map(|r| r.results.benchmarks.get(id)?.get(metric).copied())
+        .collect()
 }
 
 const STYLE: &str = "\
@@ -208,7 +255,7 @@ code{font-size:.9em}.up{color:#b3261e}.down{color:#1b7f3b}.muted{color:#666}\
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,520px),1fr));gap:1rem}\
 figure{margin:0}svg.chart{width:100%;height:auto;display:block}svg.spark{width:120px;height:28px}\
 svg text{font-size:11px;fill:#333}svg .axis-title{font-size:12px;font-weight:600}\
-.grid{stroke:#e5e5e5}.axis{stroke:#333}.series{fill:none;stroke:#1f6fb2;stroke-width:2}\
+.grid{stroke:#e5e5e5}.axis{stroke:#333}.series,.spark polyline{fill:none;stroke:#1f6fb2;stroke-width:2}\
 .point{fill:#1f6fb2}.point:hover{fill:#b3261e}\
 .marker{stroke-width:1.5;stroke-dasharray:4 3}.marker.refresh{stroke:#7b3fc4}\
 .marker.env{stroke:#d9730d}text.refresh{fill:#7b3fc4}text.env{fill:#d9730d}\
@@ -296,7 +343,8 @@ fn benchmark_link(id: &str) -> String {
     )
 }
 
-fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
+fn overview(history: &History, site: &Site) -> String {
+    let runs = history.runs;
     let mut body = String::from("<h1>irgate: instruction counts over time</h1>");
     match (runs.first(), runs.last()) {
         (Some(first), Some(last)) => {
@@ -305,7 +353,7 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
                 "<p>{} of {} on the default branch, {} to {} (latest: <a href=\"{RUNS}#{}\"><code>{}</code></a>). \
                  Change: the latest count against the one {} before it.</p>",
                 plural(runs.len(), "run"),
-                plural(history.values.len(), "benchmark"),
+                plural(history.benchmarks, "benchmark"),
                 first.date.format("%Y-%m-%d"),
                 last.date.format("%Y-%m-%d"),
                 run_anchor(last),
@@ -315,18 +363,7 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
         }
         _ => body.push_str("<p>No runs recorded yet.</p>"),
     }
-    let moves: BTreeMap<&str, Move> = history
-        .values
-        .keys()
-        .filter_map(|id| {
-            let values = history.metric(id, IR)?;
-            let change = window_move(values, site.window, &history.env_changes)?;
-            (change.pct != 0.0).then_some((id.as_str(), change))
-        })
-        .collect();
-    let mut movers: Vec<(&str, Move)> = moves.iter().map(|(id, m)| (*id, *m)).collect();
-    movers.sort_by(|a, b| b.1.pct.abs().total_cmp(&a.1.pct.abs()).then(a.0.cmp(b.0)));
-    movers.truncate(MOVERS);
+    let movers = &history.movers[..history.movers.len().min(MOVERS)];
     let window = plural(site.window, "run");
     if movers.is_empty() {
         let _ = write!(
@@ -341,17 +378,17 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
              <th>trend (Ir)</th><th class=\"num\">latest Ir</th><th class=\"num\">change, last \
              {window}</th></tr></thead><tbody>",
             plural(movers.len(), "benchmark"),
-            moves.len()
+            history.movers.len()
         );
-        for (id, change) in &movers {
-            let values = history.metric(id, IR).unwrap_or_default();
+        for id in movers {
+            let values = history.values(id, IR);
             let _ = write!(
                 body,
                 "<tr><td>{}</td><td>{}</td>{}{}</tr>",
                 benchmark_link(id),
-                chart::sparkline(values),
-                latest_cell(values),
-                change_cell(Some(*change))
+                chart::sparkline(&values),
+                latest_cell(&values),
+                change_cell(history.moves.get(id).copied())
             );
         }
         body.push_str("</tbody></table></div>");
@@ -359,14 +396,16 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
     let _ = write!(
         body,
         "<h2>Groups</h2><p>A benchmark's group is its id up to the first <code>::</code>; its page \
-         lists them all with their charts.</p><div class=\"wrap\"><table><thead><tr>\
+         lists them all with the trend of their Ir, and charts every metric of those that moved \
+         most.</p><div class=\"wrap\"><table><thead><tr>\
          <th>group</th><th class=\"num\">benchmarks</th><th class=\"num\">moved, last {window}\
          </th><th class=\"num\">largest move</th></tr></thead><tbody>"
     );
     for (group, ids) in &history.groups {
         let moved: Vec<Move> = ids
             .iter()
-            .filter_map(|id| moves.get(id.as_str()).copied())
+            .filter_map(|id| history.moves.get(id).copied())
+            .filter(|m| m.pct != 0.0)
             .collect();
         let largest = moved
             .iter()
@@ -387,52 +426,75 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
     page("irgate dashboard", &body)
 }
 
-fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series, site: &Site) -> String {
+/// A group's page: an index of its benchmarks, each with the trend of its Ir, then a section of
+/// charts of every metric for each of them in [`History::charted`]. A benchmark's anchor
+/// ([`anchor`]) is its section where it has one, else its row of the index.
+fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> String {
     let window = plural(site.window, "run");
+    let charted: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| history.charted.contains(id))
+        .collect();
     let mut body = format!(
-        "<h1>Group <code>{}</code></h1><p>{}; change: the latest count against the one {window} \
-         before it.</p><div class=\"wrap\"><table><thead><tr><th>benchmark</th>\
-         <th class=\"num\">latest Ir</th><th class=\"num\">change, last {window}</th></tr>\
-         </thead><tbody>",
+        "<h1>Group <code>{}</code></h1><p>{}, each with the trend of its Ir over every run; change: \
+         the latest count against the one {window} before it. {} (those that moved most over the \
+         window, at most {CHARTED_PER_GROUP} a group and {CHARTED} a site) {} charts of every \
+         metric below; their names link there.</p><div class=\"wrap\"><table><thead><tr>\
+         <th>benchmark</th><th>trend (Ir)</th><th class=\"num\">latest Ir</th>\
+         <th class=\"num\">change, last {window}</th></tr></thead><tbody>",
         escape(group),
-        plural(ids.len(), "benchmark")
+        plural(ids.len(), "benchmark"),
+        thousands(charted.len() as u64),
+        if charted.len() == 1 { "has" } else { "have" },
     );
-    for id in ids {
-        let values = history.metric(id, IR).unwrap_or_default();
+    for &id in ids {
+        let values = history.values(id, IR);
+        if history.charted.contains(id) {
+            let _ = write!(
+                body,
+                "<tr><td><a href=\"#{}\"><code>{}</code></a></td>",
+                anchor(id),
+                escape(id)
+            );
+        } else {
+            let _ = write!(
+                body,
+                "<tr id=\"{}\"><td><code>{}</code></td>",
+                anchor(id),
+                escape(id)
+            );
+        }
         let _ = write!(
             body,
-            "<tr><td><a href=\"#{}\"><code>{}</code></a></td>{}{}</tr>",
-            anchor(id),
-            escape(id),
-            latest_cell(values),
-            change_cell(window_move(values, site.window, &history.env_changes))
+            "<td>{}</td>{}{}</tr>",
+            chart::sparkline(&values),
+            latest_cell(&values),
+            change_cell(history.moves.get(id).copied())
         );
     }
-    body.push_str(
-        "</tbody></table></div><p>Every point links to its run. \
-         <span class=\"key-refresh\">- - refresh</span>: the baselines were refreshed at that \
-         run; <span class=\"key-env\">- - env</span>: the environment changed (the counts before \
-         and after do not compare).</p>",
-    );
-    let markers: Vec<(usize, Marker)> = history
-        .markers
-        .iter()
-        .enumerate()
-        .flat_map(|(i, ms)| ms.iter().map(move |m| (i, *m)))
-        .collect();
-    for id in ids {
+    body.push_str("</tbody></table></div>");
+    if !charted.is_empty() {
+        body.push_str(
+            "<p>Every point links to its run. <span class=\"key-refresh\">- - refresh</span>: \
+             the baselines were refreshed at that run; <span class=\"key-env\">- - env</span>: \
+             the environment changed (the counts before and after do not compare).</p>",
+        );
+    }
+    for id in charted {
         let _ = write!(
             body,
             "<section id=\"{}\"><h2><code>{}</code></h2><div class=\"charts\">",
             anchor(id),
             escape(id)
         );
-        for (metric, values) in history.values.get(id).into_iter().flatten() {
-            let points: Vec<Point> = runs
+        for metric in history.metrics(id) {
+            let points: Vec<Point> = history
+                .runs
                 .iter()
-                .zip(values)
+                .zip(history.values(id, metric))
                 .map(|(run, value)| Point {
-                    value: *value,
+                    value,
                     href: format!("{RUNS}#{}", run_anchor(run)),
                     label: format!(
                         "{} {} {metric}: {}",
@@ -448,7 +510,7 @@ fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series, site:
                 body,
                 "<figure><h3>{}</h3>{}</figure>",
                 escape(&title),
-                chart::line(&title, metric, &points, &markers)
+                chart::line(&title, metric, &points, &history.markers)
             );
         }
         body.push_str("</div></section>");
@@ -456,12 +518,12 @@ fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series, site:
     page(&format!("irgate: {group}"), &body)
 }
 
-fn runs_page(runs: &[Run], history: &Series, site: &Site) -> String {
+fn runs_page(history: &History, site: &Site) -> String {
     let mut body = String::from(
         "<h1>Runs</h1><div class=\"wrap\"><table><thead><tr><th>date (UTC)</th><th>commit</th>\
          <th>baselines</th><th>environment</th><th class=\"num\">benchmarks</th></tr></thead><tbody>",
     );
-    for (i, run) in runs.iter().enumerate().rev() {
+    for (i, run) in history.runs.iter().enumerate().rev() {
         let commit = match &site.repo_url {
             Some(url) => format!(
                 "<a href=\"{}/commit/{}\"><code>{}</code></a>",
