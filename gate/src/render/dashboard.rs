@@ -436,17 +436,25 @@ fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> Stri
         .copied()
         .filter(|id| history.charted.contains(id))
         .collect();
+    let rule = format!(
+        "charts of every metric are drawn for the benchmarks whose Ir moved most over the window, \
+         at most {CHARTED_PER_GROUP} a group and {CHARTED} in all"
+    );
+    let charts = match charted.len() {
+        0 => format!("No chart here: {rule}."),
+        n if n == ids.len() => format!("Each has its charts below, linked from its name ({rule})."),
+        n => format!(
+            "The {} that moved most have their charts below, linked from their names ({rule}).",
+            thousands(n as u64)
+        ),
+    };
     let mut body = format!(
         "<h1>Group <code>{}</code></h1><p>{}, each with the trend of its Ir over every run; change: \
-         the latest count against the one {window} before it. {} (those that moved most over the \
-         window, at most {CHARTED_PER_GROUP} a group and {CHARTED} a site) {} charts of every \
-         metric below; their names link there.</p><div class=\"wrap\"><table><thead><tr>\
-         <th>benchmark</th><th>trend (Ir)</th><th class=\"num\">latest Ir</th>\
+         the latest count against the one {window} before it. {charts}</p><div class=\"wrap\">\
+         <table><thead><tr><th>benchmark</th><th>trend (Ir)</th><th class=\"num\">latest Ir</th>\
          <th class=\"num\">change, last {window}</th></tr></thead><tbody>",
         escape(group),
         plural(ids.len(), "benchmark"),
-        thousands(charted.len() as u64),
-        if charted.len() == 1 { "has" } else { "have" },
     );
     for &id in ids {
         let values = history.values(id, IR);
