@@ -83,7 +83,11 @@ pub fn render(options: &RenderOptions) -> Result<ExitCode> {
     if options.site.window == 0 {
         return Err(Error::Tool("--window must be at least 1 run".to_owned()));
     }
-    let runs = store::load(&options.history)?;
+    let mut runs = render::Runs::default();
+    store::load_each(&options.history, |run| {
+        runs.push(run);
+        Ok(())
+    })?;
     if runs.is_empty() {
         return Err(Error::invalid(
             options.history.display(),

@@ -18,6 +18,7 @@
 //! The pages grow with the number of benchmarks by a row each, and no more: the charts, which
 //! grow with the runs and the metrics, are drawn for a bounded number of benchmarks.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -91,10 +92,141 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// The runs of the history as the dashboard keeps them, pushed oldest first: each run's commit,
+/// date and environment, and its counts packed (each benchmark id and metric name stored once, a
+/// benchmark's counts as a short list of metric indices and values) rather than as the maps of
+/// its results, so that a long history of a large suite fits in memory.
+#[derive(Debug, Default)]
+pub struct Runs {
+    /// Every benchmark id, once.
+    ids: Vec<String>,
+    /// The index of each id in `ids`.
+    index: HashMap<String, u32>,
+    /// Every metric name, once.
+    metrics: Vec<String>,
+    runs: Vec<Kept>,
+}
+
+/// A benchmark's counts, packed: pairs of a metric's index (in [`Runs`]'s metrics) and its count.
+type Packed = Box<[(u16, u64)]>;
+
+/// One run, its counts packed.
+#[derive(Debug)]
+struct Kept {
+    /// The run, its benchmarks, durations and carried ones taken out.
+    run: Run,
+    /// How many benchmarks it ran.
+    benchmarks: usize,
+    /// Counts by index of benchmark id (none where it did not run).
+    counts: Vec<Option<Packed>>,
+}
+
+impl Kept {
+    /// The counts of the benchmark of index `id`, if it ran.
+    fn counts(&self, id: u32) -> Option<&[(u16, u64)]> {
+        self.counts.get(id as usize)?.as_deref()
+    }
+}
+
+impl Runs {
+    /// Keeps `run`, newer than those pushed before.
+    pub fn push(&mut self, mut run: Run) {
+        let benchmarks = std::mem::take(&mut run.results.benchmarks);
+        run.results.durations_ms.clear();
+        run.results.carried.clear();
+        let ran = benchmarks.len();
+        let mut counts = Vec::new();
+        for (id, metrics) in benchmarks {
+            let index = match self.index.entry(id) {
+                Entry::Occupied(entry) => *entry.get(),
+                Entry::Vacant(entry) => {
+                    self.ids.push(entry.key().clone());
+                    *entry.insert(self.ids.len() as u32 - 1)
+                }
+            } as usize;
+            if counts.len() <= index {
+                counts.resize(index + 1, None);
+            }
+            let packed = metrics
+                .into_iter()
+                .map(|(metric, count)| (self.metric_index(metric), count))
+                .collect();
+            counts[index] = Some(packed);
+        }
+        self.runs.push(Kept {
+            run,
+            benchmarks: ran,
+            counts,
+        });
+    }
+
+    /// How many runs there are.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Whether there is no run.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// The index of `metric` in `metrics`, added if new.
+    fn metric_index(&mut self, metric: String) -> u16 {
+        match self.metrics.iter().position(|m| *m == metric) {
+            Some(index) => index as u16,
+            None => {
+                self.metrics.push(metric);
+                (self.metrics.len() - 1) as u16
+            }
+        }
+    }
+
+    /// `id`'s counts of `metric`, one slot per run (`None` where it did not run).
+    fn values(&self, id: &str, metric: &str) -> Vec<Option<u64>> {
+        let id = self.index.get(id);
+        let metric = self.metrics.iter().position(|m| m == metric);
+        self.runs
+            .iter()
+            .map(|kept| {
+                let counts = kept.counts(*id?)?;
+                let metric = metric? as u16;
+                counts.iter().find(|(m, _)| *m == metric).map(|(_, c)| *c)
+            })
+            .collect()
+    }
+
+    /// The metrics any run recorded for `id`, Ir first, then by name.
+    fn metrics_of(&self, id: &str) -> Vec<&str> {
+        let Some(id) = self.index.get(id) else {
+            return Vec::new();
+        };
+        let metrics: BTreeSet<&str> = self
+            .runs
+            .iter()
+            .filter_map(|kept| kept.counts(*id))
+            .flat_map(|counts| counts.iter())
+            .map(|(m, _)| self.metrics[usize::from(*m)].as_str())
+            .collect();
+        let mut ordered: Vec<&str> = metrics.into_iter().collect();
+        ordered.sort_by_key(|&m| (m != IR, m));
+        ordered
+    }
+}
+
+impl FromIterator<Run> for Runs {
+    fn from_iter<I: IntoIterator<Item = Run>>(runs: I) -> Runs {
+        let mut kept = Runs::default();
+        for run in runs {
+            kept.push(run);
+        }
+        kept
+    }
+}
+
 /// Draws the site's pages one at a time, handing each to `emit` with its file name, so no page
 /// waits in memory for the others; returns how many pages there were.
 pub fn render(
-    runs: &[Run],
+    runs: &Runs,
     site: &Site,
     mut emit: impl FnMut(&str, String) -> Result<()>,
 ) -> Result<usize> {
@@ -112,7 +244,7 @@ pub fn render(
 
 /// Draws the site into `out` (created if missing), each page written as soon as it is drawn and
 /// readable by all (a web server serves them); returns how many pages there were.
-pub fn write(runs: &[Run], site: &Site, out: &Path) -> Result<usize> {
+pub fn write(runs: &Runs, site: &Site, out: &Path) -> Result<usize> {
     std::fs::create_dir_all(out).map_err(|source| Error::write(out, source))?;
     render(runs, site, |name, html| {
         let path = out.join(name);
@@ -124,7 +256,7 @@ pub fn write(runs: &[Run], site: &Site, out: &Path) -> Result<usize> {
 /// over the window, which benchmarks get charts, and what each run changed. Counts are looked up
 /// in the runs when a page needs them, never copied.
 struct History<'a> {
-    runs: &'a [Run],
+    runs: &'a Runs,
     /// Benchmark ids by group, both in name order.
     groups: BTreeMap<&'a str, Vec<&'a str>>,
     /// How many benchmarks there are.
@@ -142,34 +274,35 @@ struct History<'a> {
 }
 
 impl<'a> History<'a> {
-    fn of(runs: &'a [Run], window: usize) -> History<'a> {
-        let ids: BTreeSet<&str> = runs
-            .iter()
-            .flat_map(|r| r.results.benchmarks.keys().map(String::as_str))
-            .collect();
+    fn of(runs: &'a Runs, window: usize) -> History<'a> {
+        let mut ids: Vec<&str> = runs.ids.iter().map(String::as_str).collect();
+        ids.sort_unstable();
         let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for &id in &ids {
             groups.entry(crate::id::group_of(id)).or_default().push(id);
         }
         let env_changes: Vec<Vec<String>> = runs
+            .runs
             .iter()
             .enumerate()
-            .map(|(i, run)| match i.checked_sub(1).map(|p| &runs[p]) {
-                Some(previous) => {
-                    fingerprint::mismatches(&previous.results.fingerprint, &run.results.fingerprint)
-                        .into_iter()
-                        .map(|m| m.field)
-                        .collect()
-                }
+            .map(|(i, kept)| match i.checked_sub(1).map(|p| &runs.runs[p]) {
+                Some(previous) => fingerprint::mismatches(
+                    &previous.run.results.fingerprint,
+                    &kept.run.results.fingerprint,
+                )
+                .into_iter()
+                .map(|m| m.field)
+                .collect(),
                 None => Vec::new(),
             })
             .collect();
         let markers = runs
+            .runs
             .iter()
             .zip(&env_changes)
             .enumerate()
-            .flat_map(|(i, (run, env))| {
-                let refresh = run.refreshed.then_some((i, Marker::Refresh));
+            .flat_map(|(i, (kept, env))| {
+                let refresh = kept.run.refreshed.then_some((i, Marker::Refresh));
                 let env = (!env.is_empty()).then_some((i, Marker::EnvChange));
                 refresh.into_iter().chain(env)
             })
@@ -177,7 +310,7 @@ impl<'a> History<'a> {
         let moves: HashMap<&str, Move> = ids
             .iter()
             .filter_map(|&id| {
-                let change = window_move(&values(runs, id, IR), window, &env_changes)?;
+                let change = window_move(&runs.values(id, IR), window, &env_changes)?;
                 Some((id, change))
             })
             .collect();
@@ -217,30 +350,10 @@ impl<'a> History<'a> {
         }
     }
 
-    /// `id`'s counts of `metric`, one slot per run.
-    fn values(&self, id: &str, metric: &str) -> Vec<Option<u64>> {
-        values(self.runs, id, metric)
+    /// The runs, oldest first.
+    fn runs(&self) -> impl DoubleEndedIterator<Item = &'a Run> + ExactSizeIterator {
+        self.runs.runs.iter().map(|kept| &kept.run)
     }
-
-    /// The metrics any run recorded for `id`, Ir first, then by name.
-    fn metrics(&self, id: &str) -> Vec<&'a str> {
-        let metrics: BTreeSet<&str> = self
-            .runs
-            .iter()
-            .filter_map(|r| r.results.benchmarks.get(id))
-            .flat_map(|counts| counts.keys().map(String::as_str))
-            .collect();
-        let mut ordered: Vec<&str> = metrics.into_iter().collect();
-        ordered.sort_by_key(|&m| (m != IR, m));
-        ordered
-    }
-}
-
-/// `id`'s counts of `metric` in `runs`, one slot per run (`None` where it did not run).
-fn values(runs: &[Run], id: &str, metric: &str) -> Vec<Option<u64>> {
-    runs.iter()
-        .map(|r| r.results.benchmarks.get(id)?.get(metric).copied())
-        .collect()
 }
 
 const STYLE: &str = "\
@@ -344,15 +457,14 @@ fn benchmark_link(id: &str) -> String {
 }
 
 fn overview(history: &History, site: &Site) -> String {
-    let runs = history.runs;
     let mut body = String::from("<h1>irgate: instruction counts over time</h1>");
-    match (runs.first(), runs.last()) {
+    match (history.runs().next(), history.runs().next_back()) {
         (Some(first), Some(last)) => {
             let _ = write!(
                 body,
                 "<p>{} of {} on the default branch, {} to {} (latest: <a href=\"{RUNS}#{}\"><code>{}</code></a>). \
                  Change: the latest count against the one {} before it.</p>",
-                plural(runs.len(), "run"),
+                plural(history.runs.len(), "run"),
                 plural(history.benchmarks, "benchmark"),
                 first.date.format("%Y-%m-%d"),
                 last.date.format("%Y-%m-%d"),
@@ -381,7 +493,7 @@ fn overview(history: &History, site: &Site) -> String {
             history.movers.len()
         );
         for id in movers {
-            let values = history.values(id, IR);
+            let values = history.runs.values(id, IR);
             let _ = write!(
                 body,
                 "<tr><td>{}</td><td>{}</td>{}{}</tr>",
@@ -443,6 +555,9 @@ fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> Stri
     let charts = match charted.len() {
         0 => format!("No chart here: {rule}."),
         n if n == ids.len() => format!("Each has its charts below, linked from its name ({rule})."),
+        1 => {
+            format!("The one that moved most has its charts below, linked from its name ({rule}).")
+        }
         n => format!(
             "The {} that moved most have their charts below, linked from their names ({rule}).",
             thousands(n as u64)
@@ -457,7 +572,7 @@ fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> Stri
         plural(ids.len(), "benchmark"),
     );
     for &id in ids {
-        let values = history.values(id, IR);
+        let values = history.runs.values(id, IR);
         if history.charted.contains(id) {
             let _ = write!(
                 body,
@@ -496,11 +611,10 @@ fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> Stri
             anchor(id),
             escape(id)
         );
-        for metric in history.metrics(id) {
+        for metric in history.runs.metrics_of(id) {
             let points: Vec<Point> = history
-                .runs
-                .iter()
-                .zip(history.values(id, metric))
+                .runs()
+                .zip(history.runs.values(id, metric))
                 .map(|(run, value)| Point {
                     value,
                     href: format!("{RUNS}#{}", run_anchor(run)),
@@ -531,7 +645,8 @@ fn runs_page(history: &History, site: &Site) -> String {
         "<h1>Runs</h1><div class=\"wrap\"><table><thead><tr><th>date (UTC)</th><th>commit</th>\
          <th>baselines</th><th>environment</th><th class=\"num\">benchmarks</th></tr></thead><tbody>",
     );
-    for (i, run) in history.runs.iter().enumerate().rev() {
+    for (i, kept) in history.runs.runs.iter().enumerate().rev() {
+        let run = &kept.run;
         let commit = match &site.repo_url {
             Some(url) => format!(
                 "<a href=\"{}/commit/{}\"><code>{}</code></a>",
@@ -576,7 +691,7 @@ fn runs_page(history: &History, site: &Site) -> String {
             } else {
                 "<span class=\"muted\">kept</span>"
             },
-            run.results.benchmarks.len()
+            kept.benchmarks
         );
     }
     body.push_str("</tbody></table></div>");
@@ -586,6 +701,46 @@ fn runs_page(history: &History, site: &Site) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The packed counts read back as the runs held them, with a slot for each run a benchmark
+    /// or a metric is missing from.
+    #[test]
+    fn packed_runs_keep_every_count() {
+        let run = |commit: char, benchmarks: &[(&str, &[(&str, u64)])]| {
+            let results = crate::model::Results {
+                fingerprint: crate::model::Fingerprint {
+                    commit: commit.to_string().repeat(40),
+                    date: "2026-11-20T10:00:00Z".into(),
+                    ..Default::default()
+                },
+                benchmarks: benchmarks
+                    .iter()
+                    .map(|(id, counts)| {
+                        let counts = counts.iter().map(|(m, c)| (m.to_string(), *c)).collect();
+                        (id.to_string(), counts)
+                    })
+                    .collect(),
+                ..Default::default()
+            };
+            Run::from_results(results, None, false, "r").unwrap()
+        };
+        let runs: Runs = [
+            run('a', &[("f::a/x", &[("Ir", 10), ("Dr", 3)])]),
+            run('b', &[("f::a/x", &[("Ir", 11)]), ("f::b/y", &[("Ir", 7)])]),
+            run('c', &[("f::b/y", &[("Dr", 1), ("Ir", 8)])]),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs.values("f::a/x", IR), [Some(10), Some(11), None]);
+        assert_eq!(runs.values("f::a/x", "Dr"), [Some(3), None, None]);
+        assert_eq!(runs.values("f::b/y", IR), [None, Some(7), Some(8)]);
+        assert_eq!(runs.values("f::c/z", IR), [None, None, None]);
+        assert_eq!(runs.values("f::b/y", "Dw"), [None, None, None]);
+        assert_eq!(runs.metrics_of("f::b/y"), ["Ir", "Dr"]);
+        let ran: Vec<usize> = runs.runs.iter().map(|kept| kept.benchmarks).collect();
+        assert_eq!(ran, [1, 2, 1]);
+    }
 
     #[test]
     fn anchors_are_one_to_one_and_pages_are_per_group() {

@@ -155,7 +155,7 @@ pub fn generated_runs(
 
 /// The site of `runs`, page by page, as `irgate history render` writes it.
 fn pages(
-    runs: &[irgate::formats::history::Run],
+    runs: Vec<irgate::formats::history::Run>,
     window: usize,
 ) -> std::collections::BTreeMap<String, String> {
     let site = irgate::render::dashboard::Site {
@@ -163,7 +163,8 @@ fn pages(
         repo_url: None,
     };
     let mut pages = std::collections::BTreeMap::new();
-    let count = irgate::render::dashboard::render(runs, &site, |name, html| {
+    let runs = runs.into_iter().collect();
+    let count = irgate::render::dashboard::render(&runs, &site, |name, html| {
         assert!(
             pages.insert(name.to_owned(), html).is_none(),
             "{name} twice"
@@ -183,7 +184,7 @@ fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
     use irgate::render::dashboard::{CHARTED_PER_GROUP, INDEX, MOVERS, anchor, page_of};
 
     let runs = generated_runs(300, 7, 6);
-    let pages = pages(&runs, 5);
+    let pages = pages(runs, 5);
     assert_eq!(pages.len(), 1 + 1 + 7, "{:?}", pages.keys());
     let index = &pages[INDEX];
 
@@ -268,7 +269,7 @@ fn a_large_suite_draws_a_bounded_site() {
     use irgate::render::dashboard::{CHARTED, CHARTED_PER_GROUP, INDEX, MOVERS};
 
     let (benchmarks, groups) = (20_000, 100);
-    let pages = pages(&generated_runs(benchmarks, groups, 3), 2);
+    let pages = pages(generated_runs(benchmarks, groups, 3), 2);
     assert_eq!(pages.len(), 2 + groups);
     let index = &pages[INDEX];
     assert_eq!(index.matches("<tr>").count(), 1 + MOVERS + 1 + groups);

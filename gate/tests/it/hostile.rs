@@ -344,7 +344,7 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
             repo_url: Some("https://github.com/o/r".into()),
         };
         let mut pages = Vec::new();
-        irgate::render::dashboard::render(&runs, &site, |name, html| {
+        irgate::render::dashboard::render(&runs.into_iter().collect(), &site, |name, html| {
             pages.push((name.to_owned(), html));
             Ok(())
         })
