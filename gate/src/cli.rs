@@ -249,11 +249,12 @@ name is an error. So two pushes racing to the history branch write different fil
 
 const HISTORY_RENDER_ABOUT: &str = "\
 Draw the history as a static, self-contained HTML site in --out (inline CSS and SVG, no script,
-nothing fetched at view time; fits a laptop and a phone): index.html, an overview of every
-benchmark with a trend line of its Ir and its change over the last --window runs;
-group-<group>.html, a chart of Ir and of every other recorded metric per benchmark, with the runs
-that refreshed the baselines or changed the environment marked; runs.html, every run with its
-commit (linked to --repo-url when given). Publish it with GitHub Pages, or as an artifact.";
+nothing fetched at view time; fits a laptop and a phone): index.html, the benchmarks whose Ir
+moved most over the last --window runs and a line per group; group-<group>.html, every benchmark
+of the group with a trend line of its Ir and its change, and for those that moved most a chart of
+Ir and of every other recorded metric, with the runs that refreshed the baselines or changed the
+environment marked; runs.html, every run with its commit (linked to --repo-url when given).
+Publish it with GitHub Pages, or as an artifact.";
 
 const RUNNER_INSTALL_ABOUT: &str = "\
 Install the callgrind runner of every suite's library (gungraun-runner or iai-callgrind-runner, at

@@ -83,18 +83,20 @@ pub fn render(options: &RenderOptions) -> Result<ExitCode> {
     if options.site.window == 0 {
         return Err(Error::Tool("--window must be at least 1 run".to_owned()));
     }
-    let runs = store::load(&options.history)?;
+    let mut runs = render::Runs::default();
+    store::load_each(&options.history, |run| {
+        runs.push(run);
+        Ok(())
+    })?;
     if runs.is_empty() {
         return Err(Error::invalid(
             options.history.display(),
             "the history holds no runs: `irgate history add` records one",
         ));
     }
-    let pages = render::render(&runs, &options.site);
-    render::write(&pages, &options.out)?;
+    let pages = render::write(&runs, &options.site, &options.out)?;
     println!(
-        "wrote {} pages ({} runs) to {}",
-        pages.len(),
+        "wrote {pages} pages ({} runs) to {}",
         runs.len(),
         options.out.display()
     );

@@ -196,9 +196,21 @@ pub fn append(dir: &Path, run: &Run) -> Result<Appended> {
     }
 }
 
-/// Every run recorded in `dir`, oldest first (by date, then commit). A missing `runs/` is an
-/// empty history; a missing `dir` is an error.
+/// Every run recorded in `dir`, oldest first (see [`load_each`]).
 pub fn load(dir: &Path) -> Result<Vec<Run>> {
+    let mut runs = Vec::new();
+    load_each(dir, |run| {
+        runs.push(run);
+        Ok(())
+    })?;
+    Ok(runs)
+}
+
+/// Reads every run recorded in `dir` and hands each to `each` as soon as it is read and checked,
+/// oldest first: in the order of the file names, which is by date (to the second), then commit.
+/// So only what `each` keeps of a run stays in memory. A missing `runs/` is an empty history; a
+/// missing `dir` is an error.
+pub fn load_each(dir: &Path, mut each: impl FnMut(Run) -> Result<()>) -> Result<()> {
     if !dir.is_dir() {
         return Err(Error::invalid(
             dir.display(),
@@ -208,23 +220,25 @@ pub fn load(dir: &Path) -> Result<Vec<Run>> {
     }
     let runs_dir = dir.join(RUNS_DIR);
     if !runs_dir.exists() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let read_error = |source| Error::read(&runs_dir, source);
-    let mut runs = Vec::new();
+    let mut paths = Vec::new();
     for entry in std::fs::read_dir(&runs_dir).map_err(read_error)? {
         let path = entry.map_err(read_error)?.path();
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
         // Other files, and the temporary file of an interrupted append.
-        if !name.ends_with(".json") || name.starts_with('.') {
-            continue;
+        if name.ends_with(".json") && !name.starts_with('.') {
+            paths.push(path);
         }
-        runs.push(read(&path)?);
     }
-    runs.sort_by(|a, b| a.date.cmp(&b.date).then_with(|| a.commit.cmp(&b.commit)));
-    Ok(runs)
+    paths.sort();
+    for path in paths {
+        each(read(&path)?)?;
+    }
+    Ok(())
 }
 
 /// Reads and checks one run file.
@@ -402,6 +416,41 @@ mod tests {
         assert!(
             error.contains("results: unsupported schema_version 9"),
             "{error}"
+        );
+    }
+
+    /// Runs are read oldest first, whatever order they were added in: by date in UTC (the file
+    /// name's), then by commit.
+    #[test]
+    fn runs_load_oldest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |date: &str, commit: char| {
+            let mut results = results(1);
+            results.fingerprint.date = date.into();
+            results.fingerprint.commit = commit.to_string().repeat(40);
+            Run::from_results(results, None, false, "r").unwrap()
+        };
+        for run in [
+            at("2026-11-21T10:00:00Z", 'b'),
+            at("2026-11-20T10:00:00+02:00", 'c'),
+            at("2026-11-20T08:00:00Z", 'a'),
+            at("2026-11-19T23:59:59Z", 'f'),
+        ] {
+            append(dir.path(), &run).unwrap();
+        }
+        let order: Vec<(String, char)> = load(dir.path())
+            .unwrap()
+            .iter()
+            .map(|run| (run.stamp(), run.commit.chars().next().unwrap()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("20261119T235959Z".to_owned(), 'f'),
+                ("20261120T080000Z".to_owned(), 'a'),
+                ("20261120T080000Z".to_owned(), 'c'),
+                ("20261121T100000Z".to_owned(), 'b'),
+            ]
         );
     }
 

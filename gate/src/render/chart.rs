@@ -123,19 +123,19 @@ pub fn line(title: &str, metric: &str, points: &[Point], markers: &[(usize, Mark
         );
     }
     // The series, broken where the benchmark did not run.
-    for segment in segments(points) {
-        let coords: Vec<String> = segment
-            .iter()
-            .map(|&i| {
-                let v = points[i].value.unwrap_or_default() as f64;
-                format!("{:.1},{:.1}", x(i), y(v))
-            })
-            .collect();
-        let _ = write!(
-            out,
-            r#"<polyline class="series" points="{}"/>"#,
-            coords.join(" ")
-        );
+    let values: Vec<Option<u64>> = points.iter().map(|p| p.value).collect();
+    for segment in segments(&values) {
+        out.push_str(r#"<polyline class="series" points=""#);
+        for (n, &i) in segment.iter().enumerate() {
+            let sep = if n == 0 { "" } else { " " };
+            let _ = write!(
+                out,
+                "{sep}{:.1},{:.1}",
+                x(i),
+                y(values[i].unwrap_or_default() as f64)
+            );
+        }
+        out.push_str(r#""/>"#);
     }
     for (i, point) in points.iter().enumerate() {
         if let Some(v) = point.value {
@@ -153,7 +153,8 @@ pub fn line(title: &str, metric: &str, points: &[Point], markers: &[(usize, Mark
     out
 }
 
-/// A small trend line of `values`, without axes.
+/// A small trend line of `values`, without axes: a polyline per stretch of runs the benchmark
+/// ran in, in whole units of a 120 x 28 box (its style comes from the page's `svg.spark`).
 pub fn sparkline(values: &[Option<u64>]) -> String {
     const W: f64 = 120.0;
     const H: f64 = 28.0;
@@ -167,25 +168,18 @@ pub fn sparkline(values: &[Option<u64>]) -> String {
     };
     let y = |v: u64| 2.0 + (H - 4.0) * (1.0 - (v as f64 - low) / (high - low));
     let mut out = format!(r#"<svg class="spark" viewBox="0 0 {W} {H}" aria-hidden="true">"#);
-    let points: Vec<Point> = values
-        .iter()
-        .map(|&value| Point {
-            value,
-            href: String::new(),
-            label: String::new(),
-            tick: String::new(),
-        })
-        .collect();
-    for segment in segments(&points) {
-        let coords: Vec<String> = segment
-            .iter()
-            .map(|&i| format!("{:.1},{:.1}", x(i), y(values[i].unwrap_or_default())))
-            .collect();
-        let _ = write!(
-            out,
-            r#"<polyline class="series" points="{}"/>"#,
-            coords.join(" ")
-        );
+    for segment in segments(values) {
+        out.push_str(r#"<polyline points=""#);
+        for (n, &i) in segment.iter().enumerate() {
+            let sep = if n == 0 { "" } else { " " };
+            let _ = write!(
+                out,
+                "{sep}{:.0},{:.0}",
+                x(i),
+                y(values[i].unwrap_or_default())
+            );
+        }
+        out.push_str(r#""/>"#);
     }
     out.push_str("</svg>");
     out
@@ -219,11 +213,11 @@ fn range(values: impl Iterator<Item = u64>) -> (f64, f64) {
 }
 
 /// Runs of consecutive indices where a value exists.
-fn segments(points: &[Point]) -> Vec<Vec<usize>> {
+fn segments(values: &[Option<u64>]) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     let mut current = Vec::new();
-    for (i, point) in points.iter().enumerate() {
-        if point.value.is_some() {
+    for (i, value) in values.iter().enumerate() {
+        if value.is_some() {
             current.push(i);
         } else if !current.is_empty() {
             out.push(std::mem::take(&mut current));

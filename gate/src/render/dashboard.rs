@@ -1,19 +1,25 @@
 //! The static dashboard: a self-contained HTML site (inline CSS and SVG, no script, nothing fetched
-//! at view time) drawn from the history.
+//! at view time) drawn from the history, page by page.
 //!
 //! - `index.html`: the [`MOVERS`] benchmarks whose Ir moved most over the last `window` runs,
 //!   with a trend line, their latest count and that change; then one line per group (its page,
 //!   how many benchmarks, how many moved, the largest move), so a benchmark among ten thousand is
 //!   two clicks away and the page stays small;
 //! - `group-<group>.html` (the group is the id's part before `::`): an index of its benchmarks
-//!   (latest Ir, change) linking to a section per benchmark (`#b-<id>`, see [`anchor`]) with a
-//!   chart of Ir and one of each other metric, points marked where the baselines were refreshed
-//!   or the environment changed;
+//!   (a trend line of Ir, latest Ir, change), then, for those that moved most (at most
+//!   [`CHARTED_PER_GROUP`] a group and [`CHARTED`] a site), a section with a chart of Ir and one of
+//!   each other metric, points marked where the baselines were refreshed or the environment
+//!   changed. Every benchmark has its anchor there (`#b-<id>`, see [`anchor`]): its section, else
+//!   its row of the index;
 //! - `runs.html`: every run (`#run-<date>-<commit>`), its commit (linked to the repository when
 //!   its URL is given), date, whether it refreshed the baselines and what changed in its
 //!   environment. Every chart point links to its run there.
+//!
+//! The pages grow with the number of benchmarks by a row each, and no more: the charts, which
+//! grow with the runs and the metrics, are drawn for a bounded number of benchmarks.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -32,6 +38,13 @@ pub const RUNS: &str = "runs.html";
 
 /// How many of the benchmarks that moved most the overview lists.
 pub const MOVERS: usize = 20;
+
+/// How many benchmarks the site draws charts of every metric for, at most: those whose Ir moved
+/// most over the window (then by name, so a small suite has them all).
+pub const CHARTED: usize = 100;
+
+/// How many of the charted benchmarks one group page holds, at most.
+pub const CHARTED_PER_GROUP: usize = 10;
 
 /// How the site is drawn.
 #[derive(Debug, Clone)]
@@ -79,120 +92,267 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// The site's pages, by file name.
-pub fn render(runs: &[Run], site: &Site) -> BTreeMap<String, String> {
-    let history = Series::of(runs);
-    let mut pages = BTreeMap::new();
-    pages.insert(INDEX.to_owned(), overview(runs, &history, site));
-    pages.insert(RUNS.to_owned(), runs_page(runs, &history, site));
+/// The runs of the history as the dashboard keeps them, pushed oldest first: each run's commit,
+/// date and environment, and its counts packed (each benchmark id and metric name stored once, a
+/// benchmark's counts as a short list of metric indices and values) rather than as the maps of
+/// its results, so that a long history of a large suite fits in memory.
+#[derive(Debug, Default)]
+pub struct Runs {
+    /// Every benchmark id, once.
+    ids: Vec<String>,
+    /// The index of each id in `ids`.
+    index: HashMap<String, u32>,
+    /// Every metric name, once.
+    metrics: Vec<String>,
+    runs: Vec<Kept>,
+}
+
+/// A benchmark's counts, packed: pairs of a metric's index (in [`Runs`]'s metrics) and its count.
+type Packed = Box<[(u16, u64)]>;
+
+/// One run, its counts packed.
+#[derive(Debug)]
+struct Kept {
+    /// The run, its benchmarks, durations and carried ones taken out.
+    run: Run,
+    /// How many benchmarks it ran.
+    benchmarks: usize,
+    /// Counts by index of benchmark id (none where it did not run).
+    counts: Vec<Option<Packed>>,
+}
+
+impl Kept {
+    /// The counts of the benchmark of index `id`, if it ran.
+    fn counts(&self, id: u32) -> Option<&[(u16, u64)]> {
+        self.counts.get(id as usize)?.as_deref()
+    }
+}
+
+impl Runs {
+    /// Keeps `run`, newer than those pushed before.
+    pub fn push(&mut self, mut run: Run) {
+        let benchmarks = std::mem::take(&mut run.results.benchmarks);
+        run.results.durations_ms.clear();
+        run.results.carried.clear();
+        let ran = benchmarks.len();
+        let mut counts = Vec::new();
+        for (id, metrics) in benchmarks {
+            let index = match self.index.entry(id) {
+                Entry::Occupied(entry) => *entry.get(),
+                Entry::Vacant(entry) => {
+                    self.ids.push(entry.key().clone());
+                    *entry.insert(self.ids.len() as u32 - 1)
+                }
+            } as usize;
+            if counts.len() <= index {
+                counts.resize(index + 1, None);
+            }
+            let packed = metrics
+                .into_iter()
+                .map(|(metric, count)| (self.metric_index(metric), count))
+                .collect();
+            counts[index] = Some(packed);
+        }
+        self.runs.push(Kept {
+            run,
+            benchmarks: ran,
+            counts,
+        });
+    }
+
+    /// How many runs there are.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Whether there is no run.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// The index of `metric` in `metrics`, added if new.
+    fn metric_index(&mut self, metric: String) -> u16 {
+        match self.metrics.iter().position(|m| *m == metric) {
+            Some(index) => index as u16,
+            None => {
+                self.metrics.push(metric);
+                (self.metrics.len() - 1) as u16
+            }
+        }
+    }
+
+    /// `id`'s counts of `metric`, one slot per run (`None` where it did not run).
+    fn values(&self, id: &str, metric: &str) -> Vec<Option<u64>> {
+        let id = self.index.get(id);
+        let metric = self.metrics.iter().position(|m| m == metric);
+        self.runs
+            .iter()
+            .map(|kept| {
+                let counts = kept.counts(*id?)?;
+                let metric = metric? as u16;
+                counts.iter().find(|(m, _)| *m == metric).map(|(_, c)| *c)
+            })
+            .collect()
+    }
+
+    /// The metrics any run recorded for `id`, Ir first, then by name.
+    fn metrics_of(&self, id: &str) -> Vec<&str> {
+        let Some(id) = self.index.get(id) else {
+            return Vec::new();
+        };
+        let metrics: BTreeSet<&str> = self
+            .runs
+            .iter()
+            .filter_map(|kept| kept.counts(*id))
+            .flat_map(|counts| counts.iter())
+            .map(|(m, _)| self.metrics[usize::from(*m)].as_str())
+            .collect();
+        let mut ordered: Vec<&str> = metrics.into_iter().collect();
+        ordered.sort_by_key(|&m| (m != IR, m));
+        ordered
+    }
+}
+
+impl FromIterator<Run> for Runs {
+    fn from_iter<I: IntoIterator<Item = Run>>(runs: I) -> Runs {
+        let mut kept = Runs::default();
+        for run in runs {
+            kept.push(run);
+        }
+        kept
+    }
+}
+
+/// Draws the site's pages one at a time, handing each to `emit` with its file name, so no page
+/// waits in memory for the others; returns how many pages there were.
+pub fn render(
+    runs: &Runs,
+    site: &Site,
+    mut emit: impl FnMut(&str, String) -> Result<()>,
+) -> Result<usize> {
+    let history = History::of(runs, site.window);
+    emit(INDEX, overview(&history, site))?;
+    emit(RUNS, runs_page(&history, site))?;
     for (group, ids) in &history.groups {
-        pages.insert(
-            group_page_name(group),
-            group_page(group, ids, runs, &history, site),
-        );
+        emit(
+            &group_page_name(group),
+            group_page(group, ids, &history, site),
+        )?;
     }
-    pages
+    Ok(2 + history.groups.len())
 }
 
-/// Writes the site's pages into `out` (created if missing), readable by all (a web server serves
-/// them).
-pub fn write(pages: &BTreeMap<String, String>, out: &Path) -> Result<()> {
+/// Draws the site into `out` (created if missing), each page written as soon as it is drawn and
+/// readable by all (a web server serves them); returns how many pages there were.
+pub fn write(runs: &Runs, site: &Site, out: &Path) -> Result<usize> {
     std::fs::create_dir_all(out).map_err(|source| Error::write(out, source))?;
-    for (name, html) in pages {
+    render(runs, site, |name, html| {
         let path = out.join(name);
-        std::fs::write(&path, html).map_err(|source| Error::write(&path, source))?;
-    }
-    Ok(())
+        std::fs::write(&path, html).map_err(|source| Error::write(&path, source))
+    })
 }
 
-/// A metric's counts, one slot per run (`None` where the benchmark did not run).
-type Slots = Vec<Option<u64>>;
-
-/// The history as series: each benchmark's counts by metric, one slot per run.
-struct Series {
-    /// Benchmark ids by group.
-    groups: BTreeMap<String, Vec<String>>,
-    /// Counts by benchmark, then metric (Ir first), one slot per run.
-    values: BTreeMap<String, Vec<(String, Slots)>>,
-    /// What each run changed: refreshed baselines, environment fields that differ from the run
-    /// before.
-    markers: Vec<Vec<Marker>>,
+/// The history as the pages read it: the runs, their benchmarks by group, each benchmark's move
+/// over the window, which benchmarks get charts, and what each run changed. Counts are looked up
+/// in the runs when a page needs them, never copied.
+struct History<'a> {
+    runs: &'a Runs,
+    /// Benchmark ids by group, both in name order.
+    groups: BTreeMap<&'a str, Vec<&'a str>>,
+    /// How many benchmarks there are.
+    benchmarks: usize,
+    /// Each benchmark's move of Ir over the window, where it has two counts to compare.
+    moves: HashMap<&'a str, Move>,
+    /// The benchmarks whose Ir moved, the largest move first.
+    movers: Vec<&'a str>,
+    /// The benchmarks drawn with a chart of every metric (see [`CHARTED`]).
+    charted: HashSet<&'a str>,
+    /// The runs that refreshed the baselines or changed the environment, by index.
+    markers: Vec<(usize, Marker)>,
+    /// The environment fields each run changed from the run before.
     env_changes: Vec<Vec<String>>,
 }
 
-impl Series {
-    fn of(runs: &[Run]) -> Series {
-        let ids: BTreeSet<&String> = runs
-            .iter()
-            .flat_map(|r| r.results.benchmarks.keys())
-            .collect();
-        let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut values = BTreeMap::new();
-        for id in ids {
-            groups
-                .entry(crate::id::group_of(id).to_owned())
-                .or_default()
-                .push(id.clone());
-            let metrics: BTreeSet<&String> = runs
-                .iter()
-                .filter_map(|r| r.results.benchmarks.get(id))
-                .flat_map(|counts| counts.keys())
-                .collect();
-            let mut ordered: Vec<&String> = metrics.into_iter().collect();
-            ordered.sort_by_key(|m| (m.as_str() != IR, m.as_str()));
-            let series = ordered
-                .into_iter()
-                .map(|metric| {
-                    let slots = runs
-                        .iter()
-                        .map(|r| r.results.benchmarks.get(id)?.get(metric).copied())
-                        .collect();
-                    (metric.clone(), slots)
-                })
-                .collect();
-            values.insert(id.clone(), series);
+impl<'a> History<'a> {
+    fn of(runs: &'a Runs, window: usize) -> History<'a> {
+        let mut ids: Vec<&str> = runs.ids.iter().map(String::as_str).collect();
+        ids.sort_unstable();
+        let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for &id in &ids {
+            groups.entry(crate::id::group_of(id)).or_default().push(id);
         }
         let env_changes: Vec<Vec<String>> = runs
+            .runs
             .iter()
             .enumerate()
-            .map(|(i, run)| match i.checked_sub(1).map(|p| &runs[p]) {
-                Some(previous) => {
-                    fingerprint::mismatches(&previous.results.fingerprint, &run.results.fingerprint)
-                        .into_iter()
-                        .map(|m| m.field)
-                        .collect()
-                }
+            .map(|(i, kept)| match i.checked_sub(1).map(|p| &runs.runs[p]) {
+                Some(previous) => fingerprint::mismatches(
+                    &previous.run.results.fingerprint,
+                    &kept.run.results.fingerprint,
+                )
+                .into_iter()
+                .map(|m| m.field)
+                .collect(),
                 None => Vec::new(),
             })
             .collect();
         let markers = runs
+            .runs
             .iter()
             .zip(&env_changes)
-            .map(|(run, env)| {
-                let mut markers = Vec::new();
-                if run.refreshed {
-                    markers.push(Marker::Refresh);
-                }
-                if !env.is_empty() {
-                    markers.push(Marker::EnvChange);
-                }
-                markers
+            .enumerate()
+            .flat_map(|(i, (kept, env))| {
+                let refresh = kept.run.refreshed.then_some((i, Marker::Refresh));
+                let env = (!env.is_empty()).then_some((i, Marker::EnvChange));
+                refresh.into_iter().chain(env)
             })
             .collect();
-        Series {
+        let moves: HashMap<&str, Move> = ids
+            .iter()
+            .filter_map(|&id| {
+                let change = window_move(&runs.values(id, IR), window, &env_changes)?;
+                Some((id, change))
+            })
+            .collect();
+        // Every benchmark, those that moved most first (then by name): the movers lead it, and
+        // the charts go to its first ones.
+        let mut ranked: Vec<(&str, f64)> = ids
+            .iter()
+            .map(|&id| (id, moves.get(id).map_or(0.0, |m| m.pct.abs())))
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        let movers = ranked
+            .iter()
+            .take_while(|(_, pct)| *pct > 0.0)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut per_group: HashMap<&str, usize> = HashMap::new();
+        let mut charted = HashSet::new();
+        for (id, _) in ranked {
+            if charted.len() == CHARTED {
+                break;
+            }
+            let in_group = per_group.entry(crate::id::group_of(id)).or_default();
+            if *in_group < CHARTED_PER_GROUP {
+                *in_group += 1;
+                charted.insert(id);
+            }
+        }
+        History {
+            runs,
             groups,
-            values,
+            benchmarks: ids.len(),
+            moves,
+            movers,
+            charted,
             markers,
             env_changes,
         }
     }
 
-    fn metric(&self, id: &str, metric: &str) -> Option<&[Option<u64>]> {
-        self.values
-            .get(id)?
-            .iter()
-            .find(|(m, _)| m == metric)
-            .map(|(_, v)| v.as_slice())
+    /// The runs, oldest first.
+    fn runs(&self) -> impl DoubleEndedIterator<Item = &'a Run> + ExactSizeIterator {
+        self.runs.runs.iter().map(|kept| &kept.run)
     }
 }
 
@@ -208,7 +368,7 @@ code{font-size:.9em}.up{color:#b3261e}.down{color:#1b7f3b}.muted{color:#666}\
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,520px),1fr));gap:1rem}\
 figure{margin:0}svg.chart{width:100%;height:auto;display:block}svg.spark{width:120px;height:28px}\
 svg text{font-size:11px;fill:#333}svg .axis-title{font-size:12px;font-weight:600}\
-.grid{stroke:#e5e5e5}.axis{stroke:#333}.series{fill:none;stroke:#1f6fb2;stroke-width:2}\
+.grid{stroke:#e5e5e5}.axis{stroke:#333}.series,.spark polyline{fill:none;stroke:#1f6fb2;stroke-width:2}\
 .point{fill:#1f6fb2}.point:hover{fill:#b3261e}\
 .marker{stroke-width:1.5;stroke-dasharray:4 3}.marker.refresh{stroke:#7b3fc4}\
 .marker.env{stroke:#d9730d}text.refresh{fill:#7b3fc4}text.env{fill:#d9730d}\
@@ -296,16 +456,16 @@ fn benchmark_link(id: &str) -> String {
     )
 }
 
-fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
+fn overview(history: &History, site: &Site) -> String {
     let mut body = String::from("<h1>irgate: instruction counts over time</h1>");
-    match (runs.first(), runs.last()) {
+    match (history.runs().next(), history.runs().next_back()) {
         (Some(first), Some(last)) => {
             let _ = write!(
                 body,
                 "<p>{} of {} on the default branch, {} to {} (latest: <a href=\"{RUNS}#{}\"><code>{}</code></a>). \
                  Change: the latest count against the one {} before it.</p>",
-                plural(runs.len(), "run"),
-                plural(history.values.len(), "benchmark"),
+                plural(history.runs.len(), "run"),
+                plural(history.benchmarks, "benchmark"),
                 first.date.format("%Y-%m-%d"),
                 last.date.format("%Y-%m-%d"),
                 run_anchor(last),
@@ -315,18 +475,7 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
         }
         _ => body.push_str("<p>No runs recorded yet.</p>"),
     }
-    let moves: BTreeMap<&str, Move> = history
-        .values
-        .keys()
-        .filter_map(|id| {
-            let values = history.metric(id, IR)?;
-            let change = window_move(values, site.window, &history.env_changes)?;
-            (change.pct != 0.0).then_some((id.as_str(), change))
-        })
-        .collect();
-    let mut movers: Vec<(&str, Move)> = moves.iter().map(|(id, m)| (*id, *m)).collect();
-    movers.sort_by(|a, b| b.1.pct.abs().total_cmp(&a.1.pct.abs()).then(a.0.cmp(b.0)));
-    movers.truncate(MOVERS);
+    let movers = &history.movers[..history.movers.len().min(MOVERS)];
     let window = plural(site.window, "run");
     if movers.is_empty() {
         let _ = write!(
@@ -341,17 +490,17 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
              <th>trend (Ir)</th><th class=\"num\">latest Ir</th><th class=\"num\">change, last \
              {window}</th></tr></thead><tbody>",
             plural(movers.len(), "benchmark"),
-            moves.len()
+            history.movers.len()
         );
-        for (id, change) in &movers {
-            let values = history.metric(id, IR).unwrap_or_default();
+        for id in movers {
+            let values = history.runs.values(id, IR);
             let _ = write!(
                 body,
                 "<tr><td>{}</td><td>{}</td>{}{}</tr>",
                 benchmark_link(id),
-                chart::sparkline(values),
-                latest_cell(values),
-                change_cell(Some(*change))
+                chart::sparkline(&values),
+                latest_cell(&values),
+                change_cell(history.moves.get(id).copied())
             );
         }
         body.push_str("</tbody></table></div>");
@@ -359,14 +508,16 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
     let _ = write!(
         body,
         "<h2>Groups</h2><p>A benchmark's group is its id up to the first <code>::</code>; its page \
-         lists them all with their charts.</p><div class=\"wrap\"><table><thead><tr>\
+         lists them all with the trend of their Ir, and charts every metric of those that moved \
+         most.</p><div class=\"wrap\"><table><thead><tr>\
          <th>group</th><th class=\"num\">benchmarks</th><th class=\"num\">moved, last {window}\
          </th><th class=\"num\">largest move</th></tr></thead><tbody>"
     );
     for (group, ids) in &history.groups {
         let moved: Vec<Move> = ids
             .iter()
-            .filter_map(|id| moves.get(id.as_str()).copied())
+            .filter_map(|id| history.moves.get(id).copied())
+            .filter(|m| m.pct != 0.0)
             .collect();
         let largest = moved
             .iter()
@@ -387,52 +538,85 @@ fn overview(runs: &[Run], history: &Series, site: &Site) -> String {
     page("irgate dashboard", &body)
 }
 
-fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series, site: &Site) -> String {
+/// A group's page: an index of its benchmarks, each with the trend of its Ir, then a section of
+/// charts of every metric for each of them in [`History::charted`]. A benchmark's anchor
+/// ([`anchor`]) is its section where it has one, else its row of the index.
+fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> String {
     let window = plural(site.window, "run");
-    let mut body = format!(
-        "<h1>Group <code>{}</code></h1><p>{}; change: the latest count against the one {window} \
-         before it.</p><div class=\"wrap\"><table><thead><tr><th>benchmark</th>\
-         <th class=\"num\">latest Ir</th><th class=\"num\">change, last {window}</th></tr>\
-         </thead><tbody>",
-        escape(group),
-        plural(ids.len(), "benchmark")
+    let charted: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| history.charted.contains(id))
+        .collect();
+    let rule = format!(
+        "charts of every metric are drawn for the benchmarks whose Ir moved most over the window, \
+         at most {CHARTED_PER_GROUP} a group and {CHARTED} in all"
     );
-    for id in ids {
-        let values = history.metric(id, IR).unwrap_or_default();
+    let charts = match charted.len() {
+        0 => format!("No chart here: {rule}."),
+        n if n == ids.len() => format!("Each has its charts below, linked from its name ({rule})."),
+        1 => {
+            format!("The one that moved most has its charts below, linked from its name ({rule}).")
+        }
+        n => format!(
+            "The {} that moved most have their charts below, linked from their names ({rule}).",
+            thousands(n as u64)
+        ),
+    };
+    let mut body = format!(
+        "<h1>Group <code>{}</code></h1><p>{}, each with the trend of its Ir over every run; change: \
+         the latest count against the one {window} before it. {charts}</p><div class=\"wrap\">\
+         <table><thead><tr><th>benchmark</th><th>trend (Ir)</th><th class=\"num\">latest Ir</th>\
+         <th class=\"num\">change, last {window}</th></tr></thead><tbody>",
+        escape(group),
+        plural(ids.len(), "benchmark"),
+    );
+    for &id in ids {
+        let values = history.runs.values(id, IR);
+        if history.charted.contains(id) {
+            let _ = write!(
+                body,
+                "<tr><td><a href=\"#{}\"><code>{}</code></a></td>",
+                anchor(id),
+                escape(id)
+            );
+        } else {
+            let _ = write!(
+                body,
+                "<tr id=\"{}\"><td><code>{}</code></td>",
+                anchor(id),
+                escape(id)
+            );
+        }
         let _ = write!(
             body,
-            "<tr><td><a href=\"#{}\"><code>{}</code></a></td>{}{}</tr>",
-            anchor(id),
-            escape(id),
-            latest_cell(values),
-            change_cell(window_move(values, site.window, &history.env_changes))
+            "<td>{}</td>{}{}</tr>",
+            chart::sparkline(&values),
+            latest_cell(&values),
+            change_cell(history.moves.get(id).copied())
         );
     }
-    body.push_str(
-        "</tbody></table></div><p>Every point links to its run. \
-         <span class=\"key-refresh\">- - refresh</span>: the baselines were refreshed at that \
-         run; <span class=\"key-env\">- - env</span>: the environment changed (the counts before \
-         and after do not compare).</p>",
-    );
-    let markers: Vec<(usize, Marker)> = history
-        .markers
-        .iter()
-        .enumerate()
-        .flat_map(|(i, ms)| ms.iter().map(move |m| (i, *m)))
-        .collect();
-    for id in ids {
+    body.push_str("</tbody></table></div>");
+    if !charted.is_empty() {
+        body.push_str(
+            "<p>Every point links to its run. <span class=\"key-refresh\">- - refresh</span>: \
+             the baselines were refreshed at that run; <span class=\"key-env\">- - env</span>: \
+             the environment changed (the counts before and after do not compare).</p>",
+        );
+    }
+    for id in charted {
         let _ = write!(
             body,
             "<section id=\"{}\"><h2><code>{}</code></h2><div class=\"charts\">",
             anchor(id),
             escape(id)
         );
-        for (metric, values) in history.values.get(id).into_iter().flatten() {
-            let points: Vec<Point> = runs
-                .iter()
-                .zip(values)
+        for metric in history.runs.metrics_of(id) {
+            let points: Vec<Point> = history
+                .runs()
+                .zip(history.runs.values(id, metric))
                 .map(|(run, value)| Point {
-                    value: *value,
+                    value,
                     href: format!("{RUNS}#{}", run_anchor(run)),
                     label: format!(
                         "{} {} {metric}: {}",
@@ -448,7 +632,7 @@ fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series, site:
                 body,
                 "<figure><h3>{}</h3>{}</figure>",
                 escape(&title),
-                chart::line(&title, metric, &points, &markers)
+                chart::line(&title, metric, &points, &history.markers)
             );
         }
         body.push_str("</div></section>");
@@ -456,12 +640,13 @@ fn group_page(group: &str, ids: &[String], runs: &[Run], history: &Series, site:
     page(&format!("irgate: {group}"), &body)
 }
 
-fn runs_page(runs: &[Run], history: &Series, site: &Site) -> String {
+fn runs_page(history: &History, site: &Site) -> String {
     let mut body = String::from(
         "<h1>Runs</h1><div class=\"wrap\"><table><thead><tr><th>date (UTC)</th><th>commit</th>\
          <th>baselines</th><th>environment</th><th class=\"num\">benchmarks</th></tr></thead><tbody>",
     );
-    for (i, run) in runs.iter().enumerate().rev() {
+    for (i, kept) in history.runs.runs.iter().enumerate().rev() {
+        let run = &kept.run;
         let commit = match &site.repo_url {
             Some(url) => format!(
                 "<a href=\"{}/commit/{}\"><code>{}</code></a>",
@@ -506,7 +691,7 @@ fn runs_page(runs: &[Run], history: &Series, site: &Site) -> String {
             } else {
                 "<span class=\"muted\">kept</span>"
             },
-            run.results.benchmarks.len()
+            kept.benchmarks
         );
     }
     body.push_str("</tbody></table></div>");
@@ -516,6 +701,46 @@ fn runs_page(runs: &[Run], history: &Series, site: &Site) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The packed counts read back as the runs held them, with a slot for each run a benchmark
+    /// or a metric is missing from.
+    #[test]
+    fn packed_runs_keep_every_count() {
+        let run = |commit: char, benchmarks: &[(&str, &[(&str, u64)])]| {
+            let results = crate::model::Results {
+                fingerprint: crate::model::Fingerprint {
+                    commit: commit.to_string().repeat(40),
+                    date: "2026-11-20T10:00:00Z".into(),
+                    ..Default::default()
+                },
+                benchmarks: benchmarks
+                    .iter()
+                    .map(|(id, counts)| {
+                        let counts = counts.iter().map(|(m, c)| (m.to_string(), *c)).collect();
+                        (id.to_string(), counts)
+                    })
+                    .collect(),
+                ..Default::default()
+            };
+            Run::from_results(results, None, false, "r").unwrap()
+        };
+        let runs: Runs = [
+            run('a', &[("f::a/x", &[("Ir", 10), ("Dr", 3)])]),
+            run('b', &[("f::a/x", &[("Ir", 11)]), ("f::b/y", &[("Ir", 7)])]),
+            run('c', &[("f::b/y", &[("Dr", 1), ("Ir", 8)])]),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs.values("f::a/x", IR), [Some(10), Some(11), None]);
+        assert_eq!(runs.values("f::a/x", "Dr"), [Some(3), None, None]);
+        assert_eq!(runs.values("f::b/y", IR), [None, Some(7), Some(8)]);
+        assert_eq!(runs.values("f::c/z", IR), [None, None, None]);
+        assert_eq!(runs.values("f::b/y", "Dw"), [None, None, None]);
+        assert_eq!(runs.metrics_of("f::b/y"), ["Ir", "Dr"]);
+        let ran: Vec<usize> = runs.runs.iter().map(|kept| kept.benchmarks).collect();
+        assert_eq!(ran, [1, 2, 1]);
+    }
 
     #[test]
     fn anchors_are_one_to_one_and_pages_are_per_group() {

@@ -116,7 +116,8 @@ fn the_same_history_draws_the_same_site() {
 }
 
 /// `runs` runs of `benchmarks` ids spread over `groups` groups (`g00::bench_00000/input`, ...):
-/// benchmark `i` grows by `i` Ir a run from 1,000,000, so the higher `i`, the more it moved.
+/// benchmark `i` grows by `i` Ir a run from 1,000,000, so the higher `i`, the more it moved; its
+/// EstimatedCycles are 3 Ir + 11.
 pub fn generated_runs(
     benchmarks: usize,
     groups: usize,
@@ -137,7 +138,11 @@ pub fn generated_runs(
                         let ir = 1_000_000 + (i * r) as u64;
                         (
                             format!("g{:02}::bench_{i:05}/input", i % groups),
-                            [("Ir".to_owned(), ir)].into(),
+                            [
+                                ("Ir".to_owned(), ir),
+                                ("EstimatedCycles".to_owned(), 3 * ir + 11),
+                            ]
+                            .into(),
                         )
                     })
                     .collect(),
@@ -148,18 +153,38 @@ pub fn generated_runs(
         .collect()
 }
 
-/// The overview leads with the biggest movers of the window and lists groups, not every
-/// benchmark; each group page indexes its benchmarks and holds their charts.
-#[test]
-fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
-    use irgate::render::dashboard::{INDEX, MOVERS, Site, anchor, page_of, render};
-
-    let runs = generated_runs(300, 7, 6);
-    let site = Site {
-        window: 5,
+/// The site of `runs`, page by page, as `irgate history render` writes it.
+fn pages(
+    runs: Vec<irgate::formats::history::Run>,
+    window: usize,
+) -> std::collections::BTreeMap<String, String> {
+    let site = irgate::render::dashboard::Site {
+        window,
         repo_url: None,
     };
-    let pages = render(&runs, &site);
+    let mut pages = std::collections::BTreeMap::new();
+    let runs = runs.into_iter().collect();
+    let count = irgate::render::dashboard::render(&runs, &site, |name, html| {
+        assert!(
+            pages.insert(name.to_owned(), html).is_none(),
+            "{name} twice"
+        );
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(count, pages.len());
+    pages
+}
+
+/// The overview leads with the biggest movers of the window and lists groups, not every
+/// benchmark; each group page indexes its benchmarks, each with a trend line, and charts those
+/// that moved most.
+#[test]
+fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
+    use irgate::render::dashboard::{CHARTED_PER_GROUP, INDEX, MOVERS, anchor, page_of};
+
+    let runs = generated_runs(300, 7, 6);
+    let pages = pages(runs, 5);
     assert_eq!(pages.len(), 1 + 1 + 7, "{:?}", pages.keys());
     let index = &pages[INDEX];
 
@@ -195,16 +220,72 @@ fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
     let groups = &index[index.find("<h2>Groups").unwrap()..];
     assert_eq!(groups.matches("<tr><td><a href=\"group-g").count(), 7);
 
-    // Every benchmark: its group's page has it in the index, linked to its section with a chart.
+    // Every benchmark: one row of its group page's index, with its trend line, and one anchor;
+    // the CHARTED_PER_GROUP of the group that moved most (the highest numbers) have their
+    // section of charts, one per metric, and their row links to it.
     for i in 0..300 {
         let id = format!("g{:02}::bench_{i:05}/input", i % 7);
         let page = &pages[&page_of(&id)];
         let anchor = anchor(&id);
-        assert!(page.contains(&format!("<a href=\"#{anchor}\"><code>{id}</code></a>")));
-        let section = &page[page.find(&format!("<section id=\"{anchor}\">")).unwrap()..];
-        assert!(
-            section[..section.find("</section>").unwrap()].contains("<svg class=\"chart\""),
+        let table = &page[..page.find("</tbody>").unwrap()];
+        assert_eq!(table.matches(&format!("<code>{id}</code>")).count(), 1);
+        assert_eq!(
+            page.matches(&format!(" id=\"{anchor}\"")).count(),
+            1,
             "{id}"
         );
+        let charted = (i + 7 * CHARTED_PER_GROUP) >= 300;
+        let row =
+            format!("<a href=\"#{anchor}\"><code>{id}</code></a></td><td><svg class=\"spark\"");
+        assert_eq!(page.contains(&row), charted, "{id}");
+        let section = page.find(&format!("<section id=\"{anchor}\">"));
+        assert_eq!(section.is_some(), charted, "{id}");
+        if let Some(section) = section {
+            let section = &page[section..];
+            let section = &section[..section.find("</section>").unwrap()];
+            assert_eq!(section.matches("<svg class=\"chart\"").count(), 2, "{id}");
+        } else {
+            assert!(page.contains(&format!(
+                "<tr id=\"{anchor}\"><td><code>{id}</code></td><td><svg class=\"spark\""
+            )));
+        }
     }
+    for (name, page) in &pages {
+        if name.starts_with("group-") {
+            assert_eq!(
+                page.matches("<section id=").count(),
+                CHARTED_PER_GROUP,
+                "{name}"
+            );
+        }
+    }
+}
+
+/// At 20,000 benchmarks the site stays small: the overview lists the movers and the groups, every
+/// benchmark is one row of its group's page, charts are drawn for a bounded number of them, and
+/// no page nears the 2 MB a page may take.
+#[test]
+fn a_large_suite_draws_a_bounded_site() {
+    use irgate::render::dashboard::{CHARTED, CHARTED_PER_GROUP, INDEX, MOVERS};
+
+    let (benchmarks, groups) = (20_000, 100);
+    let pages = pages(generated_runs(benchmarks, groups, 3), 2);
+    assert_eq!(pages.len(), 2 + groups);
+    let index = &pages[INDEX];
+    assert_eq!(index.matches("<tr>").count(), 1 + MOVERS + 1 + groups);
+    let (mut rows, mut sections, mut total) = (0, 0, 0);
+    for (name, page) in &pages {
+        total += page.len();
+        assert!(page.len() < 200_000, "{name}: {} bytes", page.len());
+        if name.starts_with("group-") {
+            let here = page.matches("<section id=").count();
+            assert!(here <= CHARTED_PER_GROUP, "{name}: {here} sections");
+            sections += here;
+            rows += page.matches("<td><svg class=\"spark\"").count();
+        }
+    }
+    assert_eq!(rows, benchmarks);
+    assert_eq!(sections, CHARTED);
+    // About 250 bytes a benchmark, and the charts.
+    assert!(total < benchmarks * 300 + CHARTED * 10_000, "{total} bytes");
 }

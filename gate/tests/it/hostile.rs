@@ -343,7 +343,12 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
             window: 5,
             repo_url: Some("https://github.com/o/r".into()),
         };
-        let pages = irgate::render::dashboard::render(&runs, &site);
+        let mut pages = Vec::new();
+        irgate::render::dashboard::render(&runs.into_iter().collect(), &site, |name, html| {
+            pages.push((name.to_owned(), html));
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(pages.len(), 3);
         for (name, html) in pages {
             assert_inert_html(&html, &name);
