@@ -11,6 +11,9 @@
 #   RUNNER_CRATE    gungraun-runner or iai-callgrind-runner: the suites' library's runner
 #   RUNNER_VERSION  its exact version (the library's, from cargo metadata)
 #   IRGATE_FEATURES `github` adds `irgate comment` (GitHub Actions needs it)
+#   IRGATE_BINARY   optional: an irgate executable already built from this source, as a path in
+#                   the build context (`docker/prebuilt/irgate`: the action puts its release
+#                   binary there); used when it runs here, else irgate is built as without it
 # `irgate init --ci` writes the repository's values to .irgate/image.env.
 ARG BASE_IMAGE=rust:1.95.0-trixie
 
@@ -21,13 +24,18 @@ ARG RUNNER_VERSION=0.20.0
 RUN cargo install "${RUNNER_CRATE}" --version "${RUNNER_VERSION}" --locked --root /opt/runner \
     && rm -rf "${CARGO_HOME:?}/registry" "${CARGO_HOME:?}/git"
 
-# irgate, from this source, with its locked dependencies.
+# irgate, from this source, with its locked dependencies (or its release binary, which was).
 FROM ${BASE_IMAGE} AS irgate
 ARG IRGATE_FEATURES=
+ARG IRGATE_BINARY=
 WORKDIR /src
 COPY . .
-RUN cargo install --path gate --locked --root /opt/irgate --features "${IRGATE_FEATURES}" \
-    && rm -rf target "${CARGO_HOME:?}/registry" "${CARGO_HOME:?}/git"
+RUN if [ -n "${IRGATE_BINARY}" ] && "./${IRGATE_BINARY}" --version; then \
+        install -D -m 755 "./${IRGATE_BINARY}" /opt/irgate/bin/irgate; \
+    else \
+        cargo install --path gate --locked --root /opt/irgate --features "${IRGATE_FEATURES}"; \
+    fi \
+    && rm -rf target docker/prebuilt "${CARGO_HOME:?}/registry" "${CARGO_HOME:?}/git"
 
 # valgrind at an exact Debian version. valgrind depends on libc6-dbg of exactly the installed glibc;
 # pinning libc6-dbg to that version means installing valgrind can never upgrade glibc (whose
