@@ -350,7 +350,8 @@ impl Map<'_> {
             diff::blob(self.top, &entry.blobs.1)?
         };
         let read = |bytes: &[u8]| {
-            let mut manifest: toml::Table = toml::from_str(std::str::from_utf8(bytes).ok()?).ok()?;
+            let mut manifest: toml::Table =
+                toml::from_str(std::str::from_utf8(bytes).ok()?).ok()?;
             manifest.remove("badges");
             for table in ["package", "workspace"] {
                 let Some(toml::Value::Table(inner)) = manifest.get_mut(table) else {
@@ -358,9 +359,9 @@ impl Map<'_> {
                 };
                 inner.remove("metadata");
                 if let Some(toml::Value::Table(package)) = inner.get_mut("package") {
-                    package.retain(|key, _| !METADATA.contains(&key.as_ref()));
+                    package.retain(|key, _| !METADATA.contains(&key));
                 }
-                inner.retain(|key, _| table == "workspace" || !METADATA.contains(&key.as_ref()));
+                inner.retain(|key, _| table == "workspace" || !METADATA.contains(&key));
             }
             Some(manifest)
         };

@@ -261,7 +261,11 @@ impl Attributes {
                 let (start, end) = (attribute.span().start(), attribute.span().end());
                 for n in start.line..=end.line {
                     let from = if n == start.line { start.column } else { 0 };
-                    let to = if n == end.line { end.column } else { usize::MAX };
+                    let to = if n == end.line {
+                        end.column
+                    } else {
+                        usize::MAX
+                    };
                     self.columns.entry(line(n)).or_default().push((from, to));
                 }
             }
@@ -300,7 +304,9 @@ impl Attributes {
 /// `must_use`, `allow`, `warn`, `deny`, `forbid`, `expect`, `deprecated`, `diagnostic::...`.
 fn quiet(attribute: &Attribute) -> bool {
     let path = attribute.path();
-    path.segments.first().is_some_and(|s| s.ident == "diagnostic")
+    path.segments
+        .first()
+        .is_some_and(|s| s.ident == "diagnostic")
         || [
             "doc",
             "must_use",
@@ -907,10 +913,30 @@ pub struct Plain {
 ";
         let edit = |from: &str, to: &str| DERIVED.replacen(from, to, 1);
         for (from, to, line, why) in [
-            ("/// The arguments.", "/// Arguments.", 2, "a derive reads it"),
-            ("/// How many.", "/// How many times.", 4, "a derive reads a field's"),
-            ("    /// Runs.", "    /// Runs it.", 11, "an attribute macro reads it"),
-            ("/// One.", "/// The first.", 18, "a macro invocation reads it"),
+            (
+                "/// The arguments.",
+                "/// Arguments.",
+                2,
+                "a derive reads it",
+            ),
+            (
+                "/// How many.",
+                "/// How many times.",
+                4,
+                "a derive reads a field's",
+            ),
+            (
+                "    /// Runs.",
+                "    /// Runs it.",
+                11,
+                "an attribute macro reads it",
+            ),
+            (
+                "/// One.",
+                "/// The first.",
+                18,
+                "a macro invocation reads it",
+            ),
         ] {
             let mapped = mapped(DERIVED, &edit(from, to), (line, 1), (line, 1));
             assert_ne!(mapped, Mapped::Inert, "{why}");

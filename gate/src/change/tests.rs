@@ -642,7 +642,11 @@ fn doc_comments_and_lint_attributes_of_items_no_macro_reads_are_inert() {
         "pub fn a(x: u32)",
         "/// Adds one.\n#[must_use]\n#[allow(clippy::missing_panics_doc)]\npub fn a(x: u32)",
     );
-    repo.edit("src/lib.rs", "    pub x: u32,", "    /// The x.\n    pub x: u32,");
+    repo.edit(
+        "src/lib.rs",
+        "    pub x: u32,",
+        "    /// The x.\n    pub x: u32,",
+    );
     let change = repo.change();
     assert_eq!(reasons(&change), Vec::<String>::new());
     assert!(change.functions.is_empty(), "{:?}", names(&change));
@@ -650,9 +654,17 @@ fn doc_comments_and_lint_attributes_of_items_no_macro_reads_are_inert() {
 
     // A derive reads the documentation of its type and fields.
     let repo = Repo::new();
-    repo.edit("src/lib.rs", "pub struct S {", "#[derive(Clone)]\npub struct S {");
+    repo.edit(
+        "src/lib.rs",
+        "pub struct S {",
+        "#[derive(Clone)]\npub struct S {",
+    );
     repo.commit();
-    repo.edit("src/lib.rs", "    pub x: u32,", "    /// The x.\n    pub x: u32,");
+    repo.edit(
+        "src/lib.rs",
+        "    pub x: u32,",
+        "    /// The x.\n    pub x: u32,",
+    );
     assert_eq!(reasons(&repo.change()), ["src/lib.rs:10: a type"]);
 }
 
