@@ -236,8 +236,9 @@ fn read(text: &str) -> Result<Source, (u32, String)> {
         quiet: BTreeSet::new(),
     };
     let mut attributes = Attributes::default();
-    // No macro reads the file's inner attributes (inner attribute macros are unstable).
-    attributes.item(&file.attrs, true);
+    // No macro reads the file's inner attributes (inner attribute macros, and attribute macros
+    // on a `mod name;`, are unstable), whatever else they are.
+    attributes.take(&file.attrs);
     items(&file.items, "", false, true, &mut source, &mut attributes);
     source.quiet = attributes.lines(&source.lines);
     Ok(source)
@@ -257,20 +258,25 @@ impl Attributes {
     fn item(&mut self, attrs: &[Attribute], outer: bool) -> bool {
         let plain = outer && attrs.iter().all(plain);
         if plain {
-            for attribute in attrs.iter().filter(|a| quiet(a)) {
-                let (start, end) = (attribute.span().start(), attribute.span().end());
-                for n in start.line..=end.line {
-                    let from = if n == start.line { start.column } else { 0 };
-                    let to = if n == end.line {
-                        end.column
-                    } else {
-                        usize::MAX
-                    };
-                    self.columns.entry(line(n)).or_default().push((from, to));
-                }
-            }
+            self.take(attrs);
         }
         plain
+    }
+
+    /// Takes the quiet ones of `attrs`, which no macro reads.
+    fn take(&mut self, attrs: &[Attribute]) {
+        for attribute in attrs.iter().filter(|a| quiet(a)) {
+            let (start, end) = (attribute.span().start(), attribute.span().end());
+            for n in start.line..=end.line {
+                let from = if n == start.line { start.column } else { 0 };
+                let to = if n == end.line {
+                    end.column
+                } else {
+                    usize::MAX
+                };
+                self.columns.entry(line(n)).or_default().push((from, to));
+            }
+        }
     }
 
     /// The lines of `text` with nothing but these attributes on them, and blanks, and a plain
@@ -821,6 +827,13 @@ mod tests {
         );
         let crate_doc = edit("//! A module.", "//! A module.\n//! More.");
         assert_eq!(mapped(BASE, &crate_doc, (1, 0), (2, 1)), Mapped::Inert);
+        let beside_cfg_attr = "/*!\nA crate.\n*/\n#![cfg_attr(docsrs, feature(doc_cfg))]\n";
+        let fixed = beside_cfg_attr.replace("A crate.", "The crate.");
+        assert_eq!(
+            mapped(beside_cfg_attr, &fixed, (2, 1), (2, 1)),
+            Mapped::Inert,
+            "no macro reads a file's inner attributes, whatever they are"
+        );
         let must_use = edit("#[inline]\n", "#[inline]\n#[must_use] // why\n");
         assert_eq!(mapped(BASE, &must_use, (7, 0), (8, 1)), Mapped::Inert);
         let lints = edit(

@@ -630,8 +630,14 @@ fn files_of_a_package_no_suite_depends_on_are_inert() {
 #[test]
 fn doc_comments_and_lint_attributes_of_items_no_macro_reads_are_inert() {
     // The shapes of either-or-both's `#[must_use]`, crate documentation and trait-impl
-    // documentation commits.
+    // documentation commits, and of glam's crate documentation beside a `cfg_attr`.
     let repo = Repo::new();
+    repo.edit(
+        "src/lib.rs",
+        "//! The library.\n",
+        "//! The library.\n#![cfg_attr(docsrs, feature(doc_cfg))]\n",
+    );
+    repo.commit();
     repo.edit(
         "src/lib.rs",
         "//! The library.\n",
