@@ -328,7 +328,8 @@ impl Map<'_> {
     }
 
     /// Whether `entry` is a `Cargo.toml` modified in place, inside the workspace and included by
-    /// no code, whose two sides differ only in [`METADATA`] keys, comments and layout.
+    /// no code, whose two sides differ only in [`METADATA`] keys, lint levels, comments and
+    /// layout.
     fn metadata_only(&self, entry: &Entry) -> Result<bool> {
         let Some(path) = entry.new.as_deref() else {
             return Ok(false);
@@ -353,11 +354,15 @@ impl Map<'_> {
             let mut manifest: toml::Table =
                 toml::from_str(std::str::from_utf8(bytes).ok()?).ok()?;
             manifest.remove("badges");
+            manifest.remove("lints");
             for table in ["package", "workspace"] {
                 let Some(toml::Value::Table(inner)) = manifest.get_mut(table) else {
                     continue;
                 };
                 inner.remove("metadata");
+                if table == "workspace" {
+                    inner.remove("lints");
+                }
                 if let Some(toml::Value::Table(package)) = inner.get_mut("package") {
                     package.retain(|key, _| !METADATA.contains(&key));
                 }
@@ -522,7 +527,8 @@ impl Map<'_> {
 
 /// The keys of a manifest's `[package]` (or `[workspace.package]`) that no build reads and that
 /// set no `CARGO_PKG_` variable a macro could read: changing them, `[package.metadata]`,
-/// `[workspace.metadata]` or `[badges]` changes no code. `version`, `description`, `authors` and
+/// `[workspace.metadata]`, `[badges]`, or the lint levels of `[lints]` and `[workspace.lints]`
+/// changes no code. `version`, `description`, `authors` and
 /// the like are not among them: `env!("CARGO_PKG_VERSION")` reads them, also from the expansion
 /// of a dependency's macro (clap's `crate_version!`), which no search of the sources finds.
 const METADATA: [&str; 4] = ["keywords", "categories", "documentation", "publish"];

@@ -684,7 +684,8 @@ fn a_manifest_whose_change_is_only_metadata_no_code_reads_is_inert() {
         "Cargo.toml",
         "# The package.\n[package]\nname = \"x\"\nversion = \"0.1.0\"\nkeywords = [\"a\", \"b\"]\n\
          categories = [\"parsing\"]\ndocumentation = \"https://docs.rs/x\"\npublish = false\n\n\
-         [package.metadata.docs.rs]\nall-features = true\n\n[badges]\nmaintenance = { status = \"passively-maintained\" }\n",
+         [package.metadata.docs.rs]\nall-features = true\n\n[badges]\nmaintenance = { status = \"passively-maintained\" }\n\n\
+         [lints.clippy]\nimplicit_clone = \"warn\"\n",
     );
     let change = repo.change();
     assert_eq!(reasons(&change), Vec::<String>::new());
