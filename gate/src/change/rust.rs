@@ -307,12 +307,15 @@ impl Attributes {
 }
 
 /// Whether an attribute changes no code, only documentation and lints: a doc comment, `doc`,
-/// `must_use`, `allow`, `warn`, `deny`, `forbid`, `expect`, `deprecated`, `diagnostic::...`.
+/// `must_use`, `allow`, `warn`, `deny`, `forbid`, `expect`, `deprecated`, `diagnostic::...`, or
+/// a `cfg_attr` that adds only such attributes.
 fn quiet(attribute: &Attribute) -> bool {
-    let path = attribute.path();
-    path.segments
-        .first()
-        .is_some_and(|s| s.ident == "diagnostic")
+    names(attribute).is_some_and(|paths| paths.iter().all(|path| quiet_name(path)))
+}
+
+/// `path`: the attribute's path, segment by segment.
+fn quiet_name(path: &[String]) -> bool {
+    path.first().is_some_and(|s| s == "diagnostic")
         || [
             "doc",
             "must_use",
@@ -324,26 +327,59 @@ fn quiet(attribute: &Attribute) -> bool {
             "deprecated",
         ]
         .iter()
-        .any(|name| path.is_ident(name))
+        .any(|name| path == [*name])
 }
 
 /// Whether an attribute is built in and hands the item to no macro: the quiet ones, `cfg`,
-/// `inline`, `cold`, `track_caller`, `non_exhaustive`, `repr`, `test`, `macro_export`. A derive,
-/// a `cfg_attr` (it may add one) and any other attribute may read the item's attributes.
+/// `inline`, `cold`, `track_caller`, `non_exhaustive`, `repr`, `test`, `macro_export`, or a
+/// `cfg_attr` that adds only such attributes. A derive and any other attribute may read the
+/// item's attributes.
 fn plain(attribute: &Attribute) -> bool {
-    quiet(attribute)
-        || [
-            "cfg",
-            "inline",
-            "cold",
-            "track_caller",
-            "non_exhaustive",
-            "repr",
-            "test",
-            "macro_export",
-        ]
-        .iter()
-        .any(|name| attribute.path().is_ident(name))
+    names(attribute).is_some_and(|paths| {
+        paths.iter().all(|path| {
+            quiet_name(path)
+                || [
+                    "cfg",
+                    "inline",
+                    "cold",
+                    "track_caller",
+                    "non_exhaustive",
+                    "repr",
+                    "test",
+                    "macro_export",
+                ]
+                .iter()
+                .any(|name| path == &[*name])
+        })
+    })
+}
+
+/// The paths (segment by segment) of the attributes an attribute stands for: its own, or for a
+/// `cfg_attr` those of the attributes it adds (nested ones too); `None` when a `cfg_attr` cannot
+/// be read.
+fn names(attribute: &Attribute) -> Option<Vec<Vec<String>>> {
+    fn added(meta: &Meta, out: &mut Vec<Vec<String>>) -> Option<()> {
+        match meta {
+            Meta::List(list) if list.path.is_ident("cfg_attr") => {
+                let metas = list
+                    .parse_args_with(Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+                    .ok()?;
+                // The first is the predicate; an attribute with none after it adds nothing.
+                for meta in metas.iter().skip(1) {
+                    added(meta, out)?;
+                }
+                Some(())
+            }
+            other => {
+                let path = other.path().segments.iter();
+                out.push(path.map(|s| s.ident.to_string()).collect());
+                Some(())
+            }
+        }
+    }
+    let mut out = Vec::new();
+    added(&attribute.meta, &mut out)?;
+    Some(out)
 }
 
 fn line(n: usize) -> u32 {
@@ -961,6 +997,26 @@ pub struct Plain {
             mapped(DERIVED, &cfg, (26, 1), (26, 1)),
             Mapped::Everything("a type"),
             "cfg is not quiet"
+        );
+        let cfg_doc = edit(
+            "/// Plain.",
+            "/// Plain.\n#[cfg_attr(docsrs, doc = \"x\", must_use)]",
+        );
+        let cfg_doc_changed = cfg_doc.replace("doc = \"x\"", "doc = \"y\"");
+        assert_eq!(
+            mapped(&cfg_doc, &cfg_doc_changed, (24, 1), (24, 1)),
+            Mapped::Inert,
+            "a cfg_attr that adds only quiet attributes is quiet"
+        );
+        let cfg_derive = edit(
+            "/// Plain.",
+            "/// Plain.\n#[cfg_attr(feature = \"serde\", derive(Serialize))]",
+        );
+        let doc_changed = cfg_derive.replace("/// A field.", "/// The field.");
+        assert_ne!(
+            mapped(&cfg_derive, &doc_changed, (26, 1), (26, 1)),
+            Mapped::Inert,
+            "a cfg_attr may add a derive"
         );
         let block = edit("/// Plain.", "/** Plain,\n  a block. */");
         assert_eq!(mapped(DERIVED, &block, (23, 1), (23, 2)), Mapped::Inert);
