@@ -132,7 +132,7 @@ impl Source {
     /// Whether every line of `range` is blank, a plain `//` comment, or holds only attributes
     /// that change no code (`quiet`) of an item no macro reads (a doc comment on an item with a
     /// derive is read by the derive: clap turns it into help text).
-    fn comments_only(&self, range: Range) -> bool {
+    fn no_code(&self, range: Range) -> bool {
         let Range::Lines(lines) = range else {
             return true;
         };
@@ -173,7 +173,7 @@ impl Source {
 
 /// Maps a hunk (its range on the base side and on the head side) onto the two sides.
 pub(super) fn map(base: &Source, head: &Source, on_base: Range, on_head: Range) -> Mapped {
-    if base.comments_only(on_base) && head.comments_only(on_head) {
+    if base.no_code(on_base) && head.no_code(on_head) {
         return Mapped::Inert;
     }
     if base.test_only(on_base) && head.test_only(on_head) {
