@@ -49,20 +49,29 @@
 #                     (a pass there is a miss, if one does: check that one does). Repeatable.
 #                     Not for a `const fn` (no loop there).
 #   --keep DIR        work in DIR (emptied first) and keep it: every run's results, log and report.
+#   --first-parent    replay only the commits of RANGE on the first-parent chain (a merged
+#                     branch's own commits, whose parents may predate the suite, are left out;
+#                     its merge is judged against its first parent, as every commit is).
+#   --setup 'CMD'     run CMD (with bash, in the scratch worktree) after each checkout, before
+#                     building: e.g. to stand an empty package in for a workspace member that is
+#                     a git submodule the clone does not have. What it writes must not show as
+#                     a change (keep it inside the submodule's path, or in .git/info/exclude).
 #
 # Prints a markdown table and a summary line on stdout; progress on stderr. Needs valgrind, the
 # runner of the repository's benchmark library, jq.
 #
 # usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] [--inject C:FILE:PATTERN]...
-#                          [--keep DIR] REPO RANGE [PATHS...]
+#                          [--keep DIR] [--setup 'CMD'] [--first-parent] REPO RANGE [PATHS...]
 #   e.g. scripts/replay.sh --config gate.toml --inputs 'demo/codec demo/benches Cargo.lock' \
 #            . HEAD~40..HEAD demo/codec demo/benches
 set -euo pipefail
 shopt -s inherit_errexit
 . "$(dirname "$0")/lib.sh"
-usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] [--inject C:FILE:PATTERN]... [--keep DIR] REPO RANGE [PATHS...]"
+usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] [--inject C:FILE:PATTERN]... [--keep DIR] [--setup 'CMD'] [--first-parent] REPO RANGE [PATHS...]"
 config=
 keep=
+setup=
+walk=()
 inputs=()
 injections=()
 while [ $# -gt 0 ]; do
@@ -71,6 +80,8 @@ while [ $# -gt 0 ]; do
         --inputs) read -r -a inputs <<<"${2:?$usage}"; shift 2 ;;
         --inject) injections+=("${2:?$usage}"); shift 2 ;;
         --keep) keep=$(realpath -m "${2:?$usage}"); shift 2 ;;
+        --setup) setup=${2:?$usage}; shift 2 ;;
+        --first-parent) walk=(--first-parent); shift ;;
         -*) echo "$usage" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -99,7 +110,7 @@ cleanup() {
     [ -n "$keep" ] || rm -rf "$work"
 }
 trap cleanup EXIT
-git -C "$repo" worktree add --detach -q "$work/tree" "$(git -C "$repo" rev-list --reverse "$range" | head -1)"
+git -C "$repo" worktree add --detach -q "$work/tree" "$(git -C "$repo" rev-list "${walk[@]}" --reverse "$range" | head -1)"
 export CARGO_TARGET_DIR=$work/target
 
 # seconds_since START: wall seconds since $EPOCHREALTIME was START, to one decimal.
@@ -110,6 +121,8 @@ seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b 
 checkout() {
     git -C "$work/tree" checkout -q --force --detach "$1" ||
         { echo "replay: cannot check $1 out" >&2; exit 2; }
+    [ -z "$setup" ] || (cd "$work/tree" && bash -c "$setup") ||
+        { echo "replay: --setup failed at $1" >&2; exit 2; }
 }
 
 # slow_down FILE:PATTERN: inserts the slowdown after the first line of FILE (in the worktree)
@@ -206,7 +219,7 @@ moved() {
 echo "| commit | subject | files | counts | moved | touched | failed old | selected | build s | full s | selected s | flagged | verdict |"
 echo "|:--|:--|--:|:--|--:|:--|:--|:--|--:|--:|--:|:--|:--|"
 rows=0 alarms=0 blind=0 old_alarms=0 undecided=0 differs=0 saved=0 injected_rows=0 missed=0
-for commit in $(git -C "$repo" rev-list --reverse "$range"); do
+for commit in $(git -C "$repo" rev-list "${walk[@]}" --reverse "$range"); do
     parent=$(git -C "$repo" rev-parse "$commit^")
     base=$(run "$parent")
     if [ -z "${inject[$commit]:-}" ]; then

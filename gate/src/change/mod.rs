@@ -304,6 +304,10 @@ impl Map<'_> {
         if paths.iter().any(|p| p.ends_with(".rs")) {
             return self.source(entry, &shown);
         }
+        if self.metadata_only(entry)? {
+            self.change.inert.push(shown);
+            return Ok(());
+        }
         let mut inert = true;
         for path in paths
             .iter()
@@ -321,6 +325,52 @@ impl Map<'_> {
             self.change.inert.push(shown);
         }
         Ok(())
+    }
+
+    /// Whether `entry` is a `Cargo.toml` modified in place, inside the workspace and included by
+    /// no code, whose two sides differ only in [`METADATA`] keys, lint levels, comments and
+    /// layout.
+    fn metadata_only(&self, entry: &Entry) -> Result<bool> {
+        let Some(path) = entry.new.as_deref() else {
+            return Ok(false);
+        };
+        if entry.status != Status::Modified
+            || !entry.regular()
+            || base_name(path) != "Cargo.toml"
+            || !self.relative(path).1
+            || self.names.included.contains("Cargo.toml")
+            || self.names.unreadable_include.is_some()
+        {
+            return Ok(false);
+        }
+        let base = diff::blob(self.top, &entry.blobs.0)?;
+        let head = if entry.blobs.1 == diff::NO_BLOB {
+            let on_disk = self.top.join(path);
+            std::fs::read(&on_disk).map_err(|e| Error::read(&on_disk, e))?
+        } else {
+            diff::blob(self.top, &entry.blobs.1)?
+        };
+        let read = |bytes: &[u8]| {
+            let mut manifest: toml::Table =
+                toml::from_str(std::str::from_utf8(bytes).ok()?).ok()?;
+            manifest.remove("badges");
+            manifest.remove("lints");
+            for table in ["package", "workspace"] {
+                let Some(toml::Value::Table(inner)) = manifest.get_mut(table) else {
+                    continue;
+                };
+                inner.remove("metadata");
+                if table == "workspace" {
+                    inner.remove("lints");
+                }
+                if let Some(toml::Value::Table(package)) = inner.get_mut("package") {
+                    package.retain(|key, _| !METADATA.contains(&key));
+                }
+                inner.retain(|key, _| table == "workspace" || !METADATA.contains(&key));
+            }
+            Some(manifest)
+        };
+        Ok(matches!((read(&base), read(&head)), (Some(a), Some(b)) if a == b))
     }
 
     /// A `.rs` file: only one modified in place, inside the workspace, and compiled into what
@@ -474,6 +524,14 @@ impl Map<'_> {
         }
     }
 }
+
+/// The keys of a manifest's `[package]` (or `[workspace.package]`) that no build reads and that
+/// set no `CARGO_PKG_` variable a macro could read: changing them, `[package.metadata]`,
+/// `[workspace.metadata]`, `[badges]`, or the lint levels of `[lints]` and `[workspace.lints]`
+/// changes no code. `version`, `description`, `authors` and
+/// the like are not among them: `env!("CARGO_PKG_VERSION")` reads them, also from the expansion
+/// of a dependency's macro (clap's `crate_version!`), which no search of the sources finds.
+const METADATA: [&str; 4] = ["keywords", "categories", "documentation", "publish"];
 
 fn side_name(side: Side) -> &'static str {
     match side {

@@ -1,7 +1,9 @@
 //! A Rust source read for the change map: its functions with their lines (first attribute to
 //! closing brace), every other item with what it is, the test-only items, the inside of
-//! multi-line literals; and a hunk mapped onto them.
+//! multi-line literals, the lines that only hold attributes no code reads; and a hunk mapped
+//! onto them.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -48,6 +50,9 @@ pub(super) struct Source {
     regions: Vec<Region>,
     /// The lines inside multi-line literals after their first (a `//` there is no comment).
     in_literal: Vec<Lines>,
+    /// The lines that hold nothing but doc comments and lint-only attributes (`quiet`) of items
+    /// no macro reads, and plain comments after them.
+    quiet: BTreeSet<u32>,
 }
 
 /// Where a hunk falls on one side: lines, or the point after a line (a side with no lines).
@@ -124,9 +129,10 @@ impl Source {
             .any(|r| r.test && range.within(&r.lines))
     }
 
-    /// Whether every line of `range` is blank or a plain `//` comment (not a doc comment, which
-    /// is an attribute that macros read).
-    fn comments_only(&self, range: Range) -> bool {
+    /// Whether every line of `range` is blank, a plain `//` comment, or holds only attributes
+    /// that change no code (`quiet`) of an item no macro reads (a doc comment on an item with a
+    /// derive is read by the derive: clap turns it into help text).
+    fn no_code(&self, range: Range) -> bool {
         let Range::Lines(lines) = range else {
             return true;
         };
@@ -143,7 +149,8 @@ impl Source {
                 || (text.starts_with("//")
                     && !text.starts_with("//!")
                     && (!text.starts_with("///") || text.starts_with("////")));
-            comment && !self.in_literal.iter().any(|l| l.first <= n && n <= l.last)
+            (comment && !self.in_literal.iter().any(|l| l.first <= n && n <= l.last))
+                || self.quiet.contains(&n)
         })
     }
 
@@ -166,7 +173,7 @@ impl Source {
 
 /// Maps a hunk (its range on the base side and on the head side) onto the two sides.
 pub(super) fn map(base: &Source, head: &Source, on_base: Range, on_head: Range) -> Mapped {
-    if base.comments_only(on_base) && head.comments_only(on_head) {
+    if base.no_code(on_base) && head.no_code(on_head) {
         return Mapped::Inert;
     }
     if base.test_only(on_base) && head.test_only(on_head) {
@@ -226,9 +233,153 @@ fn read(text: &str) -> Result<Source, (u32, String)> {
         functions: Vec::new(),
         regions: Vec::new(),
         in_literal,
+        quiet: BTreeSet::new(),
     };
-    items(&file.items, "", false, &mut source);
+    let mut attributes = Attributes::default();
+    // No macro reads the file's inner attributes (inner attribute macros, and attribute macros
+    // on a `mod name;`, are unstable), whatever else they are.
+    attributes.take(&file.attrs);
+    items(&file.items, "", false, true, &mut source, &mut attributes);
+    source.quiet = attributes.lines(&source.lines);
     Ok(source)
+}
+
+/// The attributes read so far that change no code when they change: their character columns
+/// on each line.
+#[derive(Default)]
+struct Attributes {
+    columns: BTreeMap<u32, Vec<(usize, usize)>>,
+}
+
+impl Attributes {
+    /// Takes the quiet attributes of an item whose attributes are `attrs`, when no macro reads
+    /// them: when `read` is false (an enclosing item has a macro attribute or a derive) or the
+    /// item has an attribute that is not `plain`. Whether the item's own tokens reach no macro.
+    fn item(&mut self, attrs: &[Attribute], outer: bool) -> bool {
+        let plain = outer && attrs.iter().all(plain);
+        if plain {
+            self.take(attrs);
+        }
+        plain
+    }
+
+    /// Takes the quiet ones of `attrs`, which no macro reads.
+    fn take(&mut self, attrs: &[Attribute]) {
+        for attribute in attrs.iter().filter(|a| quiet(a)) {
+            let (start, end) = (attribute.span().start(), attribute.span().end());
+            for n in start.line..=end.line {
+                let from = if n == start.line { start.column } else { 0 };
+                let to = if n == end.line {
+                    end.column
+                } else {
+                    usize::MAX
+                };
+                self.columns.entry(line(n)).or_default().push((from, to));
+            }
+        }
+    }
+
+    /// The lines of `text` with nothing but these attributes on them, and blanks, and a plain
+    /// `//` comment after them.
+    fn lines(&self, text: &[String]) -> BTreeSet<u32> {
+        self.columns
+            .iter()
+            .filter(|(n, columns)| {
+                let Some(text) = text.get((**n as usize).wrapping_sub(1)) else {
+                    return false;
+                };
+                let chars: Vec<char> = text.chars().collect();
+                let covered = |at: usize| columns.iter().any(|&(from, to)| from <= at && at < to);
+                for (at, c) in chars.iter().enumerate() {
+                    if covered(at) || c.is_whitespace() {
+                        continue;
+                    }
+                    let rest: String = chars[at..].iter().collect();
+                    return rest.starts_with("//")
+                        && !rest.starts_with("//!")
+                        && (!rest.starts_with("///") || rest.starts_with("////"));
+                }
+                true
+            })
+            .map(|(n, _)| *n)
+            .collect()
+    }
+}
+
+/// Whether an attribute changes no code, only documentation and lints: a doc comment, `doc`,
+/// `must_use`, `allow`, `warn`, `deny`, `forbid`, `expect`, `deprecated`, `diagnostic::...`, or
+/// a `cfg_attr` that adds only such attributes.
+fn quiet(attribute: &Attribute) -> bool {
+    names(attribute).is_some_and(|paths| paths.iter().all(|path| quiet_name(path)))
+}
+
+/// `path`: the attribute's path, segment by segment.
+fn quiet_name(path: &[String]) -> bool {
+    path.first().is_some_and(|s| s == "diagnostic")
+        || [
+            "doc",
+            "must_use",
+            "allow",
+            "warn",
+            "deny",
+            "forbid",
+            "expect",
+            "deprecated",
+        ]
+        .iter()
+        .any(|name| path == [*name])
+}
+
+/// Whether an attribute is built in and hands the item to no macro: the quiet ones, `cfg`,
+/// `inline`, `cold`, `track_caller`, `non_exhaustive`, `repr`, `test`, `macro_export`, or a
+/// `cfg_attr` that adds only such attributes. A derive and any other attribute may read the
+/// item's attributes.
+fn plain(attribute: &Attribute) -> bool {
+    names(attribute).is_some_and(|paths| {
+        paths.iter().all(|path| {
+            quiet_name(path)
+                || [
+                    "cfg",
+                    "inline",
+                    "cold",
+                    "track_caller",
+                    "non_exhaustive",
+                    "repr",
+                    "test",
+                    "macro_export",
+                ]
+                .iter()
+                .any(|name| path == &[*name])
+        })
+    })
+}
+
+/// The paths (segment by segment) of the attributes an attribute stands for: its own, or for a
+/// `cfg_attr` those of the attributes it adds (nested ones too); `None` when a `cfg_attr` cannot
+/// be read.
+fn names(attribute: &Attribute) -> Option<Vec<Vec<String>>> {
+    fn added(meta: &Meta, out: &mut Vec<Vec<String>>) -> Option<()> {
+        match meta {
+            Meta::List(list) if list.path.is_ident("cfg_attr") => {
+                let metas = list
+                    .parse_args_with(Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+                    .ok()?;
+                // The first is the predicate; an attribute with none after it adds nothing.
+                for meta in metas.iter().skip(1) {
+                    added(meta, out)?;
+                }
+                Some(())
+            }
+            other => {
+                let path = other.path().segments.iter();
+                out.push(path.map(|s| s.ident.to_string()).collect());
+                Some(())
+            }
+        }
+    }
+    let mut out = Vec::new();
+    added(&attribute.meta, &mut out)?;
+    Some(out)
 }
 
 fn line(n: usize) -> u32 {
@@ -260,7 +411,16 @@ fn literals(tokens: TokenStream, out: &mut Vec<Lines>) {
     }
 }
 
-fn items(list: &[Item], module: &str, test: bool, out: &mut Source) {
+/// Reads `list` into `out`: regions, functions, and into `attributes` the quiet attributes of
+/// the items no macro reads (`outer`: none of the enclosing items hands its tokens to a macro).
+fn items(
+    list: &[Item],
+    module: &str,
+    test: bool,
+    outer: bool,
+    out: &mut Source,
+    attributes: &mut Attributes,
+) {
     for item in list {
         let lines = lines_of(item.span());
         let mut region = |what, test| {
@@ -270,6 +430,7 @@ fn items(list: &[Item], module: &str, test: bool, out: &mut Source) {
             Item::Fn(f) => {
                 let test = test || is_test(&f.attrs);
                 region("a function", test);
+                attributes.item(&f.attrs, outer);
                 if !test {
                     let generic = generic(&f.sig, None);
                     out.functions.push(function(
@@ -285,13 +446,16 @@ fn items(list: &[Item], module: &str, test: bool, out: &mut Source) {
             Item::Mod(m) => {
                 let test = test || is_test(&m.attrs);
                 region("a module", test);
+                let outer = attributes.item(&m.attrs, outer);
                 if let Some((_, inner)) = &m.content {
-                    items(inner, &format!("{module}{}::", m.ident), test, out);
+                    let module = format!("{module}{}::", m.ident);
+                    items(inner, &module, test, outer, out, attributes);
                 }
             }
             Item::Impl(i) => {
                 let test = test || is_test(&i.attrs);
                 region("an impl block", test);
+                let outer = attributes.item(&i.attrs, outer);
                 let ty = compact(&i.self_ty.span());
                 let owner = match &i.trait_ {
                     Some((path, _)) => format!("<{ty} as {}>", compact(&path.span())),
@@ -315,6 +479,9 @@ fn items(list: &[Item], module: &str, test: bool, out: &mut Source) {
                     };
                     let test = test || is_test(attrs);
                     out.regions.push(Region { lines, what, test });
+                    if !matches!(member, ImplItem::Macro(_)) {
+                        attributes.item(attrs, outer);
+                    }
                     if let ImplItem::Fn(f) = member
                         && !test
                     {
@@ -333,11 +500,13 @@ fn items(list: &[Item], module: &str, test: bool, out: &mut Source) {
             Item::Trait(t) => {
                 let test = test || is_test(&t.attrs);
                 region("a trait", test);
+                let outer = attributes.item(&t.attrs, outer);
                 for member in &t.items {
                     let lines = lines_of(member.span());
                     let what = match member {
                         TraitItem::Fn(f) => {
                             let test = test || is_test(&f.attrs);
+                            attributes.item(&f.attrs, outer);
                             if let (Some(block), false) = (&f.default, test) {
                                 out.regions.push(Region {
                                     lines,
@@ -355,33 +524,68 @@ fn items(list: &[Item], module: &str, test: bool, out: &mut Source) {
                             }
                             continue;
                         }
-                        TraitItem::Const(_) => "an associated constant",
-                        TraitItem::Type(_) => "an associated type",
+                        TraitItem::Const(c) => {
+                            attributes.item(&c.attrs, outer);
+                            "an associated constant"
+                        }
+                        TraitItem::Type(t) => {
+                            attributes.item(&t.attrs, outer);
+                            "an associated type"
+                        }
                         TraitItem::Macro(_) => "a macro invocation",
                         _ => "an item irgate cannot read",
                     };
                     out.regions.push(Region { lines, what, test });
                 }
             }
-            Item::Const(c) => region("a constant", test || is_test(&c.attrs)),
-            Item::Static(s) => region("a static", test || is_test(&s.attrs)),
-            Item::Struct(s) => region("a type", test || is_test(&s.attrs)),
-            Item::Enum(e) => region("a type", test || is_test(&e.attrs)),
-            Item::Union(u) => region("a type", test || is_test(&u.attrs)),
-            Item::Type(t) => region("a type", test || is_test(&t.attrs)),
-            Item::TraitAlias(t) => region("a trait", test || is_test(&t.attrs)),
-            Item::Use(u) => region("an import", test || is_test(&u.attrs)),
-            Item::ExternCrate(e) => region("an extern crate", test || is_test(&e.attrs)),
-            Item::ForeignMod(f) => region("an extern block", test || is_test(&f.attrs)),
+            Item::Struct(s) => {
+                region("a type", test || is_test(&s.attrs));
+                let outer = attributes.item(&s.attrs, outer);
+                for field in &s.fields {
+                    attributes.item(&field.attrs, outer);
+                }
+            }
+            Item::Enum(e) => {
+                region("a type", test || is_test(&e.attrs));
+                let outer = attributes.item(&e.attrs, outer);
+                for variant in &e.variants {
+                    let outer = attributes.item(&variant.attrs, outer);
+                    for field in &variant.fields {
+                        attributes.item(&field.attrs, outer);
+                    }
+                }
+            }
+            Item::Union(u) => {
+                region("a type", test || is_test(&u.attrs));
+                let outer = attributes.item(&u.attrs, outer);
+                for field in &u.fields.named {
+                    attributes.item(&field.attrs, outer);
+                }
+            }
             Item::Macro(m) => {
+                // A macro invocation may read the attributes before it; a definition does not.
                 let what = if m.ident.is_some() {
+                    attributes.item(&m.attrs, outer);
                     "a macro"
                 } else {
                     "a macro invocation"
                 };
                 region(what, test || is_test(&m.attrs));
             }
-            _ => region("an item irgate cannot read", test),
+            other => {
+                let (what, attrs): (&'static str, &[Attribute]) = match other {
+                    Item::Const(c) => ("a constant", &c.attrs),
+                    Item::Static(s) => ("a static", &s.attrs),
+                    Item::Type(t) => ("a type", &t.attrs),
+                    Item::TraitAlias(t) => ("a trait", &t.attrs),
+                    Item::Use(u) => ("an import", &u.attrs),
+                    Item::ExternCrate(e) => ("an extern crate", &e.attrs),
+                    Item::ForeignMod(f) => ("an extern block", &f.attrs),
+                    _ => ("an item irgate cannot read", &[]),
+                };
+                region(what, test || is_test(attrs));
+                attributes.item(attrs, outer);
+            }
         }
     }
 }
@@ -654,8 +858,36 @@ mod tests {
         let doc = edit("/// Encodes.", "/// Encodes twice.");
         assert_eq!(
             mapped(BASE, &doc, (6, 1), (6, 1)),
+            Mapped::Inert,
+            "a doc comment of an item no macro reads"
+        );
+        let crate_doc = edit("//! A module.", "//! A module.\n//! More.");
+        assert_eq!(mapped(BASE, &crate_doc, (1, 0), (2, 1)), Mapped::Inert);
+        let beside_cfg_attr = "/*!\nA crate.\n*/\n#![cfg_attr(docsrs, feature(doc_cfg))]\n";
+        let fixed = beside_cfg_attr.replace("A crate.", "The crate.");
+        assert_eq!(
+            mapped(beside_cfg_attr, &fixed, (2, 1), (2, 1)),
+            Mapped::Inert,
+            "no macro reads a file's inner attributes, whatever they are"
+        );
+        let must_use = edit("#[inline]\n", "#[inline]\n#[must_use] // why\n");
+        assert_eq!(mapped(BASE, &must_use, (7, 0), (8, 1)), Mapped::Inert);
+        let lints = edit(
+            "pub struct Frame",
+            "#[allow(\n    dead_code, /* a field */\n)]\n#[deprecated = \"x\"] #[must_use]\npub struct Frame",
+        );
+        assert_eq!(mapped(BASE, &lints, (12, 0), (13, 4)), Mapped::Inert);
+        let beside_code = edit("pub fn len(&self)", "#[must_use] pub fn len(&self)");
+        assert_eq!(
+            mapped(BASE, &beside_code, (19, 1), (19, 1)),
+            Mapped::Functions(vec!["Frame<'a>::len".into()]),
+            "code on the attribute's line"
+        );
+        let inline = edit("#[inline]\n", "#[inline(never)]\n");
+        assert_eq!(
+            mapped(BASE, &inline, (7, 1), (7, 1)),
             Mapped::Functions(vec!["encode".into()]),
-            "a doc comment is an attribute"
+            "inline changes code"
         );
         let in_string = edit("// not a comment", "// not a comment!");
         assert_eq!(
@@ -695,6 +927,99 @@ mod tests {
             mapped(BASE, &cfg, (7, 0), (8, 1)),
             Mapped::Everything("a cfg attribute")
         );
+    }
+
+    #[test]
+    fn attributes_a_macro_may_read_are_not_quiet() {
+        const DERIVED: &str = "#[derive(Debug, clap::Parser)]
+/// The arguments.
+pub struct Args {
+    /// How many.
+    #[arg(long)]
+    n: u32,
+}
+
+#[async_trait::async_trait]
+impl Run for Args {
+    /// Runs.
+    async fn run(&self) {}
+}
+
+bitflags::bitflags! {
+    /// The flags.
+    pub struct Flags: u8 {
+        /// One.
+        const A = 1;
+    }
+}
+
+/// Plain.
+pub struct Plain {
+    /// A field.
+    #[cfg(feature = \"x\")]
+    x: u8,
+}
+";
+        let edit = |from: &str, to: &str| DERIVED.replacen(from, to, 1);
+        for (from, to, line, why) in [
+            (
+                "/// The arguments.",
+                "/// Arguments.",
+                2,
+                "a derive reads it",
+            ),
+            (
+                "/// How many.",
+                "/// How many times.",
+                4,
+                "a derive reads a field's",
+            ),
+            (
+                "    /// Runs.",
+                "    /// Runs it.",
+                11,
+                "an attribute macro reads it",
+            ),
+            (
+                "/// One.",
+                "/// The first.",
+                18,
+                "a macro invocation reads it",
+            ),
+        ] {
+            let mapped = mapped(DERIVED, &edit(from, to), (line, 1), (line, 1));
+            assert_ne!(mapped, Mapped::Inert, "{why}");
+        }
+        let plain = edit("    /// A field.", "    /// The field.");
+        assert_eq!(mapped(DERIVED, &plain, (25, 1), (25, 1)), Mapped::Inert);
+        let cfg = edit("feature = \"x\"", "feature = \"y\"");
+        assert_eq!(
+            mapped(DERIVED, &cfg, (26, 1), (26, 1)),
+            Mapped::Everything("a type"),
+            "cfg is not quiet"
+        );
+        let cfg_doc = edit(
+            "/// Plain.",
+            "/// Plain.\n#[cfg_attr(docsrs, doc = \"x\", must_use)]",
+        );
+        let cfg_doc_changed = cfg_doc.replace("doc = \"x\"", "doc = \"y\"");
+        assert_eq!(
+            mapped(&cfg_doc, &cfg_doc_changed, (24, 1), (24, 1)),
+            Mapped::Inert,
+            "a cfg_attr that adds only quiet attributes is quiet"
+        );
+        let cfg_derive = edit(
+            "/// Plain.",
+            "/// Plain.\n#[cfg_attr(feature = \"serde\", derive(Serialize))]",
+        );
+        let doc_changed = cfg_derive.replace("/// A field.", "/// The field.");
+        assert_ne!(
+            mapped(&cfg_derive, &doc_changed, (26, 1), (26, 1)),
+            Mapped::Inert,
+            "a cfg_attr may add a derive"
+        );
+        let block = edit("/// Plain.", "/** Plain,\n  a block. */");
+        assert_eq!(mapped(DERIVED, &block, (23, 1), (23, 2)), Mapped::Inert);
     }
 
     #[test]

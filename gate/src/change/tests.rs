@@ -626,3 +626,82 @@ fn files_of_a_package_no_suite_depends_on_are_inert() {
         "{all:?}"
     );
 }
+
+#[test]
+fn doc_comments_and_lint_attributes_of_items_no_macro_reads_are_inert() {
+    // The shapes of either-or-both's `#[must_use]`, crate documentation and trait-impl
+    // documentation commits, and of glam's crate documentation beside a `cfg_attr`.
+    let repo = Repo::new();
+    repo.edit(
+        "src/lib.rs",
+        "//! The library.\n",
+        "//! The library.\n#![cfg_attr(docsrs, feature(doc_cfg))]\n",
+    );
+    repo.commit();
+    repo.edit(
+        "src/lib.rs",
+        "//! The library.\n",
+        "//! The library.\n//!\n//! # Trait implementations\n",
+    );
+    repo.edit(
+        "src/lib.rs",
+        "pub fn a(x: u32)",
+        "/// Adds one.\n#[must_use]\n#[allow(clippy::missing_panics_doc)]\npub fn a(x: u32)",
+    );
+    repo.edit(
+        "src/lib.rs",
+        "    pub x: u32,",
+        "    /// The x.\n    pub x: u32,",
+    );
+    let change = repo.change();
+    assert_eq!(reasons(&change), Vec::<String>::new());
+    assert!(change.functions.is_empty(), "{:?}", names(&change));
+    assert_eq!(change.inert, ["src/lib.rs"]);
+
+    // A derive reads the documentation of its type and fields.
+    let repo = Repo::new();
+    repo.edit(
+        "src/lib.rs",
+        "pub struct S {",
+        "#[derive(Clone)]\npub struct S {",
+    );
+    repo.commit();
+    repo.edit(
+        "src/lib.rs",
+        "    pub x: u32,",
+        "    /// The x.\n    pub x: u32,",
+    );
+    assert_eq!(reasons(&repo.change()), ["src/lib.rs:10: a type"]);
+}
+
+#[test]
+fn a_manifest_whose_change_is_only_metadata_no_code_reads_is_inert() {
+    let manifest = "[package]\nname = \"x\"\nversion = \"0.1.0\"\nkeywords = [\"a\"]\n";
+    let repo = Repo::new();
+    repo.write("Cargo.toml", manifest);
+    repo.commit();
+    repo.write(
+        "Cargo.toml",
+        "# The package.\n[package]\nname = \"x\"\nversion = \"0.1.0\"\nkeywords = [\"a\", \"b\"]\n\
+         categories = [\"parsing\"]\ndocumentation = \"https://docs.rs/x\"\npublish = false\n\n\
+         [package.metadata.docs.rs]\nall-features = true\n\n[badges]\nmaintenance = { status = \"passively-maintained\" }\n\n\
+         [lints.clippy]\nimplicit_clone = \"warn\"\n",
+    );
+    let change = repo.change();
+    assert_eq!(reasons(&change), Vec::<String>::new());
+    assert_eq!(change.inert, ["Cargo.toml"]);
+    // The version reaches code through `env!("CARGO_PKG_VERSION")`, also from a dependency's
+    // macro: it still touches everything, as does any other key.
+    for (from, to) in [
+        ("version = \"0.1.0\"", "version = \"0.1.1\""),
+        ("publish = false", "publish = false\ndescription = \"x\""),
+        ("[badges]", "[features]\nx = []\n\n[badges]"),
+    ] {
+        repo.edit("Cargo.toml", from, to);
+        assert_eq!(
+            reasons(&repo.change()),
+            ["Cargo.toml: a manifest (dependencies, features, profiles)"],
+            "{to}"
+        );
+    }
+}
