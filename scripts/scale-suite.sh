@@ -19,6 +19,9 @@
 # Prints a markdown table for the README. Generated output stays in a temp dir (or --keep DIR).
 #
 # usage: scripts/scale-suite.sh [--keep DIR] [N] [SYNTHETIC]    (defaults: 2000, 50000)
+#        scripts/scale-suite.sh [--keep DIR] --synthetic-only RESULTS [SYNTHETIC]
+# --synthetic-only runs (c) at SYNTHETIC only, from any irgate results file (its fingerprint and
+# metrics): no suite is built or run.
 # Needs valgrind, cargo, jq, python3, /usr/bin/time and gungraun-runner 0.20.0
 # (`scripts/irgate runner install`; export GUNGRAUN_RUNNER="$(scripts/irgate runner path)");
 # irgate from this checkout ($IRGATE, else built, release: what `cargo install` gives users).
@@ -28,11 +31,17 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 keep=
 if [ "${1:-}" = --keep ]; then keep=${2:?usage: --keep DIR}; shift 2; fi
-n=${1:-2000}
-synthetic=${2:-50000}
 say() { printf 'scale-suite: %s\n' "$*" >&2; }
 die() { printf 'scale-suite: FAIL: %s\n' "$*" >&2; exit 2; }
-[ $((n % 100)) -eq 0 ] && [ "$n" -gt 0 ] || die "N must be a positive multiple of 100, not $n"
+from=
+if [ "${1:-}" = --synthetic-only ]; then
+    from=$(realpath "${2:?usage: --synthetic-only RESULTS [SYNTHETIC]}") || die "no results file $2"
+    shift 2
+    n=0 synthetic=${1:-50000}
+else
+    n=${1:-2000} synthetic=${2:-50000}
+    [ $((n % 100)) -eq 0 ] && [ "$n" -gt 0 ] || die "N must be a positive multiple of 100, not $n"
+fi
 for tool in jq python3 valgrind cargo /usr/bin/time; do
     command -v "$tool" >/dev/null || die "$tool is missing"
 done
@@ -43,6 +52,8 @@ budget_check_s=2         # check (table or markdown) of SYNTHETIC benchmarks
 budget_check_mb=200
 budget_render_s=10       # history render of 3 runs of SYNTHETIC benchmarks
 budget_render_mb=500
+budget_site_mb=150       # the dashboard it writes
+budget_add_s=5           # history add of those 3 runs
 
 scratch_dir "$keep"
 irgate=${IRGATE:-$(irgate_executable --release)}
@@ -104,12 +115,19 @@ timed() {
 figure() { awk -v l="$1" -v f="$2" '$1 == l { print $f }' "$work/figures.txt"; }
 
 suite=$work/suite
-generate "$suite"
+if [ -n "$from" ]; then
+    mkdir -p "$suite" && cp "$from" "$work/jobs1.json"
+    printf '[budgets]\nIr = { relative_pct = 1.0, absolute = 20 }\n' >"$suite/gate.toml"
+else
+    generate "$suite"
+fi
 cd "$suite"
 git init --quiet && git add -A && git -c user.name=t -c user.email=t@t commit --quiet -m suite
 : >"$work/figures.txt"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-say "$n benchmarks in $suite; load average $load_before, $(nproc) cores"
+say "${from:+synthetic only, from $from; }$n benchmarks in $suite; load average $load_before, $(nproc) cores"
+
+if [ -z "$from" ]; then
 
 # (a) irgate run: the measurement build first (timed apart), then 1 and 2 jobs.
 timed build "$irgate" run --jobs 1 'g000::f0_000/b00'
@@ -143,6 +161,8 @@ timed check-markdown "$irgate" check --format markdown --results "$work/jobs1.js
 timed history-add "$irgate" history add --history "$work/history" "$work/jobs1.json" "$work/jobs2.json"
 timed history-render "$irgate" history render --history "$work/history" --out "$work/site"
 
+fi
+
 # ... and at SYNTHETIC: results written from the real ones' fingerprint and metrics.
 big=$work/big
 mkdir -p "$big"
@@ -170,11 +190,16 @@ timed big-check "$irgate" check --no-change-map --results "$big/run2.json"
 timed big-check-markdown "$irgate" check --no-change-map --format markdown --results "$big/run2.json"
 timed big-history-add "$irgate" history add --history "$big/history" "$big/run0.json" "$big/run1.json" "$big/run2.json"
 free_mb=$(df -Pm "$work" | awk 'NR == 2 { print $4 }')
-need_mb=$((synthetic * 30 / 1024 + 500))   # the dashboard writes about 25 KB per benchmark
+need_mb=$((synthetic * 2 / 1024 + 500))   # the dashboard writes about 0.3 KB per benchmark
 [ "$free_mb" -gt "$need_mb" ] || die "the dashboard of $synthetic benchmarks needs $need_mb MB on disk; $free_mb MB free"
 timed big-history-render "$irgate" history render --history "$big/history" --out "$big/site"
 site_mb=$(du -sm "$big/site" | cut -f1)
+largest_kb=$(find "$big/site" -type f -printf '%s\n' | sort -n | tail -n 1 | awk '{ printf "%d", $1 / 1024 }')
 rm -rf "$big/site"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+row() { printf '| %s | %s s | %s MB |\n' "$1" "$(figure "$2" 2)" "$(figure "$2" 3)"; }
+
+if [ -z "$from" ]; then
 
 # (d) shards: dealt by the plan's rule from the baselines' Ir, timed by the recorded durations.
 shards=$(python3 - "$work/jobs1.json" <<'EOF'
@@ -198,8 +223,6 @@ print(", ".join(cells))
 EOF
 )
 
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-row() { printf '| %s | %s s | %s MB |\n' "$1" "$(figure "$2" 2)" "$(figure "$2" 3)"; }
 overhead_ms=$(awk -v a="$(figure list 2)" -v b="$(figure read-back 2)" -v n="$n" \
     'BEGIN { printf "%.1f", (a + b) * 1000 / n }')
 difference_ms=$(awk -v a="$(figure run-jobs1 2)" -v b="$(figure plain-jobs1 2)" -v n="$n" \
@@ -227,6 +250,12 @@ irgate's overhead over gungraun alone: ${overhead_ms} ms per benchmark (listing 
 the difference of the two whole runs is ${difference_ms} ms per benchmark, the load's noise
 included). Shards, the longest
 shard's recorded durations: $shards.
+EOF
+fi
+cat <<EOF
+
+$(date -u +%F), $(nproc) cores, load average $load_before before and $load_after after;
+\`scripts/scale-suite.sh ${from:+--synthetic-only RESULTS }$([ -n "$from" ] || echo "$n ")$synthetic\` (irgate: $irgate)
 
 | $synthetic benchmarks (synthetic) | wall | max RSS |
 |---|---|---|
@@ -234,12 +263,12 @@ $(row '`irgate refresh`' big-refresh)
 $(row '`irgate check`' big-check)
 $(row '`irgate check --format markdown`' big-check-markdown)
 $(row '`irgate history add` (3 runs)' big-history-add)
-$(row "\`irgate history render\` (writes $site_mb MB)" big-history-render)
+$(row "\`irgate history render\` (writes $site_mb MB, largest page $largest_kb KB)" big-history-render)
 EOF
 
 over=0
 over_budget() { say "OVER BUDGET: $*"; over=1; }
-awk -v o="$overhead_ms" -v b="$budget_overhead_ms" 'BEGIN { exit !(o <= b) }' || over_budget "overhead ${overhead_ms} ms per benchmark > ${budget_overhead_ms} ms"
+[ -n "$from" ] || awk -v o="$overhead_ms" -v b="$budget_overhead_ms" 'BEGIN { exit !(o <= b) }' || over_budget "overhead ${overhead_ms} ms per benchmark > ${budget_overhead_ms} ms"
 for label in big-check big-check-markdown; do
     awk -v s="$(figure $label 2)" -v b="$budget_check_s" 'BEGIN { exit !(s <= b) }' ||
         over_budget "$label $(figure $label 2) s > $budget_check_s s"
@@ -249,4 +278,7 @@ awk -v s="$(figure big-history-render 2)" -v b="$budget_render_s" 'BEGIN { exit 
     over_budget "history render $(figure big-history-render 2) s > $budget_render_s s"
 [ "$(figure big-history-render 3)" -le "$budget_render_mb" ] ||
     over_budget "history render $(figure big-history-render 3) MB > $budget_render_mb MB"
+[ "$site_mb" -le "$budget_site_mb" ] || over_budget "the dashboard is $site_mb MB > $budget_site_mb MB"
+awk -v s="$(figure big-history-add 2)" -v b="$budget_add_s" 'BEGIN { exit !(s <= b) }' ||
+    over_budget "history add $(figure big-history-add 2) s > $budget_add_s s"
 exit "$over"
