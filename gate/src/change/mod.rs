@@ -327,6 +327,19 @@ impl Map<'_> {
         Ok(())
     }
 
+    /// The bytes of `entry`'s two sides: the base's blob, and the head's (the file on disk when
+    /// the head is the working tree).
+    fn sides(&self, entry: &Entry, path: &str) -> Result<(Vec<u8>, Vec<u8>)> {
+        let base = diff::blob(self.top, &entry.blobs.0)?;
+        let head = if entry.blobs.1 == diff::NO_BLOB {
+            let on_disk = self.top.join(path);
+            std::fs::read(&on_disk).map_err(|e| Error::read(&on_disk, e))?
+        } else {
+            diff::blob(self.top, &entry.blobs.1)?
+        };
+        Ok((base, head))
+    }
+
     /// Whether `entry` is a `Cargo.toml` modified in place, inside the workspace and included by
     /// no code, whose two sides differ only in [`METADATA`] keys, lint levels, comments and
     /// layout.
@@ -343,13 +356,7 @@ impl Map<'_> {
         {
             return Ok(false);
         }
-        let base = diff::blob(self.top, &entry.blobs.0)?;
-        let head = if entry.blobs.1 == diff::NO_BLOB {
-            let on_disk = self.top.join(path);
-            std::fs::read(&on_disk).map_err(|e| Error::read(&on_disk, e))?
-        } else {
-            diff::blob(self.top, &entry.blobs.1)?
-        };
+        let (base, head) = self.sides(entry, path)?;
         let read = |bytes: &[u8]| {
             let mut manifest: toml::Table =
                 toml::from_str(std::str::from_utf8(bytes).ok()?).ok()?;
@@ -412,13 +419,7 @@ impl Map<'_> {
             );
             return Ok(());
         }
-        let base_text = diff::blob(self.top, &entry.blobs.0)?;
-        let head_text = if entry.blobs.1 == diff::NO_BLOB {
-            let on_disk = self.top.join(path);
-            std::fs::read(&on_disk).map_err(|e| Error::read(&on_disk, e))?
-        } else {
-            diff::blob(self.top, &entry.blobs.1)?
-        };
+        let (base_text, head_text) = self.sides(entry, path)?;
         let head = self.change.head.clone();
         let hunks = diff::hunks(self.top, &self.change.base, head.as_deref(), path)?;
         if hunks.is_empty() {
