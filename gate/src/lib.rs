@@ -25,6 +25,7 @@ pub mod filter;
 pub mod formats;
 pub mod git;
 pub mod id;
+pub mod identity;
 pub mod judge;
 pub mod measure;
 pub mod model;
@@ -45,6 +46,7 @@ mod tests {
         &["model"],
         &["config"],
         &["git"],
+        &["identity"],
         &["change"],
         &["formats"],
         &["measure"],

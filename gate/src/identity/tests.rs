@@ -1,0 +1,511 @@
+//! Real objects built from small C (and one Rust) sources, two variants each, with GNU ld and
+//! with lld; and hostile inputs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::*;
+
+/// The two linkers: `cc`'s default (GNU ld) and rustc's lld through `cc -fuse-ld=lld`.
+fn linkers() -> Vec<Vec<String>> {
+    let mut linkers = vec![Vec::new()];
+    let sysroot = Command::new("rustc").args(["--print", "sysroot"]).output();
+    if let Ok(out) = sysroot {
+        let root = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let dir = format!("{root}/lib/rustlib/x86_64-unknown-linux-gnu/bin/gcc-ld");
+        if Path::new(&dir).join("ld.lld").exists() {
+            linkers.push(vec![format!("-B{dir}"), "-fuse-ld=lld".into()]);
+        }
+    }
+    linkers
+}
+
+/// Compiles `sources` (name, text) into `dir/out` with `flags`, `--emit-relocs` and a map.
+fn cc(dir: &Path, out: &str, sources: &[(&str, &str)], flags: &[String]) -> PathBuf {
+    let binary = dir.join(out);
+    let mut command = Command::new("cc");
+    command.args([
+        "-O2",
+        "-ffunction-sections",
+        "-fdata-sections",
+        "-Wl,--emit-relocs",
+    ]);
+    command.arg(format!("-Wl,-Map={}.map", binary.display()));
+    command.arg("-o").arg(&binary).args(flags);
+    for (name, text) in sources {
+        let path = dir.join(format!("{out}-{name}"));
+        std::fs::write(&path, text).unwrap();
+        command.arg(path);
+    }
+    let output = command.output().expect("cc runs");
+    assert!(
+        output.status.success(),
+        "cc failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    binary
+}
+
+/// The identities of one C source built twice, with `a` and then `b` as extra flags, per linker.
+fn pair(source: &str, a: &[&str], b: &[&str]) -> Vec<(Identity, Identity)> {
+    let dir = tempfile::tempdir().unwrap();
+    linkers()
+        .into_iter()
+        .enumerate()
+        .map(|(n, linker)| {
+            let build = |name: &str, extra: &[&str]| {
+                let mut flags = linker.clone();
+                flags.extend(extra.iter().map(|s| s.to_string()));
+                let path = cc(
+                    dir.path(),
+                    &format!("{name}{n}"),
+                    &[("x.c", source)],
+                    &flags,
+                );
+                read(&path, &[]).unwrap()
+            };
+            (build("a", a), build("b", b))
+        })
+        .collect()
+}
+
+/// The keys whose digest differs (or that one side lacks).
+fn changed(a: &Identity, b: &Identity) -> Vec<String> {
+    let mut keys: Vec<String> = a
+        .functions
+        .keys()
+        .chain(b.functions.keys())
+        .filter(|k| a.functions.get(*k) != b.functions.get(*k))
+        .cloned()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+const CALLS: &str = r#"
+int __attribute__((noipa)) callee(int x) { return x * BODY; }
+int __attribute__((noipa)) caller(int x) { return callee(x) + 1; }
+int main(int argc, char **argv) { (void)argv; return caller(argc); }
+"#;
+
+#[test]
+fn a_changed_body_changes_that_function_only_not_its_callers() {
+    for (a, b) in pair(CALLS, &["-DBODY=7"], &["-DBODY=9"]) {
+        assert!(a.functions.contains_key("caller"), "{:?}", a.functions);
+        assert_eq!(changed(&a, &b), ["callee"]);
+        assert_eq!(a.imprecise, None);
+    }
+}
+
+const TABLE: &str = r#"
+static const int table[8] = { TABLE };
+int __attribute__((noipa)) reader(int i) { return table[i & 7]; }
+int __attribute__((noipa)) other(int i) { return i * 3 + 1; }
+int main(int argc, char **argv) { (void)argv; return reader(argc) + other(argc); }
+"#;
+
+#[test]
+fn a_changed_constant_table_changes_exactly_its_readers() {
+    let a = "-DTABLE=1,2,3,4,5,6,7,8";
+    let b = "-DTABLE=1,2,3,4,5,6,7,9";
+    for (a, b) in pair(TABLE, &[a], &[b]) {
+        assert_eq!(changed(&a, &b), ["reader"]);
+    }
+}
+
+#[test]
+fn an_added_unused_function_changes_no_existing_digest() {
+    let extra = "-DEXTRA=int __attribute__((noipa, used)) unused_fn(int x) { return x + 42; }";
+    let source = format!("{CALLS}\nEXTRA\n");
+    for (a, b) in pair(&source, &["-DBODY=7", "-DEXTRA="], &["-DBODY=7", extra]) {
+        assert_eq!(changed(&a, &b), ["unused_fn"]);
+        assert!(b.functions.contains_key("unused_fn"));
+    }
+}
+
+const ADJACENT: &str = r#"
+const char * __attribute__((noipa)) first(void) { return "the first constant string"; }
+const char * __attribute__((noipa)) second(void) { return SECOND; }
+double __attribute__((noipa)) scale_a(double x) { return x * 1.2345; }
+double __attribute__((noipa)) scale_b(double x) { return x * FACTOR; }
+int main(int argc, char **argv) {
+    (void)argv;
+    return (int)(first()[argc] + second()[argc] + scale_a(argc) + scale_b(argc));
+}
+"#;
+
+#[test]
+fn adjacent_anonymous_constants_change_only_their_own_readers() {
+    let a = ["-DSECOND=\"the second constant string\"", "-DFACTOR=2.5"];
+    let b = ["-DSECOND=\"the other constant string\"", "-DFACTOR=2.5"];
+    for (a, b) in pair(ADJACENT, &a, &b) {
+        assert_eq!(changed(&a, &b), ["second"], "{:?}", a.imprecise);
+    }
+    let a = ["-DSECOND=\"the second constant string\"", "-DFACTOR=2.5"];
+    let b = ["-DSECOND=\"the second constant string\"", "-DFACTOR=3.5"];
+    for (a, b) in pair(ADJACENT, &a, &b) {
+        assert_eq!(changed(&a, &b), ["scale_b"]);
+    }
+}
+
+#[test]
+fn without_a_map_extents_are_coarse_sound_and_said_to_be() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = |name: &str, second: &str| {
+        let path = cc(
+            dir.path(),
+            name,
+            &[("x.c", ADJACENT)],
+            &[second.into(), "-DFACTOR=2.5".into()],
+        );
+        std::fs::remove_file(format!("{}.map", path.display())).unwrap();
+        read(&path, &[]).unwrap()
+    };
+    let a = build("a", "-DSECOND=\"the second constant string\"");
+    let b = build("b", "-DSECOND=\"the other constant string\"");
+    assert!(
+        a.imprecise.as_deref().unwrap().contains("no link map"),
+        "{:?}",
+        a.imprecise
+    );
+    // Coarse: the change is seen (sound), by `second` at least.
+    assert!(changed(&a, &b).contains(&"second".to_owned()));
+}
+
+const VTABLE: &str = r#"
+typedef int (*op)(int);
+int __attribute__((noipa)) f1(int x) { return x + F1; }
+int __attribute__((noipa)) f2(int x) { return x * 5; }
+static op const ops[2] = { f1, TARGET };
+int __attribute__((noipa)) dispatch(int i, int x) { return ops[i & 1](x); }
+int main(int argc, char **argv) { (void)argv; return dispatch(argc, argc); }
+"#;
+
+#[test]
+fn data_pointing_at_a_function_refers_to_it_by_key() {
+    for (a, b) in pair(
+        VTABLE,
+        &["-DF1=1", "-DTARGET=f1"],
+        &["-DF1=2", "-DTARGET=f1"],
+    ) {
+        assert_eq!(changed(&a, &b), ["f1"]);
+    }
+    for (a, b) in pair(
+        VTABLE,
+        &["-DF1=1", "-DTARGET=f1"],
+        &["-DF1=1", "-DTARGET=f2"],
+    ) {
+        assert_eq!(changed(&a, &b), ["dispatch"]);
+    }
+}
+
+const WHERE: &str = r#"
+const char * __attribute__((noipa)) location(void) { return "panicked at " ROOT "/src/lib.rs:3:5"; }
+int main(int argc, char **argv) { (void)argv; return location()[argc]; }
+"#;
+
+#[test]
+fn roots_compiled_into_data_are_normalised() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, linker) in linkers().into_iter().enumerate() {
+        let build = |root: &str| {
+            let mut flags = linker.clone();
+            flags.push(format!("-DROOT=\"{root}\""));
+            let name = format!("{}{n}", root.len());
+            cc(dir.path(), &name, &[("x.c", WHERE)], &flags)
+        };
+        let (root_a, root_b) = ("/tmp/aaaa/x", "/tmp/bbbbbbbb/xyz");
+        let (a, b) = (build(root_a), build(root_b));
+        let with = |path: &Path, root: &str| read(path, &[PathBuf::from(root)]).unwrap();
+        assert_eq!(with(&a, root_a), with(&b, root_b));
+        // The roots are what makes them equal.
+        let plain = changed(&read(&a, &[]).unwrap(), &read(&b, &[]).unwrap());
+        assert_eq!(plain, ["location"]);
+    }
+}
+
+const HELPER_A: &str = "static int __attribute__((noipa)) helper(int x) { return x + HA; }\n\
+                        int __attribute__((noipa)) use_a(int x) { return helper(x); }\n";
+const HELPER_B: &str = "static int __attribute__((noipa)) helper(int x) { return x * 3; }\n\
+                        int __attribute__((noipa)) use_b(int x) { return helper(x); }\n\
+                        int use_a(int);\n\
+                        int main(int argc, char **argv) { (void)argv; return use_a(argc) + use_b(argc); }\n";
+
+#[test]
+fn same_named_instances_are_one_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = |name: &str, ha: &str| {
+        let path = cc(
+            dir.path(),
+            name,
+            &[("a.c", HELPER_A), ("b.c", HELPER_B)],
+            &[format!("-DHA={ha}")],
+        );
+        read(&path, &[]).unwrap()
+    };
+    let (a, b) = (build("a", "1"), build("b", "2"));
+    assert_eq!(changed(&a, &b), ["helper"]);
+}
+
+const CYCLE: &str = r#"
+struct node { const struct node *next; int value; };
+extern const struct node n1;
+static const struct node n2 = { &n1, VALUE };
+const struct node n1 = { &n2, 1 };
+const void *const self_ref = &self_ref;
+int __attribute__((noipa)) walk(int steps) {
+    const struct node *n = &n1; int sum = 0;
+    while (steps--) { sum += n->value; n = n->next; }
+    return sum + (self_ref != 0);
+}
+int __attribute__((noipa)) plain(int x) { return x - 1; }
+int main(int argc, char **argv) { (void)argv; return walk(argc) + plain(argc); }
+"#;
+
+#[test]
+fn a_data_cycle_is_read_and_still_followed() {
+    for (a, b) in pair(CYCLE, &["-DVALUE=2"], &["-DVALUE=3"]) {
+        assert_eq!(changed(&a, &b), ["walk"]);
+    }
+}
+
+#[test]
+fn a_rust_binary_linked_by_rustc_reads_precisely() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = r#"
+#[inline(never)] fn first() -> &'static [u32] { std::hint::black_box(&[1, 2, 3, 4, 5, 6, 7, 8]) }
+#[inline(never)] fn second() -> &'static [u32] { std::hint::black_box(&[SECOND, 9, 9, 9, 9, 9, 9, 9]) }
+fn main() { println!("{:?} {:?}", first(), second()); }
+"#;
+    let build = |name: &str, second: &str| {
+        let src = dir.path().join(format!("{name}.rs"));
+        std::fs::write(&src, source.replace("SECOND", second)).unwrap();
+        let out = dir.path().join(name);
+        let status = Command::new("rustc")
+            .args([
+                "-O",
+                "--crate-name",
+                "bench",
+                "-C",
+                "link-arg=-Wl,--emit-relocs",
+            ])
+            .arg("-C")
+            .arg(format!("link-arg=-Wl,-Map={}.map", out.display()))
+            .arg("-o")
+            .arg(&out)
+            .arg(&src)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        read(&out, &[]).unwrap()
+    };
+    let (a, b) = (build("a", "10"), build("b", "11"));
+    let second = a
+        .functions
+        .keys()
+        .find(|k| k.ends_with("::second"))
+        .unwrap();
+    assert_eq!(changed(&a, &b), [second.clone()], "{:?}", a.imprecise);
+}
+
+#[test]
+fn keys_of_rust_and_c_names() {
+    assert_eq!(
+        key("_ZN4core3ptr13drop_in_place17h0123456789abcdefE"),
+        "core::ptr::drop_in_place"
+    );
+    assert_eq!(
+        key("_ZN5bench4main28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE"),
+        "bench::main::{{closure}}"
+    );
+    assert_eq!(key("_RNvCs1234_5bench4main"), "bench::main");
+    assert_eq!(
+        key("_RNCNvCs1234_5bench4main0B3_"),
+        "bench::main::{closure#0}"
+    );
+    assert_eq!(key("memcpy"), "memcpy");
+    assert_eq!(key("helper.constprop.0"), "helper.constprop.0");
+    assert_eq!(key("_Znotrust"), "_Znotrust");
+}
+
+// Hostile inputs: `read` returns, never panics.
+
+fn calls_object(dir: &Path) -> Vec<u8> {
+    let path = cc(dir, "base", &[("x.c", CALLS)], &["-DBODY=7".into()]);
+    std::fs::read(path).unwrap()
+}
+
+fn read_bytes(dir: &Path, bytes: &[u8]) -> Result<Identity> {
+    let path = dir.join("hostile");
+    std::fs::write(&path, bytes).unwrap();
+    read(&path, &[])
+}
+
+#[test]
+fn refuses_what_is_not_x86_64_elf() {
+    let dir = tempfile::tempdir().unwrap();
+    let error = read_bytes(dir.path(), b"#!/bin/sh\necho hello\n").unwrap_err();
+    assert!(error.to_string().contains("not an ELF file"), "{error}");
+    let mut elf = calls_object(dir.path());
+    elf[18..20].copy_from_slice(&183u16.to_le_bytes());
+    let error = read_bytes(dir.path(), &elf).unwrap_err();
+    assert!(
+        error.to_string().contains("x86-64 code only; aarch64"),
+        "{error}"
+    );
+    let missing = read(&dir.path().join("none"), &[]).unwrap_err();
+    assert!(matches!(missing, Error::Read { .. }));
+}
+
+#[test]
+fn refuses_stripped_objects_and_objects_without_emit_relocs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cc(
+        dir.path(),
+        "stripped",
+        &[("x.c", CALLS)],
+        &["-DBODY=7".into()],
+    );
+    let status = Command::new("strip").arg(&path).status().unwrap();
+    assert!(status.success());
+    let error = read(&path, &[]).unwrap_err().to_string();
+    assert!(error.contains("stripped"), "{error}");
+    let plain = dir.path().join("plain");
+    let c = dir.path().join("plain.c");
+    std::fs::write(&c, CALLS).unwrap();
+    let status = Command::new("cc")
+        .args(["-O2", "-DBODY=7", "-o"])
+        .arg(&plain)
+        .arg(&c)
+        .status();
+    assert!(status.unwrap().success());
+    let error = read(&plain, &[]).unwrap_err().to_string();
+    assert!(error.contains("--emit-relocs (no .rela.text)"), "{error}");
+}
+
+#[test]
+fn random_and_truncated_bytes_are_refused_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = calls_object(dir.path());
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for len in [0, 1, 16, 63, 64, 65, 200, 4096] {
+        let random: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        assert!(read_bytes(dir.path(), &random).is_err());
+        let mut with_magic = elf[..len.min(elf.len())].to_vec();
+        with_magic.extend(random.iter().skip(with_magic.len()));
+        let _ = read_bytes(dir.path(), &with_magic);
+    }
+    for fraction in 1..16 {
+        let truncated = &elf[..elf.len() * fraction / 16];
+        assert!(read_bytes(dir.path(), truncated).is_err());
+    }
+}
+
+/// Where the ELF header says the section headers are, and how many.
+fn section_headers(elf: &[u8]) -> (usize, usize) {
+    let shoff = u64::from_le_bytes(elf[0x28..0x30].try_into().unwrap()) as usize;
+    let shnum = u16::from_le_bytes(elf[0x3c..0x3e].try_into().unwrap()) as usize;
+    (shoff, shnum)
+}
+
+/// The file range of the first section of type `kind` (`(offset, size)`) and its `sh_link`.
+fn section_of_type(elf: &[u8], kind: u32, name_hint: Option<u32>) -> (usize, usize, u32) {
+    let (shoff, shnum) = section_headers(elf);
+    for i in 0..shnum {
+        let h = &elf[shoff + i * 64..shoff + (i + 1) * 64];
+        let info = u32::from_le_bytes(h[44..48].try_into().unwrap());
+        if u32::from_le_bytes(h[4..8].try_into().unwrap()) == kind
+            && name_hint.is_none_or(|want| info == want)
+        {
+            let offset = u64::from_le_bytes(h[24..32].try_into().unwrap()) as usize;
+            let size = u64::from_le_bytes(h[32..40].try_into().unwrap()) as usize;
+            return (
+                offset,
+                size,
+                u32::from_le_bytes(h[40..44].try_into().unwrap()),
+            );
+        }
+    }
+    panic!("no section of type {kind}");
+}
+
+/// The `.text` section's index.
+fn text_index(elf: &[u8]) -> u32 {
+    let (shoff, shnum) = section_headers(elf);
+    let strtab_index = u16::from_le_bytes(elf[0x3e..0x40].try_into().unwrap()) as usize;
+    let h = &elf[shoff + strtab_index * 64..];
+    let names = u64::from_le_bytes(h[24..32].try_into().unwrap()) as usize;
+    (0..shnum)
+        .find(|i| {
+            let name = u32::from_le_bytes(elf[shoff + i * 64..][..4].try_into().unwrap()) as usize;
+            elf[names + name..].starts_with(b".text\0")
+        })
+        .unwrap() as u32
+}
+
+#[test]
+fn absurd_headers_symbols_and_relocations_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = calls_object(dir.path());
+    let patched = |at: usize, bytes: &[u8]| {
+        let mut copy = elf.clone();
+        copy[at..at + bytes.len()].copy_from_slice(bytes);
+        read_bytes(dir.path(), &copy)
+    };
+    // Absurd section count and offset.
+    assert!(patched(0x3c, &u16::MAX.to_le_bytes()).is_err());
+    assert!(patched(0x28, &(u64::MAX - 10).to_le_bytes()).is_err());
+    // A section whose size runs past the file.
+    let (shoff, _) = section_headers(&elf);
+    let text = text_index(&elf) as usize;
+    assert!(patched(shoff + text * 64 + 32, &(1u64 << 40).to_le_bytes()).is_err());
+
+    // A function symbol whose size runs past its section.
+    let (symtab, size, _) = section_of_type(&elf, 2, None);
+    let function = (0..size / 24)
+        .map(|i| symtab + i * 24)
+        .find(|&at| elf[at + 4] & 0xf == 2 && elf[at + 16..at + 24] != [0; 8])
+        .unwrap();
+    let error = patched(function + 16, &(1u64 << 32).to_le_bytes()).unwrap_err();
+    assert!(
+        error.to_string().contains("runs past its section"),
+        "{error}"
+    );
+
+    // Relocations of .text: a symbol index past the table, an offset at a function's last byte.
+    let (rela, rela_size, _) = section_of_type(&elf, 4, Some(text as u32));
+    let error = patched(rela + 12, &0x00ff_ffffu32.to_le_bytes()).unwrap_err();
+    assert!(
+        error.to_string().contains("past the symbol table"),
+        "{error}"
+    );
+    let value = u64::from_le_bytes(elf[function + 8..function + 16].try_into().unwrap());
+    let fsize = u64::from_le_bytes(elf[function + 16..function + 24].try_into().unwrap());
+    let last = value + fsize - 1;
+    let error = patched(rela, &last.to_le_bytes()).unwrap_err();
+    assert!(
+        error.to_string().contains("runs past the end of function"),
+        "{error}"
+    );
+    // An unknown relocation type.
+    let error = patched(rela + 8, &37u32.to_le_bytes()).unwrap_err();
+    assert!(error.to_string().contains("relocation type 37"), "{error}");
+
+    // Byte flips at a fixed list of places across headers, symbols and relocations: no panic.
+    let places = (0..64)
+        .chain((shoff..elf.len()).step_by(7))
+        .chain((symtab..symtab + size).step_by(5))
+        .chain((rela..rela + rela_size).step_by(3));
+    for at in places {
+        for value in [0x00, 0xff, 0x80] {
+            let _ = patched(at, &[value]);
+        }
+    }
+}
