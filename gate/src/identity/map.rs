@@ -23,6 +23,8 @@ pub(crate) struct Input {
     pub size: u64,
     /// How it divides.
     pub kind: Kind,
+    /// The output section holding it (an index into [`Map::outputs`]).
+    pub output: usize,
 }
 
 /// One output section of the map: `name` at `start`, `size` bytes.
@@ -41,6 +43,24 @@ pub(crate) struct Map {
 }
 
 impl Map {
+    /// Keeps the output sections `keep` accepts (by name) and their input sections, sorted; of
+    /// overlapping input sections (a malformed map) the first.
+    pub fn retain_outputs(&mut self, keep: impl Fn(&str) -> bool) {
+        let outputs = &self.outputs;
+        self.inputs
+            .retain(|i| i.size > 0 && outputs.get(i.output).is_some_and(|o| keep(&o.name)));
+        self.inputs.sort_by_key(|i| (i.start, i.size));
+        let mut end = 0u64;
+        self.inputs.retain(|i| {
+            let keep = i.start >= end;
+            if keep {
+                end = i.start.saturating_add(i.size);
+            }
+            keep
+        });
+        self.outputs.retain(|o| keep(&o.name));
+    }
+
     /// The input section holding `address`, if any.
     pub fn input(&self, address: u64) -> Option<&Input> {
         let at = self.inputs.partition_point(|i| i.start <= address);
@@ -71,7 +91,7 @@ pub(crate) fn kind(name: &str) -> Kind {
 /// Parses `text` as an lld or a GNU ld map. `None` when it is neither.
 pub(crate) fn parse(text: &str) -> Option<Map> {
     let first = text.lines().next().unwrap_or("");
-    let mut map = if first
+    let map = if first
         .split_whitespace()
         .eq(["VMA", "LMA", "Size", "Align", "Out", "In", "Symbol"])
     {
@@ -81,17 +101,6 @@ pub(crate) fn parse(text: &str) -> Option<Map> {
     } else {
         return None;
     };
-    map.inputs.retain(|i| i.size > 0);
-    map.inputs.sort_by_key(|i| (i.start, i.size));
-    // Overlapping input sections (a malformed map) would make lookups ambiguous: keep the first.
-    let mut end = 0u64;
-    map.inputs.retain(|i| {
-        let keep = i.start >= end;
-        if keep {
-            end = i.start.saturating_add(i.size);
-        }
-        keep
-    });
     (!map.outputs.is_empty()).then_some(map)
 }
 
@@ -136,10 +145,14 @@ fn parse_lld(text: &str) -> Map {
                 };
                 let inner = name[open + 2..].trim_end_matches(')');
                 let section = inner.split('+').next().unwrap_or(inner);
+                let Some(output) = map.outputs.len().checked_sub(1) else {
+                    continue;
+                };
                 map.inputs.push(Input {
                     start,
                     size,
                     kind: kind(section),
+                    output,
                 });
             }
             _ => {}
@@ -198,11 +211,12 @@ fn record(map: &mut Map, name: &str, output: bool, start: u64, size: u64) {
             start,
             size,
         });
-    } else {
+    } else if let Some(output) = map.outputs.len().checked_sub(1) {
         map.inputs.push(Input {
             start,
             size,
             kind: kind(name),
+            output,
         });
     }
 }
@@ -231,8 +245,13 @@ mod tests {
              640              640       20    32         /tmp/x.o:(.rodata.tab)
              640              640       20     1                 tab
              670              670       2c     1         /a/Scrt1.o:(.eh_frame+0x0)
+               0                0   107995     1 .debug_info
+             5f0              5f0     1000     1         /a/b.o:(.debug_info)
 ";
-        let map = parse(text).unwrap();
+        let mut map = parse(text).unwrap();
+        assert_eq!(map.outputs.len(), 2);
+        // .debug_info's addresses are offsets in it: dropped, or it would hide .rodata.
+        map.retain_outputs(|name| name == ".rodata");
         assert_eq!(map.outputs.len(), 1);
         assert_eq!(map.outputs[0].name, ".rodata");
         assert_eq!(map.inputs.len(), 4);
@@ -258,7 +277,8 @@ Linker script and memory map
  *fill*         0x0000000000002022       0x1e 
  .rodata.tab    0x0000000000002040       0x20 /tmp/x.o
 ";
-        let map = parse(text).unwrap();
+        let mut map = parse(text).unwrap();
+        map.retain_outputs(|name| name == ".rodata");
         assert_eq!(map.outputs[0].start, 0x2000);
         assert_eq!(map.inputs.len(), 3, "{map:?}");
         assert_eq!(map.input(0x2005).unwrap().kind, Kind::Strings(1));

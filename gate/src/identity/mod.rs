@@ -611,6 +611,14 @@ impl<'d> Reader<'d> {
             ));
             return;
         }
+        let mut map = map;
+        // Only the sections with addresses: not .debug_* (whose map addresses are offsets), not
+        // .tbss (which takes no address range of its own).
+        map.retain_outputs(|name| {
+            self.sections
+                .iter()
+                .any(|s| s.name == name && s.alloc && !(s.tls && s.nobits))
+        });
         self.map = Some(map);
     }
 
@@ -872,6 +880,16 @@ impl<'d> Reader<'d> {
                 }
             };
             return Some(Target::Data(extent, address - extent.start));
+        }
+        if let Some(map) = &self.map
+            && map
+                .outputs
+                .iter()
+                .any(|o| address >= o.start && address - o.start < o.size)
+        {
+            // Between the input sections of an output section the map lists: alignment padding,
+            // which is no object.
+            return None;
         }
         // Coarse: from the previous sized object (or the section's start) to the next one.
         let previous = at
