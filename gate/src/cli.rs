@@ -169,13 +169,15 @@ moved (that commit measured here -> the working tree), and gates the code's move
 
 --base compares with the base side of `irgate run --base REV` (A/B) instead of the baselines.
 
-Change-aware verdicts: the change from the compared side's commit (the commit of the baselines'
-coverage record, or the A/B base) to the results' is mapped onto the benchmarks through what each
-ran there (docs/change-map.md). A benchmark that runs none of it and moved beyond its budget but
-within the layout budget ([layout] in gate.toml, default 16 Ir) passes as moved by layout,
-toolchain or dependency; beyond it, it fails. Each failing benchmark names the changed functions
-it runs and their lines. A change that cannot be mapped is said, and every benchmark is then held
-to its budget. --no-change-map judges every benchmark as touched.
+Change-aware verdicts: the compiled code of the results' build is compared, function by function,
+with the code record of the compared side (the baselines' `code/record.json`, taken by `irgate run
+--record`, or the A/B base's), and each benchmark is touched when its process executed a changed
+function or may read a changed file (docs/selection.md). An untouched benchmark runs the same code:
+a move beyond its budget but within the address budget ([layout] in gate.toml) passes as code
+addresses; beyond that, the gate cannot blame the change and cannot decide (exit 2): the report
+names it as the environment's or nondeterminism. Each failing benchmark names the changed
+functions it runs. A change that cannot be mapped is said, and every benchmark is then held to its
+budget. --no-change-map judges every benchmark as touched.
 
 When every budget holds, the report is a short summary (the largest movers within budget);
 --full prints every row.
@@ -484,14 +486,27 @@ pub struct RunArgs {
     /// name's hash, so adding a benchmark moves no other. Needs gungraun 0.17 or later
     #[arg(long, value_name = "K/N", conflicts_with = "from")]
     pub shard: Option<Part>,
-    /// Run only the benchmarks the change can move: the change from the commit of the baselines'
-    /// coverage record to the working tree is mapped onto the benchmarks (docs/change-map.md);
-    /// those that run none of it are not run and keep the baselines' counts (`carried` in the
-    /// results, said in every report). A change that touches everything, or that cannot be
-    /// mapped, runs everything and says why. With --base, the baselines' record must be of that
-    /// revision. Needs gungraun 0.17 or later
+    /// Run only the benchmarks the change can move: the workspace is built first, and a
+    /// benchmark runs when its process (from its start to the end of the measured region:
+    /// setup, arguments and harness included) executed a function whose machine code differs
+    /// from the baselines' code record (`code/record.json`, taken by `run --record`), or when it may
+    /// read files at run time and a file changed that `[change] inert` does not name
+    /// (docs/selection.md). The others are not run and keep the baselines' counts (`carried` in
+    /// the results, said in every report). Without a record, or with a suite whose runner
+    /// cannot run a selection (iai-callgrind), everything runs and irgate says why. With --base,
+    /// the record must be of that revision. Needs gungraun 0.17 or later
     #[arg(long, conflicts_with = "from")]
     pub only_touched: bool,
+    /// With --only-touched: build, list which benchmarks would run and the changed function (or
+    /// file) that selects each, and run nothing
+    #[arg(long, requires = "only_touched")]
+    pub dry_run: bool,
+    /// Also record what each benchmark's process executes, function by function, for `irgate
+    /// refresh` to keep with the baselines (`code/record.json`): what --only-touched and change-aware
+    /// verdicts compare against. Runs every benchmark a second time under callgrind (about as
+    /// long again as the run)
+    #[arg(long, conflicts_with_all = ["from", "shard", "only_touched"])]
+    pub record: bool,
     #[command(flatten)]
     pub paths: PathArgs,
 }
@@ -677,6 +692,8 @@ impl From<&RunArgs> for run::Options {
             base: args.base.clone(),
             shard: args.shard,
             only_touched: args.only_touched,
+            dry_run: args.dry_run,
+            record: args.record,
             paths: (&args.paths).into(),
         }
     }

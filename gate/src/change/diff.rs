@@ -1,6 +1,5 @@
-//! The diff as git gives it: which files changed and how (`git diff --raw -z`), and the changed
-//! line ranges of a file, read from the hunk headers alone (`git diff -U0`), streamed so that a
-//! hunk of a million lines costs no memory.
+//! The diff as git gives it: which files changed and how (`git diff --raw -z`), and the
+//! untracked files of a working tree.
 
 use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::Path;
@@ -90,46 +89,6 @@ fn strip(record: &[u8], end: u8) -> &[u8] {
     record.strip_suffix(&[end]).unwrap_or(record)
 }
 
-/// The content of the blob `spec` names (`<hash>` or `<commit>:<path>`), exactly.
-pub(super) fn blob(top: &Path, spec: &str) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    records(
-        top,
-        &["cat-file", "blob", spec],
-        b'\n',
-        false,
-        &mut |line| {
-            out.extend_from_slice(line);
-            Ok(())
-        },
-    )?;
-    Ok(out)
-}
-
-/// The paths (relative to the top) of the files matching `glob` on a side (`rev`, or the
-/// working tree with its untracked files when `None`) that hold a match of the extended regular
-/// expression `pattern`; binary files left out.
-pub(super) fn grep(
-    top: &Path,
-    rev: Option<&str>,
-    pattern: &str,
-    glob: &str,
-) -> Result<Vec<String>> {
-    let mut args = vec!["grep", "-l", "-z", "-I", "-E", "--no-color", "-e", pattern];
-    args.push(rev.unwrap_or("--untracked"));
-    args.extend(["--", glob]);
-    let prefix = rev.map(|rev| format!("{rev}:")).unwrap_or_default();
-    let mut paths = Vec::new();
-    records(top, &args, 0, true, &mut |path| {
-        let path = String::from_utf8_lossy(strip(path, 0));
-        if let Some(path) = path.strip_prefix(prefix.as_str()).filter(|p| !p.is_empty()) {
-            paths.push(path.to_owned());
-        }
-        Ok(())
-    })?;
-    Ok(paths)
-}
-
 /// How a file changed between the two sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Status {
@@ -167,14 +126,6 @@ pub(super) struct Entry {
     pub blobs: (String, String),
     /// Whether its paths are UTF-8 (else they were read lossily).
     pub utf8: bool,
-}
-
-impl Entry {
-    /// Whether both sides are regular files (not links, not submodules).
-    pub fn regular(&self) -> bool {
-        let regular = |mode: &str| mode == "100644" || mode == "100755";
-        regular(&self.modes.0) && regular(&self.modes.1)
-    }
 }
 
 /// The changed files between `base` and `head` (the working tree when `None`), from
@@ -260,132 +211,9 @@ pub(super) fn untracked(top: &Path) -> Result<Vec<Entry>> {
     Ok(entries)
 }
 
-/// One hunk: the lines it replaces on the base side and the lines it puts there on the head
-/// side, each as `(start, count)` the way the header says it (a count of 0 means no line on that
-/// side: the change sits after line `start`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Hunk {
-    /// `(start, count)` on the base side.
-    pub base: (u32, u32),
-    /// `(start, count)` on the head side.
-    pub head: (u32, u32),
-}
-
-/// The hunks of `path` (relative to the top) between `base` and `head` (the working tree when
-/// `None`), with no context lines; the file is diffed as text even when git thinks it binary.
-pub(super) fn hunks(top: &Path, base: &str, head: Option<&str>, path: &str) -> Result<Vec<Hunk>> {
-    let mut args = vec!["diff", "-U0", "--text"];
-    args.extend_from_slice(PLAIN);
-    args.push(base);
-    args.extend(head);
-    args.push("--");
-    let spec = format!(":(literal){path}");
-    args.push(&spec);
-    let mut hunks = Vec::new();
-    records(top, &args, b'\n', false, &mut |line| {
-        if let Some(hunk) = parse_header(strip(line, b'\n'))? {
-            hunks.push(hunk);
-        }
-        Ok(())
-    })?;
-    Ok(hunks)
-}
-
-/// A hunk header `@@ -a[,b] +c[,d] @@ ...`; `None` for any other line (every line of a hunk's
-/// body starts with ` `, `+`, `-` or `\`, so none is mistaken for a header).
-pub(super) fn parse_header(line: &[u8]) -> Result<Option<Hunk>> {
-    let Some(rest) = line.strip_prefix(b"@@ -") else {
-        return Ok(None);
-    };
-    let text = String::from_utf8_lossy(rest);
-    let bad = || Error::Tool(format!("git diff: unreadable hunk header `@@ -{text}`"));
-    let (ranges, _) = text.split_once(" @@").ok_or_else(bad)?;
-    let (old, new) = ranges.split_once(" +").ok_or_else(bad)?;
-    let range = |r: &str| -> Option<(u32, u32)> {
-        match r.split_once(',') {
-            Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
-            None => Some((r.parse().ok()?, 1)),
-        }
-    };
-    Ok(Some(Hunk {
-        base: range(old).ok_or_else(bad)?,
-        head: range(new).ok_or_else(bad)?,
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn headers(diff: &str) -> Vec<Hunk> {
-        diff.lines()
-            .filter_map(|l| parse_header(l.as_bytes()).unwrap())
-            .collect()
-    }
-
-    #[test]
-    fn hunk_headers_with_and_without_counts_and_zero_length_sides() {
-        let diff = "diff --git a/x.rs b/x.rs\n\
-                    index 1..2 100644\n\
-                    --- a/x.rs\n\
-                    +++ b/x.rs\n\
-                    @@ -3 +3 @@ fn a() {\n\
-                    -    old();\n\
-                    +    new();\n\
-                    @@ -10,0 +11,2 @@\n\
-                    +@@ -1 +1 @@ looks like a header but is a line of the file\n\
-                    +x\n\
-                    @@ -20,3 +22,0 @@ impl X {\n\
-                    --@@ -9 +9 @@\n\
-                    -y\n\
-                    -z\n\
-                    @@ -40 +39 @@\n\
-                    -last\n\
-                    \\ No newline at end of file\n\
-                    +last!\n\
-                    \\ No newline at end of file\n\
-                    @@ -0,0 +1 @@\n\
-                    +first\n";
-        assert_eq!(
-            headers(diff),
-            vec![
-                Hunk {
-                    base: (3, 1),
-                    head: (3, 1)
-                },
-                Hunk {
-                    base: (10, 0),
-                    head: (11, 2)
-                },
-                Hunk {
-                    base: (20, 3),
-                    head: (22, 0)
-                },
-                Hunk {
-                    base: (40, 1),
-                    head: (39, 1)
-                },
-                Hunk {
-                    base: (0, 0),
-                    head: (1, 1)
-                },
-            ]
-        );
-    }
-
-    #[test]
-    fn a_broken_hunk_header_is_an_error_not_a_guess() {
-        for line in [
-            "@@ -x +1 @@",
-            "@@ -1 +1",
-            "@@ -1,2,3 +1 @@",
-            "@@ -1 1 @@",
-            "@@ -99999999999 +1 @@",
-        ] {
-            let error = parse_header(line.as_bytes()).unwrap_err().to_string();
-            assert!(error.contains("unreadable hunk header"), "{line}: {error}");
-        }
-    }
 
     #[test]
     fn raw_entries_with_renames_copies_and_paths_that_are_not_utf8() {
@@ -407,16 +235,15 @@ mod tests {
         assert_eq!(entries.len(), 5);
         assert_eq!(entries[0].status, Status::Modified);
         assert_eq!(entries[0].new.as_deref(), Some("src/a b.rs"));
-        assert!(entries[0].regular());
+        assert_eq!(entries[0].modes, ("100644".into(), "100644".into()));
         assert_eq!(entries[1].status, Status::Renamed);
         assert_eq!(entries[1].old.as_deref(), Some("old\nname.rs"));
         assert_eq!(entries[1].new.as_deref(), Some("new \u{1f600}.rs"));
         assert_eq!(entries[2].status, Status::Added);
         assert!(!entries[2].utf8 && entries[0].utf8 && entries[1].utf8);
         assert_eq!(entries[2].new.as_deref(), Some("bad\u{fffd}name"));
-        assert!(!entries[2].regular());
         assert_eq!(entries[3].status, Status::Other);
-        assert!(!entries[3].regular());
+        assert_eq!(entries[3].modes.1, "120000");
         assert_eq!(entries[4].status, Status::Copied);
         assert!(parse_raw(&[b":100644 M".to_vec(), b"x".to_vec()]).is_err());
         assert!(parse_raw(&[b":100644 100644 a b M".to_vec()]).is_err());

@@ -9,13 +9,14 @@ use crate::error::{Error, Result};
 use crate::explain::BaseProfiles;
 use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
-use crate::formats::coverage;
+use crate::formats::code;
 use crate::formats::results;
 use crate::git::Commit;
 use crate::judge::compare::{self, EnvPolicy, Judgement, Mapped, Policy};
 use crate::measure::collect::Selection;
 use crate::measure::paths::{Paths, Resolved};
 use crate::measure::suite;
+use crate::model::code::CodeRecord;
 use crate::model::{EnvDelta, Mode, Report, Results, UNKNOWN};
 use crate::render::Format;
 
@@ -166,7 +167,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
     };
     let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
     let mapped = if options.change_map {
-        change_map(&config, &paths, &results, &baselines, &mode, &ids)
+        change_map(&config, &paths, &results, &mode, &ids)
     } else {
         None
     };
@@ -195,91 +196,67 @@ fn compare_inputs(options: &Options) -> Result<Report> {
     )
 }
 
-/// The change from the compared side's commit (the baselines', or A/B's base) to the results'
-/// (the working tree when they were taken on uncommitted changes), mapped onto `ids` through
-/// that side's coverage record. `None` for drift triage, whose change is mapped by its own run.
+/// The change from the compared side's commit (the baselines' code record's, or A/B's base) to
+/// the results' (the working tree when they were taken on uncommitted changes), mapped onto `ids`
+/// through that side's code record and the results' code identity. `None` for drift triage,
+/// whose change is mapped by its own run.
 fn change_map(
     config: &Config,
     paths: &Resolved,
     results: &Results,
-    baselines: &Baselines,
     mode: &Mode,
     ids: &[String],
 ) -> Option<Mapped> {
-    let (base, coverage) = match mode {
-        Mode::Baselines => {
-            let coverage = match coverage::load_baseline(&paths.baselines) {
-                Ok(Some(coverage)) => Ok(coverage),
-                Ok(None) => Err(
-                    "the baselines have no coverage record (their `coverage/`): \
-                                 take them with this irgate (`irgate run && irgate refresh`)"
-                        .to_owned(),
-                ),
-                Err(error) => Err(error.to_string()),
-            };
-            // The record's lines are of its commit, whose counts the baselines hold.
-            let base = coverage.as_ref().map_or_else(
-                |_| baselines_commit(baselines, results).unwrap_or_default(),
-                |c| c.commit.clone(),
-            );
-            (base, coverage)
-        }
+    let recorded = |record: Result<Option<CodeRecord>>, what: &str| match record {
+        Ok(Some(record)) if !record.benchmarks.is_empty() => Ok(record),
+        Ok(_) => Err(format!(
+            "{what} have no code record: take it with `irgate run --record`, then `irgate \
+             refresh` for baselines"
+        )),
+        Err(error) => Err(error.to_string()),
+    };
+    let base = match mode {
+        Mode::Baselines => recorded(code::load_baseline(&paths.baselines), "the baselines"),
         Mode::Ab { commit } => {
-            let path = coverage::run_path(&crate::measure::ab::base_results_path(&paths.results));
-            let coverage = match coverage::read_run(&path) {
-                Ok(Some(coverage)) => Ok(coverage),
-                Ok(None) => Err(format!(
-                    "{}: no coverage record of the base side",
-                    path.display()
-                )),
-                Err(error) => Err(error.to_string()),
-            };
-            (commit.clone(), coverage)
+            let side = code::read(&code::run_path(&crate::measure::ab::base_results_path(
+                &paths.results,
+            )));
+            recorded(side, "the base side").or_else(|side| {
+                // The baselines' record serves when it is of the base commit.
+                recorded(code::load_baseline(&paths.baselines), "the baselines")
+                    .ok()
+                    .filter(|b| &b.commit == commit)
+                    .ok_or(side)
+            })
         }
         Mode::Remeasured { .. } => return None,
     };
-    let coverage = coverage.and_then(|c| {
-        if Commit::parse(&c.commit).dirty {
-            Err(format!(
-                "the coverage record was taken on uncommitted changes (`{}`): that code is in no \
-                 commit to diff from",
-                c.commit
-            ))
-        } else {
-            Ok(c)
-        }
-    });
+    let head_code = match code::read(&code::run_path(&paths.results)) {
+        Ok(Some(code)) if !code.objects.is_empty() => Ok(code),
+        Ok(_) => Err(format!(
+            "{}: the results have no code identity (taken with --from, or by an older irgate)",
+            code::run_path(&paths.results).display()
+        )),
+        Err(error) => Err(error.to_string()),
+    };
     let head = Commit::parse(&results.fingerprint.commit);
     let head = if head.dirty || head.hash == UNKNOWN || head.hash.is_empty() {
         None
     } else {
         Some(head.hash.as_str())
     };
-    // `cargo metadata` only when there is a record to map the change through.
-    let members = match &coverage {
-        Ok(_) => crate::measure::workspace::members(&paths.root, &packages(&results.suites)),
-        Err(_) => Vec::new(),
-    };
+    let target = crate::measure::paths::target_dir(&paths.root);
+    let target = target
+        .strip_prefix(&paths.root)
+        .ok()
+        .map(|t| t.to_string_lossy().into_owned());
     Some(crate::judge::changes::map(
         &paths.root,
-        (&base, head),
-        (&members, config),
-        coverage,
+        (base.as_ref().map_err(Clone::clone), head),
+        head_code.as_ref().map(|c| &c.objects).map_err(Clone::clone),
+        (target.as_deref(), config),
         ids,
     ))
-}
-
-/// The packages of suites named `package/bench`.
-fn packages(suites: &[String]) -> Vec<String> {
-    suites
-        .iter()
-        .map(|suite| {
-            suite
-                .split_once('/')
-                .map_or(suite.as_str(), |(p, _)| p)
-                .to_owned()
-        })
-        .collect()
 }
 
 /// Drift triage: the environment differs from the baselines', so their commit is measured again
@@ -317,6 +294,7 @@ fn triage(
         jobs: None,
         shard: None,
         skip: None,
+        record: false,
     };
     let sides = crate::measure::ab::measure(config, &selection, paths, filter.as_ref(), &commit)?;
     let policy = Policy {

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::formats::baseline::{self, Baselines, Change, GroupUpdate, Selection};
-use crate::formats::{coverage, profiles, results};
+use crate::formats::{code, profiles, results};
 use crate::git::Commit;
 use crate::measure::paths::Paths;
 use crate::measure::suite;
@@ -86,7 +86,7 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
     } else {
         baseline::write_updates(&updates)?;
         refresh_profiles(&paths.baselines, &paths.results, &in_scope)?;
-        refresh_coverage(&paths.baselines, &paths.results, &results, &in_scope)?;
+        refresh_code(&paths.baselines, &paths.results, &results, &in_scope)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -135,19 +135,25 @@ fn refresh_profiles(
     Ok(())
 }
 
-/// Stores the run's coverage records of the refreshed benchmarks in baselines/coverage/ (those
-/// whose baseline Ir is now the run's), and drops the records of benchmarks without a baseline.
-fn refresh_coverage(
+/// Keeps the run's code record (`irgate run --record`) with the baselines, `code/record.json`, for the
+/// refreshed benchmarks whose baseline Ir is now the run's. A stored record of the same commit
+/// keeps its other benchmarks; one of another commit is replaced whole (a record describes one
+/// build). Without a record beside the results, says what that costs.
+fn refresh_code(
     baselines: &std::path::Path,
     results_path: &std::path::Path,
     results: &crate::model::Results,
     in_scope: &dyn Fn(&str) -> bool,
 ) -> Result<()> {
-    let dir = baselines.join(coverage::BASELINE_DIR);
-    let Some(run) = coverage::read_run(&coverage::run_path(results_path))? else {
+    let path = baselines.join(code::BASELINE_FILE);
+    let run = code::read(&code::run_path(results_path))?
+        .filter(|run| !run.benchmarks.is_empty() || !run.unrecorded.is_empty());
+    let Some(mut run) = run else {
         println!(
-            "irgate: no coverage record beside the results: {}/ not updated",
-            dir.display()
+            "irgate: no code record beside the results ({} not updated): `irgate run --record` \
+             takes one; without it `--only-touched` runs every benchmark and every benchmark \
+             counts as touched",
+            path.display()
         );
         return Ok(());
     };
@@ -164,15 +170,26 @@ fn refresh_coverage(
             .and_then(|c| c.get("Ir").copied())
     };
     let keep = |id: &str| in_scope(id) && ir(id).is_some() && ir(id) == run_ir(id);
-    let valid = |id: &str| ir(id).is_some();
-    let touched = coverage::write_baseline(baselines, &run, &keep, &valid)?;
-    if !touched.is_empty() {
-        println!(
-            "irgate: coverage records: {} written or removed in {}/",
-            touched.len(),
-            dir.display()
-        );
+    run.benchmarks.retain(|id, _| keep(id));
+    run.unrecorded.retain(|id, _| keep(id));
+    if let Some(stored) = code::read(&path)?.filter(|s| s.commit == run.commit) {
+        for (id, executed) in stored.benchmarks {
+            if ir(&id).is_some() && !in_scope(&id) {
+                run.benchmarks.entry(id).or_insert(executed);
+            }
+        }
+        for (key, object) in stored.objects {
+            run.objects.entry(key).or_insert(object);
+        }
     }
+    run.narrow_to_executed();
+    code::write(&path, &run)?;
+    println!(
+        "irgate: code record: what {} benchmarks executed, at {}, in {}",
+        run.benchmarks.len(),
+        crate::text::short_commit(&run.commit),
+        path.display()
+    );
     Ok(())
 }
 

@@ -12,11 +12,12 @@ use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::formats::baseline::Baselines;
-use crate::formats::coverage;
+use crate::formats::code;
 use crate::git::Commit;
 use crate::measure::ab;
 use crate::measure::collect::{
-    Selection, read_from, run_suites, runner_output, suite_dirs, write_profiles, write_results,
+    Selection, build_code, read_from, run_with_code, runner_output, suite_dirs, write_code,
+    write_profiles, write_results,
 };
 use crate::measure::paths::{Paths, Resolved};
 use crate::measure::shard::{Part, Shard};
@@ -40,9 +41,14 @@ pub struct Options {
     pub base: Option<String>,
     /// Only the benchmarks of this shard (of the selection), balanced by the baselines' Ir.
     pub shard: Option<Part>,
-    /// Only the benchmarks the change since the baselines' coverage record can move; the
-    /// others' counts are carried from the baselines.
+    /// Only the benchmarks whose executed code (or the files they read) changed since the
+    /// baselines' code record; the others' counts are carried from the baselines.
     pub only_touched: bool,
+    /// With `only_touched`: say which benchmarks would run and why, and run nothing.
+    pub dry_run: bool,
+    /// Also record what each benchmark's process executes, for `irgate refresh` to keep with the
+    /// baselines (a second pass of every benchmark).
+    pub record: bool,
     /// Where the files are.
     pub paths: Paths,
 }
@@ -56,24 +62,40 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         .shard
         .map(|part| plan_shard(part, &paths.baselines, filter.as_ref()))
         .transpose()?;
+    if options.record && (options.only_touched || shard.is_some() || !options.from.is_empty()) {
+        return Err(Error::Tool(
+            "--record records every benchmark a full run runs: it cannot go with \
+             --only-touched, --shard or --from"
+                .to_owned(),
+        ));
+    }
+    if options.dry_run && !options.only_touched {
+        return Err(Error::Tool(
+            "--dry-run says what --only-touched would run: give both".to_owned(),
+        ));
+    }
+    let mut selection = Selection {
+        suites: &options.suites,
+        features: &options.features,
+        jobs: options.jobs,
+        shard: shard.as_ref(),
+        skip: None,
+        record: options.record,
+    };
     let carry = if options.only_touched {
-        let packages: Vec<String> = config.suites.iter().map(|s| s.package.clone()).collect();
         untouched(
-            (&paths, &config),
-            (options.base.as_deref(), &packages),
+            (&paths, &config, &selection),
+            options.base.as_deref(),
             filter.as_ref(),
             shard.as_ref(),
         )?
     } else {
         None
     };
-    let selection = Selection {
-        suites: &options.suites,
-        features: &options.features,
-        jobs: options.jobs,
-        shard: shard.as_ref(),
-        skip: carry.as_ref().map(|c| &c.ids),
-    };
+    if options.dry_run {
+        return Ok(ExitCode::SUCCESS);
+    }
+    selection.skip = carry.as_ref().map(|c| &c.ids);
     if options.from.is_empty() {
         // A run that fails must leave no results behind for `check` to pass on.
         discard(&paths.results)?;
@@ -112,21 +134,28 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let mut results = if options.from.is_empty() {
-        run_suites(&config, &selection, &paths, filter.as_ref(), None)?
+    let (mut results, code) = if options.from.is_empty() {
+        let (results, code) = run_with_code(&config, &selection, &paths, filter.as_ref(), None)?;
+        (results, Some(code))
     } else {
-        read_from(&options.from, &paths.root, &config, filter.as_ref())?
+        let results = read_from(&options.from, &paths.root, &config, filter.as_ref())?;
+        (results, None)
     };
-    if let Some(carry) = &carry {
-        carry.add_to(&mut results);
-    }
-    write_results(&paths, &results)?;
+    // Profiles only of the benchmarks that ran: a carried one's files are an older run's.
     let sources = if options.from.is_empty() {
         runner_output(&results, &paths.root)
     } else {
         options.from.clone()
     };
-    write_profiles(&sources, &paths, &results);
+    let ran = results.clone();
+    if let Some(carry) = &carry {
+        carry.add_to(&mut results);
+    }
+    write_results(&paths, &results)?;
+    if let Some(code) = &code {
+        write_code(&paths, code)?;
+    }
+    write_profiles(&sources, &paths, &ran);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -148,14 +177,13 @@ impl Carry {
     }
 }
 
-/// The benchmarks of the baselines (in the filter and shard) that run none of the change from
-/// their coverage record's commit to the working tree, with their counts; `None`, said on
-/// stderr, when the change touches every benchmark or cannot be mapped (then all run). With
-/// `base` (A/B), the record must be of that revision. `packages`: those of the declared suites
-/// (every suite's when empty), whose dependencies are the code that can move a benchmark.
+/// The benchmarks of the baselines (in the filter and shard) whose process executes none of the
+/// code that changed since the baselines' code record, and reads no changed file, with their
+/// counts; `None`, said on stderr, when every benchmark must run (then all run). The workspace is
+/// built first, for its code identity. With `base` (A/B), the record must be of that revision.
 fn untouched(
-    (paths, config): (&Resolved, &Config),
-    (base, packages): (Option<&str>, &[String]),
+    (paths, config, selection): (&Resolved, &Config, &Selection),
+    base: Option<&str>,
     filter: Option<&Filter>,
     shard: Option<&Shard>,
 ) -> Result<Option<Carry>> {
@@ -167,23 +195,32 @@ fn untouched(
         return everything("there are no baselines to carry counts from");
     }
     let baselines = Baselines::load(&paths.baselines)?;
-    let coverage = match coverage::load_baseline(&paths.baselines) {
-        Ok(Some(coverage)) => coverage,
-        Ok(None) => return everything("the baselines have no coverage record (their `coverage/`)"),
+    let record = match code::load_baseline(&paths.baselines) {
+        Ok(Some(record)) if !record.benchmarks.is_empty() => record,
+        Ok(_) => {
+            return everything(
+                "the baselines have no code record (`code/record.json`): take one with `irgate run \
+                 --record`, then `irgate refresh`",
+            );
+        }
         Err(error) => return everything(&terminal(&error.to_string())),
     };
-    if Commit::parse(&coverage.commit).dirty {
-        return everything("the coverage record was taken on uncommitted changes");
+    if Commit::parse(&record.commit).dirty {
+        return everything("the code record was taken on uncommitted changes");
     }
     if let Some(rev) = base {
         let resolved = crate::git::resolve(&paths.root, rev);
-        if resolved.as_deref() != Some(coverage.commit.as_str()) {
+        if resolved.as_deref() != Some(record.commit.as_str()) {
             return everything(&format!(
-                "with --base, the baselines' coverage record must be of {} (it is of {})",
+                "with --base, the baselines' code record must be of {} (it is of {})",
                 terminal(rev),
-                terminal(short_commit(&coverage.commit))
+                terminal(short_commit(&record.commit))
             ));
         }
+    }
+    let (objects, refusals) = build_code(config, selection, paths)?;
+    if let Some(refusal) = refusals.first() {
+        return everything(&terminal(refusal));
     }
     let ids: Vec<String> = baselines
         .ids()
@@ -191,23 +228,32 @@ fn untouched(
         .map(str::to_owned)
         .collect();
     let in_scope = ids.len();
-    let commit = coverage.commit.clone();
-    let members = crate::measure::workspace::members(&paths.root, packages);
+    let target = crate::measure::paths::target_dir(&paths.root);
+    let target = target
+        .strip_prefix(&paths.root)
+        .ok()
+        .map(|t| t.to_string_lossy().into_owned());
     let mapped = crate::judge::changes::map(
         &paths.root,
-        (&commit, None),
-        (&members, config),
-        Ok(coverage),
+        (Ok(&record), None),
+        Ok(&objects),
+        (target.as_deref(), config),
         &ids,
     );
     if let Some(reason) = &mapped.map.unmapped {
         return everything(&terminal(reason));
     }
-    if let Some(reason) = mapped.map.everything.first() {
-        return everything(&format!(
-            "the change touches every benchmark ({})",
-            terminal(reason)
-        ));
+    let chosen: Vec<(&String, &Touch)> = mapped
+        .touch
+        .iter()
+        .filter(|(_, touch)| touch.is_touched())
+        .collect();
+    for (id, touch) in &chosen {
+        eprintln!(
+            "irgate: --only-touched: runs {}: {}",
+            terminal(id),
+            terminal(&crate::render::change::selected_because(&mapped.map, touch))
+        );
     }
     let ids: BTreeSet<String> = mapped
         .touch
@@ -220,11 +266,11 @@ fn untouched(
         .filter_map(|id| Some((id.clone(), baselines.get(id)?.0.clone())))
         .collect();
     eprintln!(
-        "irgate: --only-touched: {} of {} benchmarks run none of the change since {}: not run, \
-         their baseline counts carried",
+        "irgate: --only-touched: {} of {} benchmarks executed none of the code that changed \
+         since {} and read no changed file: not run, their baseline counts carried",
         ids.len(),
         in_scope,
-        terminal(short_commit(&commit))
+        terminal(short_commit(&record.commit))
     );
     Ok(Some(Carry { ids, counts }))
 }
@@ -254,7 +300,7 @@ fn discard(results: &Path) -> Result<()> {
     for path in [
         results.to_owned(),
         crate::formats::profiles::run_path(results),
-        coverage::run_path(results),
+        code::run_path(results),
     ] {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {

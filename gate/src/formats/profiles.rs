@@ -39,14 +39,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use irgate_callgrind::{CallGraph, FLOOR_PARTS, Options, Profile, flame, normalize_file};
+use irgate_callgrind::{FLOOR_PARTS, Options, Profile, flame, normalize_file};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::formats::baseline::group_of;
 use crate::formats::{self, summary};
 use crate::model::Results;
-use crate::model::coverage::{Coverage, Executed, Lines};
 
 /// The schema version of profile files this irgate writes.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -83,9 +82,6 @@ pub struct Profiles {
     pub stacks: BTreeMap<String, BTreeMap<String, u64>>,
     /// Why a benchmark has no profile, by benchmark id (a run's only).
     pub unreadable: BTreeMap<String, String>,
-    /// The lines each benchmark ran, complete (a run's only; its own file,
-    /// [`crate::formats::coverage`]).
-    pub coverage: Coverage,
 }
 
 impl Profiles {
@@ -94,8 +90,6 @@ impl Profiles {
         self.benchmarks.extend(other.benchmarks);
         self.stacks.extend(other.stacks);
         self.unreadable.extend(other.unreadable);
-        self.coverage.benchmarks.extend(other.coverage.benchmarks);
-        self.coverage.unrecorded.extend(other.coverage.unrecorded);
     }
 
     /// Keeps only the benchmarks `keep` accepts.
@@ -103,16 +97,11 @@ impl Profiles {
         self.benchmarks.retain(|id, _| keep(id));
         self.stacks.retain(|id, _| keep(id));
         self.unreadable.retain(|id, _| keep(id));
-        self.coverage.benchmarks.retain(|id, _| keep(id));
-        self.coverage.unrecorded.retain(|id, _| keep(id));
     }
 
-    /// No profile, no record and no reason.
+    /// No profile and no reason.
     pub fn is_empty(&self) -> bool {
-        self.benchmarks.is_empty()
-            && self.unreadable.is_empty()
-            && self.coverage.benchmarks.is_empty()
-            && self.coverage.unrecorded.is_empty()
+        self.benchmarks.is_empty() && self.unreadable.is_empty()
     }
 }
 
@@ -140,28 +129,15 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
         let bench_dir = summary_path.parent().unwrap_or(dir);
         match benchmark(bench_dir, root, ir, &mut objects) {
             Ok(None) => {}
-            Ok(Some(Profiled {
-                profile,
-                stacks,
-                executed,
-            })) => {
+            Ok(Some(Profiled { profile, stacks })) => {
                 profiles
                     .benchmarks
                     .insert(id.clone(), profile.compact(FLOOR_PARTS));
-                profiles.stacks.insert(id.clone(), stacks);
-                if executed.is_empty() {
-                    profiles.coverage.unrecorded.insert(id, NO_LINES.to_owned());
-                } else {
-                    profiles.coverage.benchmarks.insert(id, executed);
-                }
+                profiles.stacks.insert(id, stacks);
             }
             Err(reason) => {
                 let reason = printable(&reason);
                 eprintln!("irgate: warning: no per-function profile of {id}: {reason}");
-                profiles
-                    .coverage
-                    .unrecorded
-                    .insert(id.clone(), reason.clone());
                 profiles.unreadable.insert(id, reason);
             }
         }
@@ -169,18 +145,13 @@ pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
     Ok(profiles)
 }
 
-/// Why a benchmark read without fault has no coverage record.
-const NO_LINES: &str = "no line of the workspace's code ran with line tables (irgate's measurement \
-                        build gives every crate line tables)";
-
-/// A benchmark's profile, its Ir per call stack, and the workspace's lines it ran.
+/// A benchmark's profile and its Ir per call stack.
 struct Profiled {
     profile: Profile,
     stacks: BTreeMap<String, u64>,
-    executed: Executed,
 }
 
-/// One benchmark's profile, call stacks and executed lines from the callgrind files in `dir`,
+/// One benchmark's profile and call stacks from the callgrind files in `dir`,
 /// whose total must be `ir` (`objects`: the debug information read so far); `None` when there is
 /// no callgrind file, the reason when they cannot be used.
 fn benchmark(
@@ -194,12 +165,10 @@ fn benchmark(
     let own = format!("{}/", root_text.trim_end_matches('/'));
     let options = Options {
         event: Some(EVENT.to_owned()),
-        lines: true,
         ..Options::default()
     };
     let mut merged: Option<Profile> = None;
     let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
-    let mut lines: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for file in callgrind_files(dir).map_err(|e| e.to_string())? {
         let origin = file.display();
         let reader = std::fs::File::open(&file).map_err(|e| format!("{origin}: {e}"))?;
@@ -216,7 +185,6 @@ fn benchmark(
         for (stack, cost) in flame::stacks(&graph, EVENT, |f| normalize_file(f, &root_text)) {
             *stacks.entry(stack).or_insert(0) += cost;
         }
-        workspace_lines(&graph, &own, &mut lines);
         match &mut merged {
             None => merged = Some(profile),
             Some(all) => all.merge(profile),
@@ -229,65 +197,8 @@ fn benchmark(
             dir.display(),
             profile.total
         )),
-        found => Ok(found.map(|profile| Profiled {
-            profile,
-            stacks,
-            executed: lines
-                .into_iter()
-                .map(|(file, lines)| (file, ranges(lines)))
-                .collect(),
-        })),
+        found => Ok(found.map(|profile| Profiled { profile, stacks })),
     }
-}
-
-/// Adds the lines `graph` ran in the workspace's own source files, in any object, to `lines` by
-/// path relative to the root (`own`: the root and a `/`). Files under the root that are not the
-/// workspace's (a cargo home inside it, as in the pinned container: `.../registry/src/...`, git
-/// dependencies) and paths that climb out of it are left out.
-fn workspace_lines(graph: &CallGraph, own: &str, lines: &mut BTreeMap<String, Vec<u32>>) {
-    for ((_, file), ranges) in &graph.lines {
-        let Some(relative) = file.strip_prefix(own).and_then(workspace_path) else {
-            continue;
-        };
-        let all = lines.entry(relative).or_default();
-        all.extend(ranges.iter().flat_map(|r| (*r.start()).max(1)..=*r.end()));
-    }
-}
-
-/// `path` (relative to the workspace root) with `.` and `..` resolved, when it stays inside the
-/// root and is not in a cargo home's sources.
-fn workspace_path(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            part => parts.push(part),
-        }
-    }
-    let foreign = parts
-        .windows(2)
-        .any(|w| matches!(w, ["registry", "src"] | ["git", "checkouts"]));
-    (!parts.is_empty() && !foreign).then(|| parts.join("/"))
-}
-
-/// `lines` (any order, repeats allowed) as sorted, disjoint, non-adjacent ranges.
-fn ranges(mut lines: Vec<u32>) -> Vec<Lines> {
-    lines.sort_unstable();
-    lines.dedup();
-    let mut ranges: Vec<Lines> = Vec::new();
-    for line in lines {
-        match ranges.last_mut() {
-            Some(last) if last.last.checked_add(1) == Some(line) => last.last = line,
-            _ => ranges.push(Lines {
-                first: line,
-                last: line,
-            }),
-        }
-    }
-    ranges
 }
 
 /// `text` with control characters (terminal escapes, line breaks) written as escapes: a reason
@@ -339,7 +250,6 @@ pub fn read_run(path: &Path) -> Result<Option<Profiles>> {
         benchmarks: file.benchmarks,
         stacks: file.stacks,
         unreadable: file.unreadable,
-        coverage: Coverage::default(),
     }))
 }
 
@@ -489,7 +399,6 @@ mod tests {
                 BTreeMap::from([("main;apply".to_owned(), 122)]),
             )]),
             unreadable: BTreeMap::new(),
-            coverage: Coverage::default(),
         };
         let written = write_baseline(dir.path(), &run, &|_| true, &|_, _| true).unwrap();
         assert_eq!(written, [dir.path().join("profiles/filter.json")]);
@@ -549,7 +458,6 @@ mod tests {
                 "varint::decode/v1".to_owned(),
                 "callgrind.decode.v1.out: cut off: no `totals:` line".to_owned(),
             )]),
-            coverage: Coverage::default(),
         };
         write_run(&path, &run).unwrap();
         assert_eq!(read_run(&path).unwrap(), Some(run));
@@ -576,27 +484,6 @@ mod tests {
             error.contains("unsupported schema_version 3") && error.contains("schema_version 2"),
             "{error}"
         );
-    }
-
-    #[test]
-    fn only_the_workspaces_own_sources_are_recorded() {
-        for (path, expected) in [
-            ("demo/codec/src/frame.rs", Some("demo/codec/src/frame.rs")),
-            (
-                "demo/./codec/src/../src/frame.rs",
-                Some("demo/codec/src/frame.rs"),
-            ),
-            ("../outside.rs", None),
-            ("src/../../outside.rs", None),
-            (
-                "target/container/cargo-home/registry/src/index.crates.io-1/libdeflate-sys-1.26.1/libdeflate/lib/../common_defs.h",
-                None,
-            ),
-            ("target/cargo-home/git/checkouts/dep-1/abc/src/lib.rs", None),
-            ("", None),
-        ] {
-            assert_eq!(workspace_path(path).as_deref(), expected, "{path}");
-        }
     }
 
     #[test]

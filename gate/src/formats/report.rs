@@ -314,11 +314,13 @@ mod tests {
         report.change = Some(crate::model::ChangeMap {
             base: "b".to_owned(),
             head: String::new(),
-            everything: vec!["Cargo.lock: dependencies".to_owned()],
+            files: vec!["benches/data/input.bin".to_owned()],
             functions: vec![crate::model::ChangedFunction {
-                file: "src/lib.rs".to_owned(),
+                object: "release/deps/callgrind".to_owned(),
                 name: "f".to_owned(),
-                lines: vec![crate::model::coverage::Lines { first: 1, last: 2 }],
+                how: "changed".to_owned(),
+                file: "src/lib.rs".to_owned(),
+                lines: vec![crate::model::Lines { first: 1, last: 2 }],
             }],
             unmapped: Some("why".to_owned()),
         });

@@ -35,6 +35,41 @@ pub struct Measurement {
     pub duration_ms: Option<u64>,
 }
 
+/// What kind of benchmark a summary is of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A library benchmark: a function, run in the bench binary's own process.
+    Library,
+    /// A binary benchmark: a program, whose setup runs in the bench binary (`harness`, when the
+    /// summary names it) outside valgrind.
+    Binary {
+        /// The bench binary, absolute.
+        harness: Option<std::path::PathBuf>,
+    },
+}
+
+/// The kind of benchmark the summary at `path` is of (`kind`, and `benchmark_exe` relative to
+/// `project_root`); a library benchmark when the summary does not say.
+pub fn kind(path: &Path) -> Result<Kind> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        kind: Option<String>,
+        benchmark_exe: Option<std::path::PathBuf>,
+        project_root: Option<std::path::PathBuf>,
+    }
+    let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
+    let probe: Probe = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::invalid(path.display(), format!("not a valid summary: {e}")))?;
+    Ok(match probe.kind.as_deref() {
+        Some("BinaryBenchmark") => Kind::Binary {
+            harness: probe
+                .benchmark_exe
+                .map(|exe| probe.project_root.unwrap_or_default().join(exe)),
+        },
+        _ => Kind::Library,
+    })
+}
+
 /// A metric value as a summary holds it.
 enum Value {
     Int(u64),

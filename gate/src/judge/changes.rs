@@ -1,5 +1,5 @@
-//! The compared change, mapped onto the benchmarks through the coverage record of the side it
-//! starts from ([`crate::change`] decides; this turns its answer into the report's terms).
+//! The compared change, mapped onto the benchmarks through the code record of the side it starts
+//! from ([`crate::change`] decides; this turns its answer into the report's terms).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -7,52 +7,81 @@ use std::path::Path;
 use crate::change;
 use crate::config::Config;
 use crate::judge::compare::Mapped;
-use crate::model::coverage::Coverage;
+use crate::model::code::{CodeRecord, Object};
 use crate::model::{ChangeMap, ChangedFunction};
 
-/// Maps the change from commit `base` to `head` (a commit, or the working tree when `None`) in
-/// the repository at `root` onto the benchmarks `ids`, through `coverage` (what each benchmark
-/// ran at `base`, or why there is no record); `members` are the workspace's packages and whether
-/// a suite depends on each, `config`'s `[change] inert` the files that cannot change what runs
-/// ([`change::between`]). Never fails: a change that cannot be mapped says why in the map, and
-/// every benchmark then counts as touched.
+/// Maps the change from the commit of `base` (the code record of the side the change starts
+/// from: what each benchmark executed there, or why there is none) to `head` (a commit, or the
+/// working tree when `None`, whose build's objects are `objects`) in the repository at `root`
+/// onto the benchmarks `ids`. `target` is cargo's target directory relative to the root, which
+/// never counts as changed; `config`'s `[change] inert` names the files no benchmark reads at
+/// run time. Never fails: a change that cannot be mapped says why in the map, and every
+/// benchmark then counts as touched.
 pub fn map(
     root: &Path,
-    (base, head): (&str, Option<&str>),
-    (members, config): (&[(String, bool)], &Config),
-    coverage: std::result::Result<Coverage, String>,
+    (base, head): (std::result::Result<&CodeRecord, String>, Option<&str>),
+    objects: std::result::Result<&BTreeMap<String, Object>, String>,
+    (target, config): (Option<&str>, &Config),
     ids: &[String],
 ) -> Mapped {
-    let mut map = ChangeMap {
-        base: base.to_owned(),
-        head: head.unwrap_or_default().to_owned(),
-        ..ChangeMap::default()
+    let unmapped = |base_commit: &str, reason: String| Mapped {
+        map: ChangeMap {
+            base: base_commit.to_owned(),
+            head: head.unwrap_or_default().to_owned(),
+            unmapped: Some(reason),
+            ..ChangeMap::default()
+        },
+        touch: BTreeMap::new(),
     };
-    let found = coverage.and_then(|coverage| {
-        let change = change::between(root, (base, head), members, &|path| config.is_inert(path))
-            .map_err(|e| e.to_string())?;
-        Ok((change, coverage))
-    });
-    let (change, coverage) = match found {
-        Ok(found) => found,
-        Err(reason) => {
-            map.unmapped = Some(reason);
-            return Mapped {
-                map,
-                touch: BTreeMap::new(),
-            };
-        }
+    let base = match base {
+        Ok(base) => base,
+        Err(reason) => return unmapped("", reason),
     };
-    map.everything = change.everything.iter().map(ToString::to_string).collect();
-    map.functions = change
-        .functions
-        .iter()
-        .map(|f| ChangedFunction {
-            file: f.file.clone(),
-            name: f.name.clone(),
-            lines: f.changed.clone(),
-        })
-        .collect();
-    let touch = change::touched(&change, &coverage, ids);
-    Mapped { map, touch }
+    if crate::git::Commit::parse(&base.commit).dirty {
+        return unmapped(
+            &base.commit,
+            format!(
+                "the code record was taken on uncommitted changes (`{}`): that code is in no \
+                 commit to diff from",
+                base.commit
+            ),
+        );
+    }
+    let objects = match objects {
+        Ok(objects) => objects,
+        Err(reason) => return unmapped(&base.commit, reason),
+    };
+    let change = match change::between(root, (&base.commit, head), target, &|path| {
+        config.is_inert(path)
+    }) {
+        Ok(change) => change,
+        Err(error) => return unmapped(&base.commit, error.to_string()),
+    };
+    let touches = change::touched(base, objects, &change, ids);
+    let map = ChangeMap {
+        base: change.base.clone(),
+        head: change.head.clone().unwrap_or_default(),
+        files: change.files.clone(),
+        functions: touches
+            .functions
+            .iter()
+            .map(|f| ChangedFunction {
+                object: f.object.clone(),
+                name: f.name.clone(),
+                how: match f.how {
+                    change::How::Changed => "changed",
+                    change::How::Vanished => "vanished",
+                    change::How::Whole => "whole",
+                }
+                .to_owned(),
+                file: String::new(),
+                lines: Vec::new(),
+            })
+            .collect(),
+        unmapped: None,
+    };
+    Mapped {
+        map,
+        touch: touches.touch,
+    }
 }

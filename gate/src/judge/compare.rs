@@ -137,11 +137,12 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 (Some(baseline), Some(current)) => {
                     let allowed = config::budgets::allowance(limit, baseline);
                     let change = current as f64 - baseline as f64;
-                    if untouched
-                        && change.abs() > allowed
-                        && change.abs() <= config.layout_allowance(metric, limit, baseline)
-                    {
-                        Status::Layout
+                    if untouched && change.abs() > allowed {
+                        if change.abs() <= config.layout_allowance(metric, limit, baseline) {
+                            Status::Layout
+                        } else {
+                            Status::Unexplained
+                        }
                     } else if change > allowed {
                         match config.acceptance_for(id) {
                             Some(accept) => {
@@ -174,6 +175,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 Status::Stale => policy.strict,
                 Status::Accepted
                 | Status::Layout
+                | Status::Unexplained
                 | Status::Vanished
                 | Status::Ok
                 | Status::Info => false,
@@ -293,7 +295,27 @@ fn outcome(
             .filter(|r| r.fails)
             .map(|r| r.benchmark.as_str())
             .collect();
-        if failed.is_empty() {
+        let unexplained: BTreeSet<&str> = rows
+            .iter()
+            .filter(|r| r.status == Status::Unexplained)
+            .map(|r| r.benchmark.as_str())
+            .collect();
+        if failed.is_empty() && !unexplained.is_empty() {
+            let named: Vec<&str> = unexplained.iter().take(3).copied().collect();
+            Outcome::Undecided {
+                reason: format!(
+                    "{} moved beyond the address budget although {} executed none of the changed \
+                     code ({}{}): the change did not move {}; the environment or a \
+                     nondeterministic build or benchmark did (`irgate explain` shows where the \
+                     instructions went)",
+                    crate::text::plural(unexplained.len(), "benchmark"),
+                    if unexplained.len() == 1 { "it" } else { "they" },
+                    named.join(", "),
+                    if unexplained.len() > 3 { ", ..." } else { "" },
+                    if unexplained.len() == 1 { "it" } else { "them" },
+                ),
+            }
+        } else if failed.is_empty() {
             Outcome::Passed
         } else {
             Outcome::Failed {

@@ -11,16 +11,18 @@ use crate::config::Config;
 use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
-use crate::formats::{self, coverage, profiles, results, summary};
+use crate::formats::{self, profiles, results, summary};
 use crate::id::Origins;
 use crate::measure::fingerprint;
 use crate::measure::library::Library;
 use crate::measure::paths::Resolved;
+use crate::measure::record;
 use crate::measure::runner::{self, Settings};
 use crate::measure::shard::Shard;
 use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
+use crate::model::code::{CodeRecord, Object};
 
 /// Writes the results of suites run here, and their per-function profiles beside them (what
 /// `irgate refresh` stores for `irgate explain`).
@@ -91,11 +93,6 @@ pub fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) 
         }
     }
     all.retain(|id| results.benchmarks.contains_key(id));
-    all.coverage.commit = results.fingerprint.commit.clone();
-    let coverage_path = coverage::run_path(&paths.results);
-    if let Err(error) = coverage::write_run(&coverage_path, &all.coverage) {
-        eprintln!("irgate: warning: {error}");
-    }
     let written = if all.benchmarks.is_empty() && all.unreadable.is_empty() {
         formats::remove_if_present(&path)
     } else {
@@ -112,11 +109,24 @@ pub fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) 
     }
 }
 
-/// The profiles and coverage record beside the results file `results`, empty when there are none.
+/// The profiles beside the results file `results`, empty when there are none.
 fn read_profiles(results: &Path) -> Result<profiles::Profiles> {
-    let mut found = profiles::read_run(&profiles::run_path(results))?.unwrap_or_default();
-    found.coverage = coverage::read_run(&coverage::run_path(results))?.unwrap_or_default();
-    Ok(found)
+    Ok(profiles::read_run(&profiles::run_path(results))?.unwrap_or_default())
+}
+
+/// Writes the code record of a run beside its results (`paths`), and says what it holds.
+pub fn write_code(paths: &Resolved, code: &CodeRecord) -> Result<()> {
+    let path = formats::code::run_path(&paths.results);
+    formats::code::write(&path, code)?;
+    if !code.benchmarks.is_empty() || !code.unrecorded.is_empty() {
+        eprintln!(
+            "irgate: wrote {} (what {} benchmarks executed, {} without a record)",
+            path.display(),
+            code.benchmarks.len(),
+            code.unrecorded.len()
+        );
+    }
+    Ok(())
 }
 
 /// Which suites run, and how.
@@ -132,6 +142,9 @@ pub struct Selection<'a> {
     pub shard: Option<&'a Shard>,
     /// Benchmarks not to run: they run none of the changed code (`run --only-touched`).
     pub skip: Option<&'a BTreeSet<String>>,
+    /// Also record what each benchmark's process executes (`run --record`): a second pass of
+    /// every benchmark that ran.
+    pub record: bool,
 }
 
 impl Selection<'_> {
@@ -235,11 +248,25 @@ pub fn run_suites(
     filter: Option<&Filter>,
     place: Option<&Place>,
 ) -> Result<Results> {
+    run_with_code(config, selection, paths, filter, place).map(|(results, _)| results)
+}
+
+/// [`run_suites`], with the code record of the build: the identity of the objects the suites
+/// built and, with `selection.record`, what each benchmark that ran executed.
+pub fn run_with_code(
+    config: &Config,
+    selection: &Selection,
+    paths: &Resolved,
+    filter: Option<&Filter>,
+    place: Option<&Place>,
+) -> Result<(Results, CodeRecord)> {
     let workspace = Workspace::load(&paths.root)?;
     let prepared = prepare(config, selection, &workspace)?;
     let libraries: Vec<Library> = prepared.iter().map(|(_, l)| l.clone()).collect();
     let tunables = runner::glibc_tunables();
-    let build = runner::Build::new(config.measurement_build, &workspace.root)?;
+    let scratch = workspace.target_dir.join("irgate");
+    let build = runner::Build::new(config.measurement_build, &workspace.root)?
+        .linked_for_identity(&scratch)?;
     let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries, build.describe())?;
     if fingerprint.aslr != "off" {
         eprintln!(
@@ -247,7 +274,6 @@ pub fn run_suites(
             fingerprint.aslr
         );
     }
-    let scratch = workspace.target_dir.join("irgate");
     let (target, home) = (place.map(Place::target), place.map(Place::home));
     let settings = Settings {
         root: &workspace.root,
@@ -267,15 +293,48 @@ pub fn run_suites(
     let mut durations_ms = BTreeMap::new();
     let mut origins = Origins::default();
     let mut listed = Vec::new();
+    let built = target
+        .clone()
+        .unwrap_or_else(|| workspace.target_dir.clone());
+    let mut code = CodeRecord::default();
+    let mut objects: BTreeMap<String, PathBuf> = BTreeMap::new();
     for (suite, library) in &prepared {
         eprintln!("irgate: suite {} ({library})", suite.name());
         let run = runner::run(suite, library, &settings)?;
         listed.extend(run.listed);
+        let measured: BTreeMap<String, u64> = run
+            .benchmarks
+            .iter()
+            .filter_map(|(id, counts)| Some((id.clone(), *counts.get("Ir")?)))
+            .collect();
         for (id, counts) in run.benchmarks {
             origins.insert(&id, format!("suite `{}`", suite.name()))?;
             benchmarks.insert(id, counts);
         }
         durations_ms.extend(run.durations_ms);
+        for artifact in runner::artifacts(suite, library, &settings)? {
+            if let Some(key) = record::object_key(&built, &artifact) {
+                objects.insert(key, artifact);
+            }
+        }
+        if selection.record && !measured.is_empty() {
+            let found = record_suite(suite, library, &settings, &scratch, &built, &measured)?;
+            objects.extend(found.objects);
+            code.benchmarks.extend(found.benchmarks);
+            code.unrecorded.extend(found.unrecorded);
+        }
+    }
+    let (identities, failed) = record::identities(&objects, &record::roots(&workspace.root));
+    for (key, why) in &failed {
+        eprintln!(
+            "irgate: warning: no code identity of {}: {}",
+            crate::text::terminal(key),
+            crate::text::terminal(why)
+        );
+    }
+    code.objects = identities;
+    if selection.record {
+        code.narrow_to_executed();
     }
     let matched_none = |f: &Filter| !listed.iter().any(|id| f.matches(id));
     if let Some(filter) = filter.filter(|f| benchmarks.is_empty() && matched_none(f)) {
@@ -287,7 +346,8 @@ pub fn run_suites(
             shard.part
         );
     }
-    Ok(Results {
+    code.commit = fingerprint.commit.clone();
+    let results = Results {
         fingerprint,
         suites: prepared.iter().map(|(s, _)| s.name()).collect(),
         features: selection.features(),
@@ -295,7 +355,91 @@ pub fn run_suites(
         benchmarks,
         durations_ms,
         carried: Vec::new(),
-    })
+    };
+    Ok((results, code))
+}
+
+/// The code identity of the objects the selected suites build in the workspace's target
+/// directory, built here and run nowhere (what `run --only-touched` compares with the baselines'
+/// record), with the suites whose runner cannot run a selection of benchmarks and why.
+pub fn build_code(
+    config: &Config,
+    selection: &Selection,
+    paths: &Resolved,
+) -> Result<(BTreeMap<String, Object>, Vec<String>)> {
+    let workspace = Workspace::load(&paths.root)?;
+    let prepared = prepare(config, selection, &workspace)?;
+    let tunables = runner::glibc_tunables();
+    let scratch = workspace.target_dir.join("irgate");
+    let build = runner::Build::new(config.measurement_build, &workspace.root)?
+        .linked_for_identity(&scratch)?;
+    let settings = Settings {
+        root: &workspace.root,
+        scratch: &scratch,
+        tunables: &tunables,
+        dhat: config.needs_dhat(),
+        filter: None,
+        home: None,
+        target: None,
+        label: "",
+        jobs: selection.jobs(),
+        build: &build,
+        shard: None,
+        skip: None,
+    };
+    let mut objects = BTreeMap::new();
+    let mut refusals = Vec::new();
+    for (suite, library) in &prepared {
+        if let Err(error) =
+            crate::measure::shard::check_runner("--only-touched", &suite.name(), library)
+        {
+            refusals.push(error.to_string());
+        }
+        eprintln!(
+            "irgate: building suite {} for its code identity",
+            suite.name()
+        );
+        for artifact in runner::artifacts(suite, library, &settings)? {
+            if let Some(key) = record::object_key(&workspace.target_dir, &artifact) {
+                objects.insert(key, artifact);
+            }
+        }
+    }
+    let (identities, failed) = record::identities(&objects, &record::roots(&workspace.root));
+    for (key, why) in &failed {
+        eprintln!(
+            "irgate: warning: no code identity of {}: {}",
+            crate::text::terminal(key),
+            crate::text::terminal(why)
+        );
+    }
+    Ok((identities, refusals))
+}
+
+/// The record pass of one suite ([`runner::record`]) into a fresh directory of `scratch`, read
+/// back for the `measured` benchmarks (id to Ir) built into `target`.
+fn record_suite(
+    suite: &Suite,
+    library: &Library,
+    settings: &Settings,
+    scratch: &Path,
+    target: &Path,
+    measured: &BTreeMap<String, u64>,
+) -> Result<record::Found> {
+    let home = scratch.join("record").join(suite.name().replace('/', "-"));
+    // Only what this pass writes is read.
+    match std::fs::remove_dir_all(&home) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::write(&home, e)),
+        _ => {}
+    }
+    std::fs::create_dir_all(&home).map_err(|e| Error::write(&home, e))?;
+    let expected: BTreeSet<String> = measured.keys().cloned().collect();
+    let settings = Settings {
+        home: Some(&home),
+        ..settings.clone()
+    };
+    runner::record(suite, library, &settings, &expected)?;
+    record::read(&home, target, measured)
 }
 
 /// Reads results (files, or directories holding results.json) and summary directories, and

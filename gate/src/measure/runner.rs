@@ -71,6 +71,9 @@ pub struct Build {
     overridden: Vec<String>,
     /// The compiler flags the environment gives (`RUSTFLAGS` or `CARGO_ENCODED_RUSTFLAGS`).
     rustflags: Option<String>,
+    /// The rustc wrapper that links the workspace's binaries for the code identity
+    /// ([`crate::measure::link`]), once written.
+    wrapper: Option<PathBuf>,
 }
 
 impl Build {
@@ -101,7 +104,14 @@ impl Build {
             measurement,
             overridden,
             rustflags,
+            wrapper: None,
         })
+    }
+
+    /// This build, linked for the code identity through a wrapper written into `dir`.
+    pub fn linked_for_identity(mut self, dir: &Path) -> Result<Build> {
+        self.wrapper = Some(crate::measure::link::write_wrapper(dir)?);
+        Ok(self)
     }
 
     /// What the fingerprint records: the settings, and the environment's `RUSTFLAGS`.
@@ -126,6 +136,9 @@ impl Build {
 
     /// The arguments and environment that give cargo this build.
     fn apply(&self, command: &mut Command) {
+        if let Some(wrapper) = &self.wrapper {
+            crate::measure::link::apply(command, wrapper);
+        }
         if !self.measurement {
             return;
         }
@@ -366,6 +379,164 @@ fn bench_command(
         .args(&suite.args)
         .args(pattern)
         .env("GLIBC_TUNABLES", settings.tunables);
+    pass_tunables(&mut command, library, settings)?;
+    Ok(command)
+}
+
+/// The callgrind arguments of the record pass ([`record`]). With `--demangle=no`, gungraun's own
+/// toggle (a pattern over demangled names) matches nothing; collection starts at `main` instead
+/// and never stops, and each exit from the benchmark's wrapper dumps a part. The parts before the
+/// final one (dumped at program termination) hold everything the process executed from `main`
+/// to the end of the measured region: setup, argument expressions, lazy statics, the harness.
+pub const RECORD_ARGS: &str =
+    "--demangle=no --toggle-collect=main --dump-after=*__gungraun_wrapper_mod* --dump-instr=yes";
+
+/// Runs `suite`'s benchmarks that `settings`' filter selects again, under callgrind with
+/// [`RECORD_ARGS`], into `settings.home` (which must be set: the record never mixes with the
+/// measurement's files). Their counts are not read; `expected` ids are checked to have run.
+pub fn record(
+    suite: &Suite,
+    library: &Library,
+    settings: &Settings,
+    expected: &BTreeSet<String>,
+) -> Result<()> {
+    if library.kind != crate::measure::library::Kind::Gungraun {
+        return Err(Error::Tool(format!(
+            "suite `{}` uses {library}: the code record needs gungraun 0.17 or later (its \
+             benchmark wrapper marks where the measured region ends)",
+            suite.name()
+        )));
+    }
+    let pattern = settings.filter.and_then(runner_pattern);
+    let mut command = cargo_bench(suite, library, settings);
+    command
+        .arg("--save-summary=json")
+        .arg("--output-format=json")
+        .arg("--allow-aslr=no")
+        .arg(format!("--callgrind-args={CACHE_MODEL} {RECORD_ARGS}"))
+        .args(
+            library
+                .runs_parallel()
+                .then(|| format!("--parallel={}", settings.jobs)),
+        )
+        .args(&suite.args)
+        .args(pattern)
+        .env("GLIBC_TUNABLES", settings.tunables);
+    pass_tunables(&mut command, library, settings)?;
+    eprintln!(
+        "irgate: recording what each benchmark executes: {}",
+        describe(&command)
+    );
+    let mut child = command
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut seen = BTreeSet::new();
+    for (at, line) in BufReader::new(stdout).lines().enumerate() {
+        let line = line.map_err(|e| Error::Tool(format!("cannot read cargo bench output: {e}")))?;
+        if !line.starts_with('{') {
+            eprintln!("{line}");
+            continue;
+        }
+        let origin = format!("suite `{}`, record output line {}", suite.name(), at + 1);
+        if let Ok(measurement) = summary::parse(line.as_bytes(), &origin)
+            && expected.contains(&measurement.id)
+        {
+            seen.insert(measurement.id.clone());
+            eprintln!(
+                "{}[{}/{}] recorded {}",
+                settings.label,
+                seen.len(),
+                expected.len(),
+                measurement.id
+            );
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| Error::Tool(format!("cargo bench: {e}")))?;
+    if !status.success() {
+        return Err(Error::Tool(format!(
+            "suite `{}`: the record pass failed ({status}); its output is above",
+            suite.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The binaries and shared objects `cargo bench` builds for `suite` (the bench binary, the
+/// package's `[[bin]]` programs), from cargo's own messages: what the code identity reads.
+pub fn artifacts(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<PathBuf>> {
+    let command = cargo_bench(suite, library, settings);
+    let args: Vec<_> = command
+        .get_args()
+        .filter(|a| *a != "--")
+        .map(ToOwned::to_owned)
+        .collect();
+    let mut build = Command::new(command.get_program());
+    build
+        .current_dir(settings.root)
+        .args(args)
+        .args(["--no-run", "--message-format=json-render-diagnostics"])
+        .envs(command.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .stderr(Stdio::inherit());
+    let output = build
+        .output()
+        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
+    if !output.status.success() {
+        return Err(Error::Tool(format!(
+            "building suite `{}` failed: {} ({})",
+            suite.name(),
+            describe(&build),
+            output.status
+        )));
+    }
+    Ok(linked_artifacts(&output.stdout))
+}
+
+/// The linked files cargo's JSON messages name: executables, and `.so` files of artifacts.
+fn linked_artifacts(messages: &[u8]) -> Vec<PathBuf> {
+    #[derive(serde::Deserialize)]
+    struct Target {
+        #[serde(default)]
+        kind: Vec<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Message {
+        reason: String,
+        #[serde(default)]
+        executable: Option<PathBuf>,
+        #[serde(default)]
+        filenames: Vec<PathBuf>,
+        target: Option<Target>,
+    }
+    let mut found: Vec<PathBuf> = Vec::new();
+    for line in messages.split(|b| *b == b'\n') {
+        let Ok(message) = serde_json::from_slice::<Message>(line) else {
+            continue;
+        };
+        if message.reason != "compiler-artifact" {
+            continue;
+        }
+        // Shared objects the benchmarks can load; a proc-macro runs only while building.
+        let loaded = message
+            .target
+            .is_some_and(|t| t.kind.iter().any(|k| k == "cdylib" || k == "dylib"));
+        let shared = message
+            .filenames
+            .into_iter()
+            .filter(|f| loaded && f.extension().is_some_and(|e| e == "so"));
+        found.extend(message.executable.into_iter().chain(shared));
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// Passes `GLIBC_TUNABLES` into the benchmarks' cleared environment: through `--envs` where the
+/// runner has it, else through a `valgrind` wrapper first on the PATH.
+fn pass_tunables(command: &mut Command, library: &Library, settings: &Settings) -> Result<()> {
     if library.passes_envs() {
         command.arg("--envs=GLIBC_TUNABLES");
     } else {
@@ -378,7 +549,7 @@ fn bench_command(
             std::env::join_paths(dirs).map_err(|e| Error::Tool(format!("PATH: {e}")))?,
         );
     }
-    Ok(command)
+    Ok(())
 }
 
 /// What the runs of a suite gave so far.

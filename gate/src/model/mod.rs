@@ -3,7 +3,7 @@
 //! `run` produces [`Results`], `check` turns results and baselines into a [`Report`], and the
 //! renderers (terminal, markdown, json) and the GitHub comment only read a [`Report`].
 
-pub mod coverage;
+pub mod code;
 pub mod fingerprint;
 
 use std::collections::BTreeMap;
@@ -139,9 +139,12 @@ pub enum Status {
     New,
     /// Better than the budget: the baseline is stale, refresh to lock in the gain.
     Stale,
-    /// Beyond the budget, but the benchmark runs none of the changed code and stayed within
-    /// the layout budget: code layout, the toolchain or a dependency moved it. Passes.
+    /// Beyond the budget, but the benchmark executed none of the changed code and stayed within
+    /// the address budget (`[layout]`): code addresses moved it. Passes.
     Layout,
+    /// Beyond the address budget although the benchmark executed none of the changed code: not
+    /// the change's (the environment, or nondeterminism). The gate cannot decide.
+    Unexplained,
     /// A baseline whose benchmark did not run.
     Vanished,
     /// Within budget.
@@ -158,7 +161,10 @@ impl Status {
             Status::Accepted => "accepted: over budget on purpose",
             Status::New => "new: no baseline",
             Status::Stale => "stale: better than budget",
-            Status::Layout => "moved without running changed code: layout, toolchain or dependency",
+            Status::Layout => "moved without executing changed code: within the address budget",
+            Status::Unexplained => {
+                "moved without executing changed code, beyond the address budget: not the change's"
+            }
             Status::Vanished => "vanished: did not run",
             Status::Ok => "within budget",
             Status::Info => "not gated",
@@ -205,28 +211,26 @@ pub struct Row {
     pub touch: Option<Touch>,
 }
 
-/// Whether a benchmark runs code the compared change touched (docs/change-map.md).
+/// Whether a benchmark runs code the compared change touched (docs/selection.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Touch {
-    /// It runs none of the changed code: held to the layout budget.
+    /// Its process executed none of the changed code, and reads no changed file: held to the
+    /// address budget.
     Untouched,
-    /// It runs these changed functions (indices into [`ChangeMap::functions`]).
+    /// It executed these changed functions (indices into [`ChangeMap::functions`]).
     Runs {
         /// Indices into [`ChangeMap::functions`].
         functions: Vec<usize>,
     },
-    /// The change can alter any benchmark's code ([`ChangeMap::everything`] says why).
-    Everything,
-    /// Changed generic functions that no benchmark's record runs (indices into
-    /// [`ChangeMap::functions`]): their instances may run under lines irgate does not see.
-    Unseen {
-        /// Indices into [`ChangeMap::functions`].
-        functions: Vec<usize>,
+    /// It may read files at run time, and files changed that `[change] inert` does not name.
+    Reads {
+        /// Why it may read files, and which changed.
+        reason: String,
     },
-    /// Its record of executed lines is missing, so it counts as touched.
+    /// Its code record is missing or cannot be compared, so it counts as touched.
     Unrecorded {
-        /// Why there is no record.
+        /// Why.
         reason: String,
     },
 }
@@ -238,17 +242,18 @@ impl Touch {
     }
 }
 
-/// The compared change, mapped onto the benchmarks' executed lines.
+/// The compared change, mapped onto the code each benchmark's process executed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangeMap {
-    /// The commit the change starts from (the baselines' or the A/B base's).
+    /// The commit the change starts from (the baselines' record's or the A/B base's).
     pub base: String,
     /// Where it ends: a commit, or empty for the working tree.
     pub head: String,
-    /// Why every benchmark counts as touched, when it does (file and reason each).
+    /// The changed files no `[change] inert` glob names: what benchmarks that read files at run
+    /// time may read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub everything: Vec<String>,
-    /// The changed functions benchmarks can run.
+    pub files: Vec<String>,
+    /// The functions some benchmark executed whose machine code changed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub functions: Vec<ChangedFunction>,
     /// Why the change could not be mapped, when it could not: every benchmark then counts as
@@ -257,35 +262,77 @@ pub struct ChangeMap {
     pub unmapped: Option<String>,
 }
 
-/// A function the change modified.
+/// A function the change modified, as the compiled code says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangedFunction {
-    /// Its file, relative to the workspace root.
-    pub file: String,
-    /// Its path, e.g. `Frame::encode`.
+    /// The object it is in (`release/deps/callgrind`: a path under the target directory, cargo's
+    /// hash suffix dropped).
+    pub object: String,
+    /// Its name (demangled, without hash), e.g. `codec::frame::Frame::encode`; empty when the
+    /// whole object counts (a binary benchmark's harness).
     pub name: String,
-    /// The changed lines on the head side (`src/mat.rs:120-131`).
-    pub lines: Vec<coverage::Lines>,
+    /// `changed`, `vanished` (not in the head build) or `whole` (the object as a whole).
+    pub how: String,
+    /// Its source file, relative to the workspace root, when the line tables name one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub file: String,
+    /// The changed lines on the head side within it, when the diff names some.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<Lines>,
+}
+
+/// An inclusive range of 1-based source lines.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+pub struct Lines {
+    /// The first line.
+    pub first: u32,
+    /// The last line (at least `first`).
+    pub last: u32,
 }
 
 impl ChangedFunction {
-    /// `file:120-131,140` as reports cite it.
+    /// `file:120-131,140` as reports cite it, or the object when no line table names a file.
     pub fn location(&self) -> String {
-        let lines: Vec<String> = self
-            .lines
-            .iter()
-            .map(|l| {
-                if l.first == l.last {
-                    l.first.to_string()
-                } else {
-                    format!("{}-{}", l.first, l.last)
-                }
-            })
-            .collect();
+        if self.file.is_empty() {
+            return self.object.clone();
+        }
+        let lines: Vec<String> = self.lines.iter().map(|l| l.to_string()).collect();
         if lines.is_empty() {
             return self.file.clone();
         }
         format!("{}:{}", self.file, lines.join(","))
+    }
+
+    /// The function's name, or `every function of OBJECT` for a whole object.
+    pub fn label(&self) -> String {
+        if self.name.is_empty() {
+            format!("every function of {}", self.object)
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
+impl std::fmt::Display for Lines {
+    /// `12` or `12-14`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.first == self.last {
+            write!(f, "{}", self.first)
+        } else {
+            write!(f, "{}-{}", self.first, self.last)
+        }
     }
 }
 

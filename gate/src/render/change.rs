@@ -16,36 +16,31 @@ pub fn why(report: &Report, row: &Row) -> Option<String> {
         return None;
     }
     Some(match touch {
+        Touch::Untouched if row.status == Status::Layout => {
+            "executed none of the changed code: moved within the address budget".to_owned()
+        }
+        Touch::Untouched => "executed none of the changed code, yet moved beyond the address \
+                             budget: not the change's (the environment, or nondeterminism)"
+            .to_owned(),
+        touched => selected_because(map, touched),
+    })
+}
+
+/// Why a touched benchmark counts as touched (or that it is not), in one phrase: the changed
+/// functions it executed, the changed files it may read, or why it has no record.
+pub fn selected_because(map: &ChangeMap, touch: &Touch) -> String {
+    match touch {
         Touch::Runs { functions } => {
             let named: Vec<&ChangedFunction> = functions
                 .iter()
                 .filter_map(|i| map.functions.get(*i))
                 .collect();
-            format!("runs changed code: {}", functions_text(&named))
+            format!("executes changed code: {}", functions_text(&named))
         }
-        Touch::Untouched if row.status == Status::Layout => {
-            "runs none of the changed code: moved within the layout budget".to_owned()
-        }
-        Touch::Untouched => "runs none of the changed code, yet moved beyond what layout can \
-                             (the layout budget): look at the toolchain and dependencies"
-            .to_owned(),
-        Touch::Unseen { functions } => {
-            let named: Vec<&ChangedFunction> = functions
-                .iter()
-                .filter_map(|i| map.functions.get(*i))
-                .collect();
-            format!(
-                "counted as touched: changed generic code that no benchmark's record runs, whose \
-                 instances may run anywhere: {}",
-                functions_text(&named)
-            )
-        }
-        Touch::Everything => format!(
-            "the change can alter any benchmark's code: {}",
-            map.everything.first().map_or("", String::as_str)
-        ),
+        Touch::Reads { reason } => format!("counted as touched: {reason}"),
         Touch::Unrecorded { reason } => format!("counted as touched: {reason}"),
-    })
+        Touch::Untouched => "executes none of the changed code".to_owned(),
+    }
 }
 
 /// `name (file:lines)`, the first few, then how many more.
@@ -53,7 +48,7 @@ pub fn functions_text(functions: &[&ChangedFunction]) -> String {
     let mut parts: Vec<String> = functions
         .iter()
         .take(NAMED)
-        .map(|f| format!("`{}` ({})", f.name, f.location()))
+        .map(|f| format!("`{}` ({})", f.label(), f.location()))
         .collect();
     if functions.len() > NAMED {
         parts.push(format!("and {} more", functions.len() - NAMED));
@@ -103,24 +98,24 @@ pub fn summary(report: &Report) -> Option<String> {
     }
     let touched = report.touched_count();
     Some(format!(
-        "Change map ({span}): {}; {} the changed code; {} moved without running it.",
+        "Change map ({span}): {}; {} the changed code; {} moved without executing it.",
         scope(map),
         if touched == 1 {
-            "1 benchmark runs".to_owned()
+            "1 benchmark executes".to_owned()
         } else {
-            format!("{touched} benchmarks run")
+            format!("{touched} benchmarks execute")
         },
         plural(report.tally(Status::Layout, false), "benchmark")
     ))
 }
 
 fn scope(map: &ChangeMap) -> String {
-    match map.everything.as_slice() {
-        [] => plural(map.functions.len(), "changed function"),
-        [one] => format!("touches every benchmark ({one})"),
-        [one, rest @ ..] => format!(
-            "touches every benchmark ({one}, and {})",
-            plural(rest.len(), "more reason")
+    let functions = plural(map.functions.len(), "changed function");
+    match map.files.len() {
+        0 => functions,
+        n => format!(
+            "{functions}, {} that benchmarks reading files at run time may read",
+            plural(n, "changed file")
         ),
     }
 }

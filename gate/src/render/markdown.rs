@@ -376,7 +376,7 @@ fn why(report: &Report, row: &Row) -> Option<String> {
         .iter()
         .filter_map(|i| map.functions.get(*i))
         .take(crate::render::change::NAMED)
-        .map(|f| format!("{} ({})", code(&f.name), lines_link(f, diff)))
+        .map(|f| format!("{} ({})", code(&f.label()), lines_link(f, diff)))
         .collect();
     if functions.len() > crate::render::change::NAMED {
         named.push(format!(
@@ -384,14 +384,14 @@ fn why(report: &Report, row: &Row) -> Option<String> {
             functions.len() - crate::render::change::NAMED
         ));
     }
-    Some(format!("runs changed code: {}", named.join(", ")))
+    Some(format!("executes changed code: {}", named.join(", ")))
 }
 
 /// `file:120-131`, linked to those lines of the pull request's diff when `diff` (its changed
 /// files page) is known: GitHub anchors a file by the SHA-256 of its path, a line by `R<n>`.
 fn lines_link(function: &ChangedFunction, diff: Option<&str>) -> String {
     let text = code(&function.location());
-    let Some(diff) = diff else {
+    let Some(diff) = diff.filter(|_| !function.file.is_empty()) else {
         return text;
     };
     let hash: String = Sha256::digest(function.file.as_bytes())
@@ -885,6 +885,7 @@ fn verdict_cell(row: &Row) -> String {
         (Status::New, false) => "🆕",
         (Status::Stale, false) => "⬇️",
         (Status::Layout, false) => "〰️",
+        (Status::Unexplained, false) => "❔",
         (Status::Accepted, false) => "☑️",
         (Status::Vanished, false) => "➖",
         (Status::Ok | Status::OverBudget, false) => "✅",

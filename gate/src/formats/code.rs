@@ -1,0 +1,430 @@
+//! The code record's file: the code identity of the objects a run built and, when the run
+//! recorded it (`irgate run --record`), what each benchmark's process executed, function by
+//! function (docs/selection.md).
+//!
+//! `irgate run` writes it beside the results (`target/irgate/results.code.json` for
+//! `target/irgate/results.json`); `irgate refresh` keeps a recorded one with the baselines,
+//! `baselines/code/record.json`:
+//!
+//! ```json
+//! {
+//!   "schema_version": 1,
+//!   "commit": "0123456789abcdef0123456789abcdef01234567",
+//!   "objects": {
+//!     "release/deps/callgrind": {
+//!       "whole": "5f0c…",
+//!       "functions": { "codec::frame::Frame::encode": "9a41…", "main": "77c2…" }
+//!     }
+//!   },
+//!   "benchmarks": {
+//!     "frame::encode/b32": { "executed": { "release/deps/callgrind": "0-1" } }
+//!   },
+//!   "unrecorded": { "frame::decode/b64": "its process left no record" }
+//! }
+//! ```
+//!
+//! An object's key is its path under cargo's target directory with cargo's hash suffix dropped.
+//! `executed` lists, per object, the functions the benchmark executed as ranges of indices into
+//! that object's `functions` (sorted by key), so each name is written once. `whole` names objects
+//! a benchmark depends on as a whole; `reads_files` says why a benchmark may read files at run
+//! time. `commit` is a full commit hash (with `-dirty` for a working tree with changes).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::formats;
+use crate::model::code::{CodeRecord, Executed, Object};
+
+/// The schema version of code records this irgate writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The file in the baseline directory that holds the baselines' code record.
+pub const BASELINE_FILE: &str = "code/record.json";
+
+/// The most functions one object may list, and the most indices a benchmark's ranges may
+/// expand to: a bound on what a hostile file can make irgate allocate.
+const MAX_FUNCTIONS: usize = 4_000_000;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CodeFile {
+    schema_version: u32,
+    commit: String,
+    #[serde(default)]
+    objects: BTreeMap<String, ObjectFile>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    benchmarks: BTreeMap<String, ExecutedFile>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    unrecorded: BTreeMap<String, String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ObjectFile {
+    whole: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    imprecise: Option<String>,
+    functions: BTreeMap<String, String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExecutedFile {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    executed: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    whole: BTreeSet<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reads_files: Option<String>,
+}
+
+impl CodeFile {
+    fn new(record: &CodeRecord) -> CodeFile {
+        let benchmarks = record
+            .benchmarks
+            .iter()
+            .map(|(id, executed)| {
+                let ranges = executed
+                    .functions
+                    .iter()
+                    .map(|(object, names)| {
+                        let positions: Vec<usize> = record
+                            .objects
+                            .get(object)
+                            .map(|o| {
+                                o.functions
+                                    .keys()
+                                    .enumerate()
+                                    .filter(|(_, name)| names.contains(*name))
+                                    .map(|(at, _)| at)
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        (object.clone(), ranges_text(&positions))
+                    })
+                    .collect();
+                let file = ExecutedFile {
+                    executed: ranges,
+                    whole: executed.whole.clone(),
+                    reads_files: executed.reads_files.clone(),
+                };
+                (id.clone(), file)
+            })
+            .collect();
+        CodeFile {
+            schema_version: SCHEMA_VERSION,
+            commit: record.commit.clone(),
+            objects: record
+                .objects
+                .iter()
+                .map(|(key, object)| {
+                    let file = ObjectFile {
+                        whole: object.whole.clone(),
+                        imprecise: object.imprecise.clone(),
+                        functions: object.functions.clone(),
+                    };
+                    (key.clone(), file)
+                })
+                .collect(),
+            benchmarks,
+            unrecorded: record.unrecorded.clone(),
+        }
+    }
+
+    /// The record, checked: a full commit hash, normalized object keys, digests, indices in
+    /// range.
+    fn record(self, path: &Path) -> Result<CodeRecord> {
+        let invalid = |message: String| Error::invalid(path.display(), message);
+        if !is_commit(&self.commit) {
+            return Err(invalid(format!(
+                "`commit` must be a full commit hash (40 hex digits, `-dirty` after it for a \
+                 working tree with changes), not `{}`",
+                self.commit
+            )));
+        }
+        let mut record = CodeRecord {
+            commit: self.commit,
+            unrecorded: self.unrecorded,
+            ..CodeRecord::default()
+        };
+        for (key, object) in self.objects {
+            if let Some(why) = bad_key(&key) {
+                return Err(invalid(format!("object `{key}`: {why}")));
+            }
+            if object.functions.len() > MAX_FUNCTIONS {
+                return Err(invalid(format!(
+                    "object `{key}` lists more than {MAX_FUNCTIONS} functions"
+                )));
+            }
+            for digest in std::iter::once(&object.whole).chain(object.functions.values()) {
+                if !is_digest(digest) {
+                    return Err(invalid(format!(
+                        "object `{key}`: `{digest}` is not a digest (32 lowercase hex digits)"
+                    )));
+                }
+            }
+            record.objects.insert(
+                key,
+                Object {
+                    functions: object.functions,
+                    whole: object.whole,
+                    imprecise: object.imprecise,
+                },
+            );
+        }
+        for (id, file) in self.benchmarks {
+            let mut executed = Executed {
+                whole: file.whole,
+                reads_files: file.reads_files,
+                ..Executed::default()
+            };
+            for key in &executed.whole {
+                if !record.objects.contains_key(key) {
+                    return Err(invalid(format!(
+                        "`{id}` depends on object `{key}`, which `objects` does not hold"
+                    )));
+                }
+            }
+            for (key, ranges) in file.executed {
+                let object = record.objects.get(&key).ok_or_else(|| {
+                    invalid(format!(
+                        "`{id}` executed functions of object `{key}`, which `objects` does not \
+                         hold"
+                    ))
+                })?;
+                let names: Vec<&String> = object.functions.keys().collect();
+                let positions = parse_ranges(&ranges, names.len())
+                    .map_err(|why| invalid(format!("`{id}`, object `{key}`: {why}")))?;
+                executed.functions.insert(
+                    key,
+                    positions.into_iter().map(|at| names[at].clone()).collect(),
+                );
+            }
+            record.benchmarks.insert(id, executed);
+        }
+        Ok(record)
+    }
+}
+
+/// Whether `text` is a full commit hash, with `-dirty` after it or not.
+fn is_commit(text: &str) -> bool {
+    let hash = text.strip_suffix("-dirty").unwrap_or(text);
+    hash.len() == 40
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+/// Whether `text` is a digest as the code identity writes it.
+fn is_digest(text: &str) -> bool {
+    text.len() == 32
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+/// Why `key` is not a normalized object key (a relative, `/`-separated path without `.`, `..` or
+/// empty parts), when it is not.
+pub fn bad_key(key: &str) -> Option<&'static str> {
+    if key.is_empty() {
+        Some("an empty path")
+    } else if key.contains('\\') {
+        Some("a path with a backslash (write it with `/`)")
+    } else if key.starts_with('/') {
+        Some("an absolute path (keys are relative to the target directory)")
+    } else if key
+        .split('/')
+        .any(|part| part.is_empty() || part == "." || part == "..")
+    {
+        Some("a path that is not normalized (an empty, `.` or `..` part)")
+    } else {
+        None
+    }
+}
+
+/// `0-3,7,9-12` for sorted positions.
+fn ranges_text(positions: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut at = 0;
+    while at < positions.len() {
+        let start = positions[at];
+        let mut end = start;
+        while at + 1 < positions.len() && positions[at + 1] == end + 1 {
+            at += 1;
+            end += 1;
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        at += 1;
+    }
+    parts.join(",")
+}
+
+/// The positions `text` (`0-3,7`) lists, each below `len`, sorted and disjoint.
+fn parse_ranges(text: &str, len: usize) -> std::result::Result<Vec<usize>, String> {
+    let mut positions: Vec<usize> = Vec::new();
+    if text.is_empty() {
+        return Ok(positions);
+    }
+    for part in text.split(',') {
+        let number = |n: &str| {
+            n.parse::<usize>()
+                .map_err(|_| format!("`{part}` is not an index or a range of indices"))
+        };
+        let (start, end) = match part.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(part)?, number(part)?),
+        };
+        if start > end || end >= len || positions.last().is_some_and(|&last| last >= start) {
+            return Err(format!(
+                "`{part}` is out of order or past the object's {len} functions"
+            ));
+        }
+        positions.extend(start..=end);
+    }
+    Ok(positions)
+}
+
+/// Where a run's code record is kept: beside its results file, `<stem>.code.json`.
+pub fn run_path(results: &Path) -> PathBuf {
+    let stem = results
+        .file_stem()
+        .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned());
+    results.with_file_name(format!("{stem}.code.json"))
+}
+
+/// Reads the code record at `path`; `None` when there is none.
+pub fn read(path: &Path) -> Result<Option<CodeRecord>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let file: CodeFile = formats::read_versioned(path, "code record", SCHEMA_VERSION)?;
+    file.record(path).map(Some)
+}
+
+/// Writes `record` to `path`.
+pub fn write(path: &Path, record: &CodeRecord) -> Result<()> {
+    formats::write_json_atomic(path, &CodeFile::new(record))
+}
+
+/// The baselines' code record, in the baseline directory `baselines`; `None` when there is none.
+pub fn load_baseline(baselines: &Path) -> Result<Option<CodeRecord>> {
+    read(&baselines.join(BASELINE_FILE))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> CodeRecord {
+        let object = Object {
+            functions: BTreeMap::from([
+                ("a::f".to_owned(), "0".repeat(32)),
+                ("a::g".to_owned(), "1".repeat(32)),
+                ("main".to_owned(), "2".repeat(32)),
+            ]),
+            whole: "3".repeat(32),
+            imprecise: None,
+        };
+        CodeRecord {
+            commit: "a".repeat(40),
+            objects: BTreeMap::from([("release/deps/callgrind".to_owned(), object)]),
+            benchmarks: BTreeMap::from([(
+                "g::f/x".to_owned(),
+                Executed {
+                    functions: BTreeMap::from([(
+                        "release/deps/callgrind".to_owned(),
+                        BTreeSet::from(["a::f".to_owned(), "main".to_owned()]),
+                    )]),
+                    whole: BTreeSet::new(),
+                    reads_files: Some("calls `open64`".to_owned()),
+                },
+            )]),
+            unrecorded: BTreeMap::from([("g::h/y".to_owned(), "no record".to_owned())]),
+        }
+    }
+
+    #[test]
+    fn a_record_round_trips_and_names_each_function_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("code.json");
+        write(&path, &record()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(r#""release/deps/callgrind": "0,2""#),
+            "{text}"
+        );
+        assert_eq!(read(&path).unwrap(), Some(record()));
+    }
+
+    #[test]
+    fn ranges_are_written_short_and_read_back_checked() {
+        assert_eq!(ranges_text(&[0, 1, 2, 3, 7, 9, 10]), "0-3,7,9-10");
+        assert_eq!(
+            parse_ranges("0-3,7,9-10", 11).unwrap(),
+            [0, 1, 2, 3, 7, 9, 10]
+        );
+        for bad in [
+            "3-1",
+            "0-11",
+            "5,4",
+            "1,1",
+            "x",
+            "1-",
+            "-1",
+            "0-18446744073709551615",
+        ] {
+            assert!(parse_ranges(bad, 11).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn refuses_ref_names_unnormalized_keys_and_bad_digests() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("code.json");
+        let cases: [(&dyn Fn(&mut CodeRecord), &str); 6] = [
+            (&|r| r.commit = "main".into(), "full commit hash"),
+            (&|r| r.commit = "A".repeat(40), "full commit hash"),
+            (
+                &|r| {
+                    let o = r.objects.remove("release/deps/callgrind").unwrap();
+                    r.objects.insert("./release/deps/x".into(), o);
+                },
+                "not normalized",
+            ),
+            (
+                &|r| {
+                    let o = r.objects.remove("release/deps/callgrind").unwrap();
+                    r.objects.insert("release//x".into(), o);
+                },
+                "not normalized",
+            ),
+            (
+                &|r| {
+                    let o = r.objects.remove("release/deps/callgrind").unwrap();
+                    r.objects.insert("release\\x".into(), o);
+                },
+                "backslash",
+            ),
+            (
+                &|r| {
+                    r.objects.get_mut("release/deps/callgrind").unwrap().whole = "zz".into();
+                },
+                "not a digest",
+            ),
+        ];
+        for (change, expected) in cases {
+            let mut bad = record();
+            change(&mut bad);
+            formats::write_json_atomic(&path, &CodeFile::new(&bad)).unwrap();
+            let error = read(&path).unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! The code record of a build: what each benchmark's process executed, read from the record
+//! pass's callgrind files ([`crate::measure::runner::record`]), and the code identity of the
+//! objects the workspace built ([`crate::identity`]). docs/selection.md has the rule.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use irgate_callgrind::{CallGraph, Options};
+use sha2::{Digest, Sha256};
+
+use crate::error::Result;
+use crate::formats::summary;
+use crate::model::code::{Executed, Object};
+
+/// The demangled path segment of gungraun's benchmark wrapper: its inclusive cost is the
+/// measured region.
+const WRAPPER: &str = "::__gungraun_wrapper_mod::";
+
+/// Functions through which a program reads the file system: a call to one of them from the
+/// workspace's code means the benchmark may read files at run time (libc's own calls, such as
+/// the start-up's read of `/proc/self/maps`, are not the workspace's and do not count).
+const FILE_FUNCTIONS: &[&str] = &[
+    "open",
+    "open64",
+    "openat",
+    "openat64",
+    "__open_2",
+    "__open64_2",
+    "__openat_2",
+    "__openat64_2",
+    "creat",
+    "creat64",
+    "fopen",
+    "fopen64",
+    "freopen",
+    "freopen64",
+    "opendir",
+    "fdopendir",
+    "stat",
+    "stat64",
+    "lstat",
+    "lstat64",
+    "fstatat",
+    "fstatat64",
+    "__xstat",
+    "__xstat64",
+    "__lxstat",
+    "__lxstat64",
+    "__fxstatat",
+    "__fxstatat64",
+    "statx",
+    "access",
+    "faccessat",
+    "euidaccess",
+    "readlink",
+    "readlinkat",
+    "realpath",
+    "dlopen",
+    "execve",
+    "execv",
+    "execvp",
+    "execvpe",
+    "posix_spawn",
+    "posix_spawnp",
+    "fork",
+    "vfork",
+];
+
+/// The most bytes the reader may hold for one record file.
+const MAX_BYTES: usize = 512 << 20;
+
+/// The key of the object at `path`, built into cargo's target directory `target`: its path
+/// under it, `/`-separated, with cargo's hash suffix (`-` and 16 hex digits) dropped from the
+/// file name; `None` for an object outside the target directory (the system's libraries, which
+/// the environment's fingerprint covers).
+pub fn object_key(target: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(target).ok()?;
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let name = parts.pop()?;
+    let name = match name.rsplit_once('-') {
+        Some((stem, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            stem.to_owned()
+        }
+        _ => match name.split_once('-') {
+            // A shared object: `libname-<hash>.so`.
+            Some((stem, rest))
+                if rest.len() == 19
+                    && rest.ends_with(".so")
+                    && rest[..16].bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
+                format!("{stem}.so")
+            }
+            _ => name,
+        },
+    };
+    parts.push(name);
+    Some(parts.join("/"))
+}
+
+/// What the record pass found for one suite: each benchmark's record or why there is none, and
+/// the objects they executed (key to file).
+#[derive(Debug, Default)]
+pub struct Found {
+    /// By benchmark id.
+    pub benchmarks: BTreeMap<String, Executed>,
+    /// Why a benchmark has no record, by id.
+    pub unrecorded: BTreeMap<String, String>,
+    /// The objects the records name, by key.
+    pub objects: BTreeMap<String, PathBuf>,
+}
+
+/// Reads the record pass's files under `home` (a gungraun output directory) for the benchmarks
+/// in `measured` (id to measured Ir), whose objects were built into `target`. A benchmark whose
+/// files cannot be read, or whose recorded region does not cost what was measured, has no
+/// record but a reason: it counts as touched.
+pub fn read(home: &Path, target: &Path, measured: &BTreeMap<String, u64>) -> Result<Found> {
+    let mut found = Found::default();
+    let mut seen = BTreeSet::new();
+    for summary_path in summary::find(home)? {
+        let id = summary::read(&summary_path)?.id;
+        let Some(&ir) = measured.get(&id) else {
+            continue;
+        };
+        seen.insert(id.clone());
+        let dir = summary_path.parent().unwrap_or(home);
+        let kind = summary::kind(&summary_path)?;
+        match benchmark(dir, target, ir, &kind) {
+            Ok((executed, objects)) => {
+                found.objects.extend(objects);
+                found.benchmarks.insert(id, executed);
+            }
+            Err(reason) => {
+                eprintln!(
+                    "irgate: warning: no code record of {}: {}",
+                    crate::text::terminal(&id),
+                    crate::text::terminal(&reason)
+                );
+                found.unrecorded.insert(id, reason);
+            }
+        }
+    }
+    for id in measured.keys().filter(|id| !seen.contains(*id)) {
+        found.unrecorded.insert(
+            id.clone(),
+            "the record pass left no summary of it".to_owned(),
+        );
+    }
+    Ok(found)
+}
+
+/// One benchmark's record from its files in `dir`.
+fn benchmark(
+    dir: &Path,
+    target: &Path,
+    measured: u64,
+    kind: &summary::Kind,
+) -> std::result::Result<(Executed, BTreeMap<String, PathBuf>), String> {
+    let files = callgrind_files(dir)?;
+    if files.is_empty() {
+        return Err(format!("{}: no callgrind file", dir.display()));
+    }
+    let mut executed = Executed::default();
+    let mut objects: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut region = 0u64;
+    let mut parts = 0;
+    for file in &files {
+        let termination = trigger(file)?.is_none_or(|t| t == "Program termination");
+        // After the measured region of a library benchmark: cannot move its count.
+        if termination && matches!(kind, summary::Kind::Library) {
+            continue;
+        }
+        parts += 1;
+        let reader = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let options = Options {
+            event: Some("Ir".to_owned()),
+            max_bytes: MAX_BYTES,
+            lines: false,
+        };
+        let graph = irgate_callgrind::parse_with(BufReader::new(reader), &options)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        region += add_graph(&graph, target, &mut executed, &mut objects);
+    }
+    match kind {
+        summary::Kind::Library => {
+            if parts == 0 {
+                return Err(
+                    "the measured region never ended in the record (no part before the \
+                            program's end)"
+                        .to_owned(),
+                );
+            }
+            if region != measured {
+                return Err(format!(
+                    "the record's measured region cost {region} Ir, the run counted {measured}: \
+                     the record does not cover it (client requests or a custom entry point?)"
+                ));
+            }
+        }
+        summary::Kind::Binary { harness } => {
+            // The program is the process; its setup ran in the harness, outside valgrind.
+            executed.whole.extend(objects.keys().cloned());
+            if let Some(key) = harness.as_deref().and_then(|h| object_key(target, h)) {
+                objects.insert(key.clone(), harness.clone().unwrap_or_default());
+                executed.whole.insert(key);
+            }
+            executed.reads_files = Some(
+                "a binary benchmark: its setup and the program may read and write files".into(),
+            );
+        }
+    }
+    Ok((executed, objects))
+}
+
+/// Adds the functions `graph` executed in workspace objects to `executed` (and their objects to
+/// `objects`), notes a call from them into the file system; returns the inclusive Ir of the
+/// calls into gungraun's benchmark wrapper from outside it (the measured region).
+fn add_graph(
+    graph: &CallGraph,
+    target: &Path,
+    executed: &mut Executed,
+    objects: &mut BTreeMap<String, PathBuf>,
+) -> u64 {
+    let mut keys: Vec<Option<String>> = Vec::with_capacity(graph.nodes.len());
+    for node in &graph.nodes {
+        let key = object_key(target, Path::new(&*node.object));
+        if let Some(key) = &key {
+            objects
+                .entry(key.clone())
+                .or_insert_with(|| PathBuf::from(&*node.object));
+        }
+        keys.push(key);
+    }
+    let ran = |i: usize| graph.nodes[i].self_cost.iter().any(|c| *c > 0);
+    let mut region = 0;
+    for (i, node) in graph.nodes.iter().enumerate() {
+        let inside = node.name.contains(WRAPPER);
+        for (callee, call) in &node.calls {
+            let target_node = &graph.nodes[*callee];
+            if !inside && target_node.name.contains(WRAPPER) {
+                region += call.cost.first().copied().unwrap_or(0);
+            }
+            if keys[i].is_some() && executed.reads_files.is_none() {
+                let name = target_node.name.split('@').next().unwrap_or_default();
+                if FILE_FUNCTIONS.contains(&name) {
+                    executed.reads_files = Some(format!(
+                        "`{}` calls `{name}`",
+                        crate::text::elide_generics(&node.name)
+                    ));
+                }
+            }
+        }
+        if let Some(key) = &keys[i]
+            && (ran(i) || !node.calls.is_empty())
+        {
+            executed
+                .functions
+                .entry(key.clone())
+                .or_default()
+                .insert(node.name.to_string());
+        }
+    }
+    region
+}
+
+/// The `desc: Trigger:` of a callgrind file: why the part was dumped.
+fn trigger(file: &Path) -> std::result::Result<Option<String>, String> {
+    let reader = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    for line in BufReader::new(reader).lines().take(64) {
+        let line = line.map_err(|e| format!("{}: {e}", file.display()))?;
+        if let Some(trigger) = line.strip_prefix("desc: Trigger: ") {
+            return Ok(Some(trigger.trim().to_owned()));
+        }
+        if line.starts_with("fn=") {
+            break;
+        }
+    }
+    Ok(None)
+}
+
+/// The callgrind files of one benchmark's record: `callgrind.*.out` with any part and thread
+/// numbers.
+fn callgrind_files(dir: &Path) -> std::result::Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("callgrind.") && n.ends_with(".out"))
+        })
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// The code identity of each object in `objects` (key to file), its paths normalized by `roots`;
+/// an object irgate cannot read is left out with the reason.
+pub fn identities(
+    objects: &BTreeMap<String, PathBuf>,
+    roots: &[PathBuf],
+) -> (BTreeMap<String, Object>, BTreeMap<String, String>) {
+    let mut found = BTreeMap::new();
+    let mut failed = BTreeMap::new();
+    for (key, path) in objects {
+        match crate::identity::read(path, roots) {
+            Ok(identity) => {
+                found.insert(key.clone(), object(identity));
+            }
+            Err(error) => {
+                failed.insert(key.clone(), error.to_string());
+            }
+        }
+    }
+    (found, failed)
+}
+
+/// An identity as a record keeps it, with the digest of the whole.
+fn object(identity: crate::identity::Identity) -> Object {
+    let mut hasher = Sha256::new();
+    for (name, digest) in &identity.functions {
+        hasher.update(name.as_bytes());
+        hasher.update([0]);
+        hasher.update(digest.as_bytes());
+        hasher.update([b'\n']);
+    }
+    let whole: String = hasher.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Object {
+        functions: identity.functions,
+        whole,
+        imprecise: identity.imprecise,
+    }
+}
+
+/// The directories whose paths are compiled into objects (panic locations,
+/// `CARGO_MANIFEST_DIR`) and so replaced in the identity: the workspace root and cargo's home.
+pub fn roots(root: &Path) -> Vec<PathBuf> {
+    let mut roots = vec![root.to_owned()];
+    if let Some(home) = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+    {
+        roots.push(home);
+    }
+    roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_keys_drop_cargos_hash_and_leave_the_system_out() {
+        let target = Path::new("/w/target");
+        let key = |p: &str| object_key(target, Path::new(p));
+        assert_eq!(
+            key("/w/target/release/deps/callgrind-0123456789abcdef").as_deref(),
+            Some("release/deps/callgrind")
+        );
+        assert_eq!(key("/w/target/release/cli").as_deref(), Some("release/cli"));
+        assert_eq!(
+            key("/w/target/release/deps/libfoo-0123456789abcdef.so").as_deref(),
+            Some("release/deps/libfoo.so")
+        );
+        assert_eq!(
+            key("/w/target/release/deps/my-tool").as_deref(),
+            Some("release/deps/my-tool")
+        );
+        assert_eq!(key("/usr/lib/x86_64-linux-gnu/libc.so.6"), None);
+    }
+}

@@ -1,0 +1,78 @@
+//! The code record: what each benchmark's process executed, function by function, and the code
+//! identity of those functions in the build that ran them. A change is then judged by the code
+//! the compiler produced, not by the source lines (docs/selection.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One linked object's code identity, as kept in a record: only the functions some benchmark of
+/// the record executed (or every function, for a run's own objects when nothing narrows them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Object {
+    /// By function key (`crate::identity::key`): the digest of its machine code.
+    pub functions: BTreeMap<String, String>,
+    /// The digest of the whole object's code (every function's digest), for benchmarks that
+    /// depend on all of it (a binary benchmark's harness, whose setup runs outside valgrind).
+    pub whole: String,
+    /// Why the identity is less precise than it could be (sound, but more benchmarks count as
+    /// touched), when it is.
+    pub imprecise: Option<String>,
+}
+
+/// What one benchmark's process executed from its start to the end of the measured region.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Executed {
+    /// The functions executed, by object key (a path under the target directory with cargo's
+    /// hash suffix dropped, e.g. `release/deps/callgrind`).
+    pub functions: BTreeMap<String, BTreeSet<String>>,
+    /// Objects the benchmark depends on as a whole (the bench binary of a binary benchmark).
+    pub whole: BTreeSet<String>,
+    /// Why the benchmark may read files at run time (a call to a file-system function from the
+    /// workspace's code, or a binary benchmark), when it may: then a changed file that no
+    /// `[change] inert` glob names can move it.
+    pub reads_files: Option<String>,
+}
+
+/// The code record of a build: identities of its objects and, when recorded, what each
+/// benchmark executed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CodeRecord {
+    /// The commit whose build this is (`<hash>-dirty` for a working tree with changes).
+    pub commit: String,
+    /// By object key.
+    pub objects: BTreeMap<String, Object>,
+    /// By benchmark id (empty when the run did not record).
+    pub benchmarks: BTreeMap<String, Executed>,
+    /// Why a benchmark of the run has no record, by id.
+    pub unrecorded: BTreeMap<String, String>,
+}
+
+impl CodeRecord {
+    /// Keeps only the functions some benchmark executed, in the objects they executed them in
+    /// (whole objects keep their digest), and the objects benchmarks use.
+    pub fn narrow_to_executed(&mut self) {
+        let mut used: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut whole: BTreeSet<&str> = BTreeSet::new();
+        for executed in self.benchmarks.values() {
+            for (object, functions) in &executed.functions {
+                used.entry(object)
+                    .or_default()
+                    .extend(functions.iter().map(String::as_str));
+            }
+            whole.extend(executed.whole.iter().map(String::as_str));
+        }
+        let objects = std::mem::take(&mut self.objects);
+        for (key, mut object) in objects {
+            let Some(keep) = used.get(key.as_str()) else {
+                if whole.contains(key.as_str()) {
+                    object.functions.clear();
+                    self.objects.insert(key, object);
+                }
+                continue;
+            };
+            object
+                .functions
+                .retain(|name, _| keep.contains(name.as_str()));
+            self.objects.insert(key, object);
+        }
+    }
+}
