@@ -35,12 +35,13 @@ pub struct Change {
 
 /// The files changed between `base` and `head` (the working tree, untracked files included, when
 /// `None`) in the git repository holding the workspace at `root`, split by `inert` (a path from
-/// the workspace root; the user's `[change] inert`). Both must be commits in the checkout; the
-/// target directory (`target`, relative to the root) never counts.
+/// the workspace root; the user's `[change] inert`). Both must be commits in the checkout. Files
+/// under `own` (paths relative to the root: the target directory, the baselines, gate.toml) are
+/// irgate's and the build's own, never read by a benchmark, and never count.
 pub fn between(
     root: &Path,
     (base, head): (&str, Option<&str>),
-    target: Option<&str>,
+    own: &[String],
     inert: &dyn Fn(&str) -> bool,
 ) -> Result<Change> {
     let top = git::stdout(root, &["rev-parse", "--show-toplevel"]).ok_or_else(|| {
@@ -76,10 +77,13 @@ pub fn between(
     for entry in &entries {
         for path in entry.old.iter().chain(&entry.new) {
             let relative = relative(&prefix, path);
-            let in_target = target.is_some_and(|t| {
-                relative == t || relative.strip_prefix(t).is_some_and(|r| r.starts_with('/'))
+            let owned = own.iter().any(|o| {
+                relative == *o
+                    || relative
+                        .strip_prefix(o.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
             });
-            if in_target {
+            if owned {
                 continue;
             }
             if !relative.starts_with("../") && inert(&relative) {

@@ -245,16 +245,11 @@ fn change_map(
     } else {
         Some(head.hash.as_str())
     };
-    let target = crate::measure::paths::target_dir(&paths.root);
-    let target = target
-        .strip_prefix(&paths.root)
-        .ok()
-        .map(|t| t.to_string_lossy().into_owned());
     Some(crate::judge::changes::map(
-        &paths.root,
+        paths,
         (base.as_ref().map_err(Clone::clone), head),
         head_code.as_ref().map(|c| &c.objects).map_err(Clone::clone),
-        (target.as_deref(), config),
+        config,
         ids,
     ))
 }

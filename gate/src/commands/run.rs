@@ -228,16 +228,11 @@ fn untouched(
         .map(str::to_owned)
         .collect();
     let in_scope = ids.len();
-    let target = crate::measure::paths::target_dir(&paths.root);
-    let target = target
-        .strip_prefix(&paths.root)
-        .ok()
-        .map(|t| t.to_string_lossy().into_owned());
     let mapped = crate::judge::changes::map(
-        &paths.root,
+        paths,
         (Ok(&record), None),
         Ok(&objects),
-        (target.as_deref(), config),
+        config,
         &ids,
     );
     if let Some(reason) = &mapped.map.unmapped {

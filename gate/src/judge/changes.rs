@@ -2,26 +2,26 @@
 //! from ([`crate::change`] decides; this turns its answer into the report's terms).
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use crate::change;
 use crate::config::Config;
 use crate::judge::compare::Mapped;
+use crate::measure::paths::Resolved;
 use crate::model::code::{CodeRecord, Object};
 use crate::model::{ChangeMap, ChangedFunction};
 
 /// Maps the change from the commit of `base` (the code record of the side the change starts
 /// from: what each benchmark executed there, or why there is none) to `head` (a commit, or the
-/// working tree when `None`, whose build's objects are `objects`) in the repository at `root`
-/// onto the benchmarks `ids`. `target` is cargo's target directory relative to the root, which
-/// never counts as changed; `config`'s `[change] inert` names the files no benchmark reads at
-/// run time. Never fails: a change that cannot be mapped says why in the map, and every
+/// working tree when `None`, whose build's objects are `objects`) in the repository at `paths`'
+/// root onto the benchmarks `ids`. irgate's own files (the target directory, the baselines,
+/// gate.toml, `.irgate/`) never count as changed; `config`'s `[change] inert` names the files no
+/// benchmark reads at run time. Never fails: a change that cannot be mapped says why in the map, and every
 /// benchmark then counts as touched.
 pub fn map(
-    root: &Path,
+    paths: &Resolved,
     (base, head): (std::result::Result<&CodeRecord, String>, Option<&str>),
     objects: std::result::Result<&BTreeMap<String, Object>, String>,
-    (target, config): (Option<&str>, &Config),
+    config: &Config,
     ids: &[String],
 ) -> Mapped {
     let unmapped = |base_commit: &str, reason: String| Mapped {
@@ -51,7 +51,19 @@ pub fn map(
         Ok(objects) => objects,
         Err(reason) => return unmapped(&base.commit, reason),
     };
-    let change = match change::between(root, (&base.commit, head), target, &|path| {
+    let root = &paths.root;
+    let own: Vec<String> = [
+        crate::measure::paths::target_dir(root),
+        paths.baselines.clone(),
+        paths.config.clone(),
+        root.join(".irgate"),
+    ]
+    .iter()
+    .filter_map(|p| p.strip_prefix(root).ok())
+    .map(|p| p.to_string_lossy().into_owned())
+    .filter(|p| !p.is_empty())
+    .collect();
+    let change = match change::between(root, (&base.commit, head), &own, &|path| {
         config.is_inert(path)
     }) {
         Ok(change) => change,

@@ -300,6 +300,11 @@ pub fn run_with_code(
     let mut objects: BTreeMap<String, PathBuf> = BTreeMap::new();
     for (suite, library) in &prepared {
         eprintln!("irgate: suite {} ({library})", suite.name());
+        for artifact in linked(suite, library, &settings)? {
+            if let Some(key) = record::object_key(&built, &artifact) {
+                objects.insert(key, artifact);
+            }
+        }
         let run = runner::run(suite, library, &settings)?;
         listed.extend(run.listed);
         let measured: BTreeMap<String, u64> = run
@@ -312,11 +317,6 @@ pub fn run_with_code(
             benchmarks.insert(id, counts);
         }
         durations_ms.extend(run.durations_ms);
-        for artifact in runner::artifacts(suite, library, &settings)? {
-            if let Some(key) = record::object_key(&built, &artifact) {
-                objects.insert(key, artifact);
-            }
-        }
         if selection.record && !measured.is_empty() {
             let found = record_suite(suite, library, &settings, &scratch, &built, &measured)?;
             objects.extend(found.objects);
@@ -414,6 +414,28 @@ pub fn build_code(
         );
     }
     Ok((identities, refusals))
+}
+
+/// The suite's artifacts ([`runner::artifacts`]), each linked for the code identity: cargo does
+/// not rebuild for a new rustc wrapper, so an artifact linked before irgate linked it (no link map
+/// beside it) is removed and built again, once.
+fn linked(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<PathBuf>> {
+    let artifacts = runner::artifacts(suite, library, settings)?;
+    let stale: Vec<&PathBuf> = artifacts
+        .iter()
+        .filter(|a| !crate::measure::link::map_path(a).is_file())
+        .collect();
+    if stale.is_empty() {
+        return Ok(artifacts);
+    }
+    for artifact in &stale {
+        std::fs::remove_file(artifact).map_err(|e| Error::write(artifact, e))?;
+    }
+    eprintln!(
+        "irgate: linking {} again for the code identity (built before irgate linked it)",
+        crate::text::plural(stale.len(), "artifact")
+    );
+    runner::artifacts(suite, library, settings)
 }
 
 /// The record pass of one suite ([`runner::record`]) into a fresh directory of `scratch`, read
