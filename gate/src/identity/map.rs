@@ -174,11 +174,11 @@ fn parse_gnu(text: &str) -> Map {
             Some((hex(tokens.get(at)?)?, hex(tokens.get(at + 1)?)?))
                 .filter(|_| tokens[at].starts_with("0x") && tokens[at + 1].starts_with("0x"))
         };
-        if let Some((name, output)) = pending.take() {
-            if let Some((start, size)) = numbers(0) {
-                record(&mut map, name, output, start, size);
-                continue;
-            }
+        if let Some((name, output)) = pending.take()
+            && let Some((start, size)) = numbers(0)
+        {
+            record(&mut map, name, output, start, size);
+            continue;
         }
         if line.is_empty() {
             continue;

@@ -276,11 +276,12 @@ fn a_rust_binary_linked_by_rustc_reads_precisely() {
     let source = r#"
 #[inline(never)] fn first() -> &'static [u32] { std::hint::black_box(&[1, 2, 3, 4, 5, 6, 7, 8]) }
 #[inline(never)] fn second() -> &'static [u32] { std::hint::black_box(&[SECOND, 9, 9, 9, 9, 9, 9, 9]) }
-fn main() { println!("{:?} {:?}", first(), second()); }
+fn main() { println!("MESSAGE {:?} {:?}", first(), second()); }
 "#;
-    let build = |name: &str, second: &str| {
+    let build = |name: &str, second: &str, message: &str| {
         let src = dir.path().join(format!("{name}.rs"));
-        std::fs::write(&src, source.replace("SECOND", second)).unwrap();
+        let text = source.replace("SECOND", second).replace("MESSAGE", message);
+        std::fs::write(&src, text).unwrap();
         let out = dir.path().join(name);
         let status = Command::new("rustc")
             .args([
@@ -300,13 +301,18 @@ fn main() { println!("{:?} {:?}", first(), second()); }
         assert!(status.success());
         read(&out, &[]).unwrap()
     };
-    let (a, b) = (build("a", "10"), build("b", "11"));
-    let second = a
-        .functions
-        .keys()
-        .find(|k| k.ends_with("::second"))
-        .unwrap();
-    assert_eq!(changed(&a, &b), [second.clone()], "{:?}", a.imprecise);
+    let (a, b) = (build("a", "10", "one"), build("b", "11", "one"));
+    assert_eq!(changed(&a, &b), ["bench::second"], "{:?}", a.imprecise);
+    assert_eq!(a.imprecise, None);
+    // A longer message in main moves every constant after it: only main changes, none of the
+    // hundreds of std functions whose constants moved.
+    let c = build(
+        "c",
+        "10",
+        "a longer message, which moves the constants that follow it",
+    );
+    assert_eq!(changed(&a, &c), ["bench::main"]);
+    assert!(a.functions.len() > 300, "{}", a.functions.len());
 }
 
 #[test]
