@@ -112,10 +112,8 @@ pub fn read(path: &Path, roots: &[PathBuf]) -> Result<Identity> {
 /// disambiguators (rustc_demangle's alternate form `{:#}`), anything else (C) as it is. The one
 /// place where names become keys.
 pub fn key(symbol: &str) -> String {
-    match rustc_demangle::try_demangle(symbol) {
-        Ok(demangled) => format!("{demangled:#}"),
-        Err(_) => symbol.to_owned(),
-    }
+    // The same names callgrind's files give, read by irgate-callgrind's reader.
+    irgate_callgrind::parse::demangle(symbol)
 }
 
 type Elf = elf::FileHeader64<LittleEndian>;
