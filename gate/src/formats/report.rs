@@ -184,12 +184,17 @@ pub fn render(report: &Report) -> String {
 
 /// Pretty JSON text with the characters serde leaves raw that a terminal acts on (DEL, C1 controls)
 /// or that reorder or hide text ([`crate::text::is_deceptive`]) written as `\uXXXX` escapes: the
-/// same JSON, inert where it is printed. All are in the basic plane and, outside strings, pretty
-/// JSON is ASCII with line breaks, so only string contents change.
+/// same JSON, inert where it is printed. So is the first `#` of every `##[` (`\u0023#[`), which
+/// the Actions runner reads anywhere in a line as a legacy workflow command. All are in the basic
+/// plane and, outside strings, pretty JSON is ASCII with line breaks and no `#`, so only string
+/// contents change.
 pub fn inert(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if (c.is_control() && c != '\n') || crate::text::is_deceptive(c) {
+    for (at, c) in json.char_indices() {
+        if (c.is_control() && c != '\n')
+            || crate::text::is_deceptive(c)
+            || json[at..].starts_with(crate::text::LEGACY_COMMAND)
+        {
             let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {
             out.push(c);

@@ -25,6 +25,8 @@ const HOSTILE: &[&str] = &[
     "  ::add-mask::secret",
     "\u{a0}::stop-commands::resume",
     "##[error]forged",
+    "fn ##[error]legacy command mid-line",
+    "reason ###[warning]x%0A##[error]y",
     "<script>alert(1)</script> & <img src=x onerror=alert(1)>",
     "**bold** [link](https://evil.example) @admin #1 ~~x~~",
     "| cell | </details> <!-- ",
@@ -44,8 +46,8 @@ fn assert_inert_log(text: &str, what: &str) {
     for line in text.lines() {
         let body = line.trim_start_matches(char::is_whitespace);
         assert!(
-            !body.starts_with("::") && !body.starts_with("##["),
-            "{what}: a workflow command line: {line}"
+            !body.starts_with("::") && !line.contains("##["),
+            "{what}: a workflow command line (the runner reads `##[` anywhere): {line}"
         );
     }
 }
