@@ -475,8 +475,8 @@ pub struct RunArgs {
     /// time and in the same environment. The revision is checked out in a git worktree and the
     /// working tree mirrored beside it (<target>/irgate/ab/{base,head}/src: paths of one length,
     /// which counts depend on); its results go beside the working tree's (results.base.json), for
-    /// `irgate check --base`
-    #[arg(long, value_name = "REV", conflicts_with = "from")]
+    /// `irgate check --base`. A revision starting with `-` is refused
+    #[arg(long, value_name = "REV", conflicts_with = "from", value_parser = revision)]
     pub base: Option<String>,
     /// Only the K-th of N disjoint shards of the selected benchmarks, e.g. 2/3, for N CI jobs
     /// whose results `--from` merges. Bench functions are dealt out by the baselines' Ir (the
@@ -800,4 +800,10 @@ mod tests {
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
     }
+}
+
+/// A revision given on the command line (`--base`): refused at once when git would read it as an
+/// option ([`crate::git::revision`]).
+fn revision(text: &str) -> std::result::Result<String, String> {
+    crate::git::revision(text).map(str::to_owned)
 }

@@ -82,6 +82,22 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<Option<String>> {
         .then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
 }
 
+/// `rev` when it can be a revision a user names: not empty and not starting with `-`, which git
+/// (and a command irgate prints for the user to paste, such as `git fetch origin REV`) would read
+/// as an option (`--upload-pack=...` runs a program). The error says why.
+pub fn revision(rev: &str) -> std::result::Result<&str, String> {
+    if rev.is_empty() {
+        Err("a revision cannot be empty".to_owned())
+    } else if rev.starts_with('-') {
+        Err(format!(
+            "`{}` starts with `-`, which git reads as an option: not a revision irgate accepts              (name a branch, tag or commit)",
+            crate::text::terminal(rev)
+        ))
+    } else {
+        Ok(rev)
+    }
+}
+
 /// The commit `rev` names in the repository at `root`, if any. `rev` is never read as an option.
 pub fn resolve(root: &Path, rev: &str) -> Option<String> {
     stdout(
@@ -140,6 +156,20 @@ pub(crate) fn for_tests(dir: &Path, args: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_option_like_revision_is_refused() {
+        assert_eq!(revision("origin/main"), Ok("origin/main"));
+        assert_eq!(revision("HEAD~2"), Ok("HEAD~2"));
+        for bad in ["--upload-pack=touch pwned", "-x", ""] {
+            assert!(revision(bad).is_err(), "{bad}");
+        }
+        assert!(
+            revision("--upload-pack=touch pwned")
+                .unwrap_err()
+                .contains("starts with `-`")
+        );
+    }
 
     #[test]
     fn a_recorded_commit_says_whether_it_was_dirty_and_reads_back() {

@@ -287,3 +287,18 @@ fn a_shard_is_k_of_n_and_is_refused_when_merging() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
 }
+
+#[test]
+fn an_option_like_base_revision_is_refused_at_once() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.irgate(&["run", "--base=--upload-pack=touch pwned"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("starts with `-`, which git reads as an option"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("git fetch"), "{}", run.stderr);
+    assert!(!sandbox.path("pwned").exists());
+}
