@@ -52,7 +52,12 @@ pub(super) struct RawAccept {
     until_commit: Option<Spanned<String>>,
 }
 
-/// One `[[accept]]` entry; an error at what makes it accept nothing, say nothing or never end.
+/// The longest reason an `[[accept]]` entry may give, in characters: every report shows it, and a
+/// few sentences and a link say why.
+pub const MAX_REASON_CHARS: usize = 1_000;
+
+/// One `[[accept]]` entry; an error at what makes it accept nothing, say nothing, say too much or
+/// never end.
 pub(super) fn parse(src: &Source, raw: Spanned<RawAccept>) -> Result<Accept> {
     let span = raw.span();
     let origin = format!("{}:{}", src.path.display(), src.line(span.start));
@@ -71,6 +76,17 @@ pub(super) fn parse(src: &Source, raw: Spanned<RawAccept>) -> Result<Accept> {
             "the reason of an [[accept]] entry is empty: say why the regression is \
              accepted"
                 .to_owned(),
+        ));
+    }
+    let reason_chars = raw.reason.get_ref().chars().count();
+    if reason_chars > MAX_REASON_CHARS {
+        return Err(src.at(
+            raw.reason.span(),
+            format!(
+                "the reason of an [[accept]] entry is {reason_chars} characters long, over the \
+                 {MAX_REASON_CHARS} every report can show: say why in a few sentences and \
+                 link the rest"
+            ),
         ));
     }
     let until = match (raw.until, raw.until_commit) {

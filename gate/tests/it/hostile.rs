@@ -219,7 +219,8 @@ fn json_keeps_hostile_text_inert_and_exact() {
             let text = json::render(&report);
             assert_inert_log(&text, "json");
             let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-            assert_eq!(value["rows"][1]["accepted"]["reason"], *hostile);
+            let accept = value["rows"][1]["accept"].as_u64().unwrap() as usize;
+            assert_eq!(value["accepts"][accept]["reason"], *hostile);
             assert_eq!(json::parse(&text, "report.json").unwrap(), report);
         }
         // `irgate explain --format json`.
