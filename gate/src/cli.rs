@@ -790,6 +790,12 @@ impl From<&CommentArgs> for comment::Options {
     }
 }
 
+/// A revision given on the command line (`--base`): refused at once when git would read it as an
+/// option ([`crate::git::revision`]).
+fn revision(text: &str) -> std::result::Result<String, String> {
+    crate::git::revision(text).map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -800,10 +806,4 @@ mod tests {
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
     }
-}
-
-/// A revision given on the command line (`--base`): refused at once when git would read it as an
-/// option ([`crate::git::revision`]).
-fn revision(text: &str) -> std::result::Result<String, String> {
-    crate::git::revision(text).map(str::to_owned)
 }
