@@ -194,10 +194,16 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         formats::write_atomic(path, text.as_bytes())?;
         print(&format!("irgate init: wrote {}\n", relative(path, &root)));
     }
+    // Files git ignores would be left out of `git add` without a word.
+    let written: Vec<PathBuf> = files.iter().map(|(path, _)| path.clone()).collect();
+    let ignored = crate::commands::warn_ignored(&root, &written);
     for note in &notes {
         print(&format!("\nNote: {note}\n"));
     }
     print(&next_steps(options.run, branch.as_deref()));
+    for warning in &ignored {
+        print(&format!("  Careful: {warning}\n"));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
