@@ -271,6 +271,14 @@ fn malformed_entries_are_refused_with_file_and_line() {
             "until = \"2026-1-1x\" is not a date YYYY-MM-DD",
         ),
         (
+            format!("{base}reason = \"x\"\nuntil = 2999-01-01T10:00:00\n"),
+            "until = 2999-01-01T10:00:00 holds a time: write the day alone",
+        ),
+        (
+            format!("{base}reason = \"x\"\nuntil = 5\n"),
+            "until = 5 is not a date: write until = \"YYYY-MM-DD\"",
+        ),
+        (
             format!("{base}reason = \"x\"\nuntil = \"2999-01-01\"\nuntil_commit = \"abcdef0\"\n"),
             "needs exactly one of",
         ),
@@ -297,6 +305,10 @@ fn malformed_entries_are_refused_with_file_and_line() {
         assert!(run.stderr.contains("gate.toml:"), "{entry}: {}", run.stderr);
         assert!(run.stderr.contains(message), "{entry}: {}", run.stderr);
     }
+    // A TOML date, unquoted, is the day it names.
+    config(&repo, &ACTIVE.replace("\"2999-12-31\"", "2999-12-31"));
+    let run = check(&repo, "table");
+    assert_eq!(run.code, 0, "{}", run.stderr);
     // A glob that matches no benchmark is a typo, as for overrides.
     config(&repo, &ACTIVE.replace("filter::scan/*", "filter::sacn/*"));
     let run = check(&repo, "table");
