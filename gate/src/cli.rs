@@ -572,7 +572,11 @@ fn https_url(url: &str) -> Result<String, String> {
     if crate::text::is_plain_https(url) {
         Ok(url.trim_end_matches('/').to_owned())
     } else {
-        Err("give a plain https:// address (no quotes, brackets or spaces)".to_owned())
+        Err(
+            "give a plain https:// address with a host, e.g. https://github.com/OWNER/NAME (no \
+             user, quotes, brackets or spaces)"
+                .to_owned(),
+        )
     }
 }
 

@@ -231,10 +231,27 @@ pub fn no_legacy_command(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Whether `url` is a plain `https://` address, safe to put in a link: printable ASCII without
-/// quotes, brackets or parentheses, under 500 characters.
+/// Whether `url` is a plain `https://` address, safe to put in a link: a host (letters, digits,
+/// `.` and `-`, with a port if any; no user before it), then printable ASCII without quotes,
+/// brackets or parentheses, under 500 characters.
 pub fn is_plain_https(url: &str) -> bool {
-    url.starts_with("https://")
+    let Some(rest) = url.strip_prefix("https://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.split_once(':').map_or(authority, |(host, port)| {
+        if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) {
+            host
+        } else {
+            ""
+        }
+    });
+    let plain_host = !host.is_empty()
+        && !host.starts_with(['.', '-'])
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    plain_host
         && url.len() < 500
         && url
             .chars()
@@ -325,6 +342,29 @@ mod tests {
             vec!["a".to_owned(), "1,234".to_owned()],
         ];
         assert_eq!(align(&lines, |i| i == 1), "name     Ir\na     1,234\n");
+    }
+
+    #[test]
+    fn a_plain_https_address_has_a_host() {
+        for good in [
+            "https://github.com/o/r",
+            "https://example.com:8443/x?y#z",
+            "https://h",
+        ] {
+            assert!(is_plain_https(good), "{good}");
+        }
+        for bad in [
+            "https://",
+            "https:///path",
+            "https://:443/",
+            "https://user@evil.example/",
+            "https://.example/",
+            "https://a b/",
+            "http://example.com",
+            "https://example.com/\"x",
+        ] {
+            assert!(!is_plain_https(bad), "{bad}");
+        }
     }
 
     #[test]
