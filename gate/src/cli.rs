@@ -513,7 +513,8 @@ pub enum EnvPolicyArg {
 pub enum FormatArg {
     /// An aligned table for a terminal, worst first
     Table,
-    /// GitHub markdown: the pull-request comment body (also fits a job step summary)
+    /// GitHub markdown, within a job step summary's 1 MiB (--max-chars sets another limit;
+    /// `irgate comment` cuts the pull-request comment to GitHub's 65,536 characters itself)
     Markdown,
     /// JSON with a documented, versioned schema
     Json,
@@ -535,6 +536,11 @@ pub struct CheckArgs {
     /// Report format
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
+    /// --format markdown: the most characters the report takes (default: the step summary's
+    /// 1 MiB, counted in bytes; a pull-request comment holds 65536, which `irgate comment`
+    /// keeps). Rows that do not fit are left out with a line saying how many
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(4_096..))]
+    pub max_chars: Option<u32>,
     /// Print every row, not only a summary, when every budget holds
     #[arg(long)]
     pub full: bool,
@@ -705,6 +711,7 @@ impl From<&CheckArgs> for check::Options {
             paths: (&args.paths).into(),
             history: args.history.clone(),
             dashboard_url: args.dashboard_url.clone(),
+            max_chars: args.max_chars.map(|n| n as usize),
         }
     }
 }
