@@ -27,20 +27,18 @@ rendered=$(mktemp -d)
 trap 'rm -rf "$rendered"' EXIT
 mkdir -p "$rendered/.github/workflows"
 for template in gate/templates/*.yml; do
-    sed 's|{{ACTION}}|irgate/irgate@v0.1.0|; s|{{BRANCH}}|master|' "$template" >"$rendered/.github/workflows/${template##*/}"
+    sed 's|{{ACTION}}|irgate/irgate@0123456789abcdef0123456789abcdef01234567 # v0.1.0|; s|{{BRANCH}}|master|' "$template" >"$rendered/.github/workflows/${template##*/}"
 done
 (cd "$rendered" && git init -q && actionlint -no-color)
 zizmor --version
 zizmor --offline --no-progress --color never .github/workflows action.yml
-# The templates as a user gets them. They use irgate at its release tag on purpose (the action
-# then runs that release's checked binary), so that one reference may be a tag; every other must
-# be a commit hash.
+# The templates as a user gets them (with the release commit `irgate init --ci` writes when it
+# knows it): every action, irgate's too, pinned by commit hash.
 cat >"$rendered/zizmor.yml" <<'EOF'
 rules:
   unpinned-uses:
     config:
       policies:
-        "irgate/irgate": ref-pin
         "*": hash-pin
 EOF
 zizmor --offline --no-progress --color never --config "$rendered/zizmor.yml" "$rendered/.github/workflows"

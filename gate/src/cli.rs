@@ -477,8 +477,8 @@ pub struct RunArgs {
     /// time and in the same environment. The revision is checked out in a git worktree and the
     /// working tree mirrored beside it (<target>/irgate/ab/{base,head}/src: paths of one length,
     /// which counts depend on); its results go beside the working tree's (results.base.json), for
-    /// `irgate check --base`
-    #[arg(long, value_name = "REV", conflicts_with = "from")]
+    /// `irgate check --base`. A revision starting with `-` is refused
+    #[arg(long, value_name = "REV", conflicts_with = "from", value_parser = revision)]
     pub base: Option<String>,
     /// Only the K-th of N disjoint shards of the selected benchmarks, e.g. 2/3, for N CI jobs
     /// whose results `--from` merges. Bench functions are dealt out by the baselines' Ir (the
@@ -528,7 +528,8 @@ pub enum EnvPolicyArg {
 pub enum FormatArg {
     /// An aligned table for a terminal, worst first
     Table,
-    /// GitHub markdown: the pull-request comment body (also fits a job step summary)
+    /// GitHub markdown, within a job step summary's 1 MiB (--max-chars sets another limit;
+    /// `irgate comment` cuts the pull-request comment to GitHub's 65,536 characters itself)
     Markdown,
     /// JSON with a documented, versioned schema
     Json,
@@ -550,6 +551,11 @@ pub struct CheckArgs {
     /// Report format
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
+    /// --format markdown: the most characters the report takes (default: the step summary's
+    /// 1 MiB, counted in bytes; a pull-request comment holds 65536, which `irgate comment`
+    /// keeps). Rows that do not fit are left out with a line saying how many
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(4_096..))]
+    pub max_chars: Option<u32>,
     /// Print every row, not only a summary, when every budget holds
     #[arg(long)]
     pub full: bool,
@@ -587,7 +593,11 @@ fn https_url(url: &str) -> Result<String, String> {
     if crate::text::is_plain_https(url) {
         Ok(url.trim_end_matches('/').to_owned())
     } else {
-        Err("give a plain https:// address (no quotes, brackets or spaces)".to_owned())
+        Err(
+            "give a plain https:// address with a host, e.g. https://github.com/OWNER/NAME (no \
+             user, quotes, brackets or spaces)"
+                .to_owned(),
+        )
     }
 }
 
@@ -718,6 +728,7 @@ impl From<&CheckArgs> for check::Options {
             paths: (&args.paths).into(),
             history: args.history.clone(),
             dashboard_url: args.dashboard_url.clone(),
+            max_chars: args.max_chars.map(|n| n as usize),
         }
     }
 }
@@ -805,6 +816,12 @@ impl From<&CommentArgs> for comment::Options {
             dashboard_url: args.dashboard_url.clone(),
         }
     }
+}
+
+/// A revision given on the command line (`--base`): refused at once when git would read it as an
+/// option ([`crate::git::revision`]).
+fn revision(text: &str) -> std::result::Result<String, String> {
+    crate::git::revision(text).map(str::to_owned)
 }
 
 #[cfg(test)]

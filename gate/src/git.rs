@@ -2,7 +2,7 @@
 //! uncommitted changes), revisions resolved, ancestry, and the plain runner the A/B worktrees use.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
@@ -82,6 +82,22 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<Option<String>> {
         .then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
 }
 
+/// `rev` when it can be a revision a user names: not empty and not starting with `-`, which git
+/// (and a command irgate prints for the user to paste, such as `git fetch origin REV`) would read
+/// as an option (`--upload-pack=...` runs a program). The error says why.
+pub fn revision(rev: &str) -> std::result::Result<&str, String> {
+    if rev.is_empty() {
+        Err("a revision cannot be empty".to_owned())
+    } else if rev.starts_with('-') {
+        Err(format!(
+            "`{}` starts with `-`, which git reads as an option: not a revision irgate accepts              (name a branch, tag or commit)",
+            crate::text::terminal(rev)
+        ))
+    } else {
+        Ok(rev)
+    }
+}
+
 /// The commit `rev` names in the repository at `root`, if any. `rev` is never read as an option.
 pub fn resolve(root: &Path, rev: &str) -> Option<String> {
     stdout(
@@ -122,6 +138,64 @@ pub fn is_ancestor(repo: &Path, commit: &str, of: &str) -> std::result::Result<b
     }
 }
 
+/// A file git ignores and does not track, and the rule that hides it (`git check-ignore -v`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored {
+    /// The file, as it was asked about.
+    pub path: PathBuf,
+    /// The rule: `source:line:pattern`, e.g. `.gitignore:3:coverage`.
+    pub rule: String,
+}
+
+/// Of `paths` (files in the repository at `root`), those git ignores and does not track, each with
+/// the rule that hides it: `git add` leaves them out without a word. Empty outside a repository or
+/// when git cannot tell.
+pub fn ignored(root: &Path, paths: &[PathBuf]) -> Vec<Ignored> {
+    use std::io::Write as _;
+    if paths.is_empty() {
+        return Vec::new();
+    }
+    let Ok(mut child) = Command::new("git")
+        .current_dir(root)
+        .args(["check-ignore", "--verbose", "-z", "--stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return Vec::new();
+    };
+    let mut input = Vec::new();
+    for path in paths {
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        input.extend_from_slice(relative.as_os_str().as_encoded_bytes());
+        input.push(0);
+    }
+    let writer = child.stdin.take().map(|mut stdin| {
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        })
+    });
+    let output = child.wait_with_output();
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
+    // Exit 0: some are ignored; 1: none; 128: not a repository, or another error.
+    let Some(output) = output.ok().filter(|o| o.status.code() == Some(0)) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    let fields: Vec<&str> = text.split('\0').collect();
+    fields
+        .chunks_exact(4)
+        .filter(|f| !f[0].is_empty())
+        .map(|f| Ignored {
+            path: root.join(f[3]),
+            rule: format!("{}:{}:{}", f[0], f[1], f[2]),
+        })
+        .collect()
+}
+
 /// For tests: `git ARGS` in `dir` with a fixed identity and default branch (`trunk`), the user's
 /// own configuration ignored; panics when git fails.
 #[cfg(test)]
@@ -140,6 +214,47 @@ pub(crate) fn for_tests(dir: &Path, args: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_option_like_revision_is_refused() {
+        assert_eq!(revision("origin/main"), Ok("origin/main"));
+        assert_eq!(revision("HEAD~2"), Ok("HEAD~2"));
+        for bad in ["--upload-pack=touch pwned", "-x", ""] {
+            assert!(revision(bad).is_err(), "{bad}");
+        }
+        assert!(
+            revision("--upload-pack=touch pwned")
+                .unwrap_err()
+                .contains("starts with `-`")
+        );
+    }
+
+    #[test]
+    fn ignored_files_are_named_with_their_rule_and_tracked_ones_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files = [
+            root.join("gate.toml"),
+            root.join("baselines/coverage/g.json"),
+        ];
+        assert_eq!(ignored(root, &files), [], "not a repository");
+        for_tests(root, &["init", "--quiet"]);
+        std::fs::write(root.join(".gitignore"), "# build output\ncoverage\n").unwrap();
+        std::fs::create_dir_all(root.join("baselines/coverage")).unwrap();
+        for file in &files {
+            std::fs::write(file, "x").unwrap();
+        }
+        assert_eq!(
+            ignored(root, &files),
+            [Ignored {
+                path: root.join("baselines/coverage/g.json"),
+                rule: ".gitignore:2:coverage".to_owned(),
+            }]
+        );
+        // A file git tracks already is committed with every change: not reported.
+        for_tests(root, &["add", "-f", "baselines/coverage/g.json"]);
+        assert_eq!(ignored(root, &files), []);
+    }
 
     #[test]
     fn a_recorded_commit_says_whether_it_was_dirty_and_reads_back() {

@@ -184,12 +184,16 @@ pub fn is_deceptive(c: char) -> bool {
 /// characters become visible escapes (`\u{1b}`, `\n`), so nothing moves the cursor, starts a line
 /// or reorders what follows. A value that would start a workflow command where it begins a line
 /// (`::error ...`, `::add-mask::`, `##[error]`, after any whitespace) has its first `:` or `#` escaped
-/// (`\u{3a}:error ...`), so the runner reads it as text. Everything else is kept; text that
-/// needs none of this is borrowed, and escaping twice changes nothing more.
+/// (`\u{3a}:error ...`), so the runner reads it as text; so has every `##[` elsewhere in it, since
+/// the runner reads the legacy form (`##[error]...`) anywhere in a line. Everything else is kept;
+/// text that needs none of this is borrowed, and escaping twice changes nothing more.
 pub fn terminal(text: &str) -> Cow<'_, str> {
     let body = text.trim_start_matches(char::is_whitespace);
     let command = body.starts_with(':') || body.starts_with("##");
-    if !command && !text.chars().any(|c| c.is_control() || is_deceptive(c)) {
+    if !command
+        && !text.contains(LEGACY_COMMAND)
+        && !text.chars().any(|c| c.is_control() || is_deceptive(c))
+    {
         return Cow::Borrowed(text);
     }
     let first = text.len() - body.len();
@@ -199,7 +203,11 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() || is_deceptive(c) || (command && i == first) => {
+            c if c.is_control()
+                || is_deceptive(c)
+                || (command && i == first)
+                || text[i..].starts_with(LEGACY_COMMAND) =>
+            {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
             c => out.push(c),
@@ -208,10 +216,42 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether `url` is a plain `https://` address, safe to put in a link: printable ASCII without
-/// quotes, brackets or parentheses, under 500 characters.
+/// What starts a legacy workflow command (`##[error]...`), which the Actions runner reads anywhere
+/// in a line, not only at its start.
+pub const LEGACY_COMMAND: &str = "##[";
+
+/// `text` with every `##[` made `\u{23}#[` (as [`terminal`] writes it), for an output with its
+/// own escaping that is printed to a log too (a markdown code span): no legacy workflow command
+/// can start inside it.
+pub fn no_legacy_command(text: &str) -> Cow<'_, str> {
+    if text.contains(LEGACY_COMMAND) {
+        Cow::Owned(text.replace(LEGACY_COMMAND, "\\u{23}#["))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// Whether `url` is a plain `https://` address, safe to put in a link: a host (letters, digits,
+/// `.` and `-`, with a port if any; no user before it), then printable ASCII without quotes,
+/// brackets or parentheses, under 500 characters.
 pub fn is_plain_https(url: &str) -> bool {
-    url.starts_with("https://")
+    let Some(rest) = url.strip_prefix("https://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.split_once(':').map_or(authority, |(host, port)| {
+        if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) {
+            host
+        } else {
+            ""
+        }
+    });
+    let plain_host = !host.is_empty()
+        && !host.starts_with(['.', '-'])
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    plain_host
         && url.len() < 500
         && url
             .chars()
@@ -305,6 +345,29 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_https_address_has_a_host() {
+        for good in [
+            "https://github.com/o/r",
+            "https://example.com:8443/x?y#z",
+            "https://h",
+        ] {
+            assert!(is_plain_https(good), "{good}");
+        }
+        for bad in [
+            "https://",
+            "https:///path",
+            "https://:443/",
+            "https://user@evil.example/",
+            "https://.example/",
+            "https://a b/",
+            "http://example.com",
+            "https://example.com/\"x",
+        ] {
+            assert!(!is_plain_https(bad), "{bad}");
+        }
+    }
+
+    #[test]
     fn terminal_text_is_inert() {
         for (hostile, inert) in [
             ("a\u{1b}[2Jb", "a\\u{1b}[2Jb"),
@@ -316,6 +379,8 @@ mod tests {
             ("::stop-commands::tok", "\\u{3a}:stop-commands::tok"),
             ("\u{a0}\t::warning::x", "\u{a0}\\t\\u{3a}:warning::x"),
             ("##[error]forged", "\\u{23}#[error]forged"),
+            ("fn ##[error]mid-line", "fn \\u{23}#[error]mid-line"),
+            ("a ###[warning]b ##[x", "a #\\u{23}#[warning]b \\u{23}#[x"),
             ("evil\u{202E}txt.rs", "evil\\u{202e}txt.rs"),
             ("zero\u{200B}width\u{2066}", "zero\\u{200b}width\\u{2066}"),
             ("csi\u{9b}31m", "csi\\u{9b}31m"),

@@ -40,6 +40,9 @@ pub struct Options {
     pub history: Option<std::path::PathBuf>,
     /// The published dashboard: the markdown report links failing benchmarks to their charts.
     pub dashboard_url: Option<String>,
+    /// The most characters the markdown format writes (`--max-chars`); `None`: the step
+    /// summary's limit, 1 MiB.
+    pub max_chars: Option<usize>,
 }
 
 /// Runs `irgate check`; the exit code is the outcome's.
@@ -72,10 +75,16 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         }
         Err(error) => return Err(error),
     };
+    let limit = options
+        .max_chars
+        .map_or(crate::render::markdown::Limit::STEP_SUMMARY, |max| {
+            crate::render::markdown::Limit::chars(max)
+        });
     crate::text::print(&crate::render::render(
         &report,
         options.format,
         options.full,
+        limit,
     ));
     Ok(ExitCode::from(report.outcome.exit_code()))
 }

@@ -34,15 +34,54 @@ pub struct Options {
     pub default_branch: Option<String>,
 }
 
-/// The action the workflows use: irgate's repository (the package's `repository`, one place to
-/// change it) at the tag of this irgate's version, whose release holds the binary the action
-/// downloads.
+/// The commit of this irgate's release tag, when the build was told it: the release workflow
+/// builds the release binary at the tag with `IRGATE_RELEASE_SHA` set to `github.sha`. Any
+/// other build (from crates.io, a checkout) cannot know it.
+const RELEASE_SHA: Option<&str> = option_env!("IRGATE_RELEASE_SHA");
+
+/// What the workflows name in place of the action's commit when irgate does not know it: not a
+/// ref GitHub can resolve, so a workflow that still holds it fails at its start ("Unable to resolve
+/// action") until the user writes the commit in.
+pub const ACTION_PLACEHOLDER: &str = "PIN-TO-THE-COMMIT-OF-";
+
+/// The action the workflows use, pinned by a full commit SHA like every other action they use,
+/// with the release tag as a trailing comment: irgate's repository (the package's `repository`,
+/// one place to change it) at the commit of the tag of this irgate's version, whose release holds
+/// the binary the action downloads. When this build does not know that commit ([`RELEASE_SHA`]),
+/// [`ACTION_PLACEHOLDER`] and the tag stand in its place, with how to find it in the comment.
 pub fn action() -> String {
+    action_at(RELEASE_SHA)
+}
+
+/// [`action`] with the release commit `sha`, if known (40 hex digits).
+fn action_at(sha: Option<&str>) -> String {
     let repository = env!("CARGO_PKG_REPOSITORY");
     let name = repository
         .strip_prefix("https://github.com/")
         .unwrap_or(repository);
-    format!("{name}@v{}", env!("CARGO_PKG_VERSION"))
+    let tag = concat!("v", env!("CARGO_PKG_VERSION"));
+    match sha.filter(|sha| sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())) {
+        Some(sha) => format!("{name}@{} # {tag}", sha.to_ascii_lowercase()),
+        None => format!(
+            "{name}@{ACTION_PLACEHOLDER}{tag} # {tag}: write in the commit of irgate's tag {tag} \
+             (git ls-remote https://github.com/{name} '{tag}*': the `^{{}}` line's hash if there \
+             is one, else the tag's)"
+        ),
+    }
+}
+
+/// What the user must do about [`action`] before the workflows run, if anything.
+fn action_note() -> Option<String> {
+    let action = action();
+    action.contains(ACTION_PLACEHOLDER).then(|| {
+        let tag = concat!("v", env!("CARGO_PKG_VERSION"));
+        format!(
+            "this irgate was not built by irgate's release, so it cannot know the commit of its \
+             tag {tag}: the workflows name irgate's action as `{ACTION_PLACEHOLDER}{tag}`, which \
+             fails every run until you replace it with that commit's full SHA (every other \
+             action is pinned by SHA too; the comment on each such line says how to find it)"
+        )
+    })
 }
 
 /// Where `--ci` writes the image pins, relative to the workspace root.
@@ -155,10 +194,16 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         formats::write_atomic(path, text.as_bytes())?;
         print(&format!("irgate init: wrote {}\n", relative(path, &root)));
     }
+    // Files git ignores would be left out of `git add` without a word.
+    let written: Vec<PathBuf> = files.iter().map(|(path, _)| path.clone()).collect();
+    let ignored = crate::commands::warn_ignored(&root, &written);
     for note in &notes {
         print(&format!("\nNote: {note}\n"));
     }
     print(&next_steps(options.run, branch.as_deref()));
+    for warning in &ignored {
+        print(&format!("  Careful: {warning}\n"));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -193,6 +238,7 @@ fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Result<
         files.push((path, text));
     }
     let mut notes: Vec<String> = toolchain.note.into_iter().collect();
+    notes.extend(action_note());
     notes.push(format!(
         "the history workflow records pushes to `{branch}` ({branch_source}; --default-branch \
          names another)"
@@ -559,10 +605,39 @@ mod tests {
                 "a user's repository is not irgate"
             );
         }
-        let action = action();
-        let (name, tag) = action.split_once('@').unwrap();
-        assert_eq!(name.split('/').count(), 2, "{action}");
-        assert_eq!(tag, concat!("v", env!("CARGO_PKG_VERSION")));
+        let tag = concat!("v", env!("CARGO_PKG_VERSION"));
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        let pinned = action_at(Some(sha));
+        let (name, rest) = pinned.split_once('@').unwrap();
+        assert_eq!(name.split('/').count(), 2, "{pinned}");
+        assert_eq!(rest, format!("{sha} # {tag}"));
+        // Without the release's commit: a placeholder no ref resolves to, never the movable tag.
+        for unknown in [None, Some("v0.1.0"), Some("0123abc")] {
+            let placeholder = action_at(unknown);
+            let (_, rest) = placeholder.split_once('@').unwrap();
+            let (reference, comment) = rest.split_once(" # ").unwrap();
+            assert_eq!(reference, format!("{ACTION_PLACEHOLDER}{tag}"));
+            assert!(comment.starts_with(tag) && comment.contains("git ls-remote"));
+        }
+        // Every action the workflows use is pinned by a commit SHA (or holds the placeholder).
+        for template in [
+            PR_WORKFLOW,
+            COMMENT_WORKFLOW,
+            REFRESH_WORKFLOW,
+            HISTORY_WORKFLOW,
+        ] {
+            let text = template.replace("{{ACTION}}", &action_at(None));
+            for line in text.lines().filter(|l| l.trim_start().starts_with("uses:")) {
+                let reference = line.split_once('@').unwrap().1;
+                let reference = reference.split(' ').next().unwrap();
+                assert!(
+                    (reference.len() == 40 && reference.bytes().all(|b| b.is_ascii_hexdigit()))
+                        || reference.starts_with(ACTION_PLACEHOLDER),
+                    "not pinned by SHA: {line}"
+                );
+            }
+        }
+        assert!(action_note().is_some() == RELEASE_SHA.is_none());
     }
 
     #[test]

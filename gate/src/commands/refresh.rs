@@ -87,8 +87,27 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
         baseline::write_updates(&updates)?;
         refresh_profiles(&paths.baselines, &paths.results, &in_scope)?;
         refresh_code(&paths.baselines, &paths.results, &results, &in_scope)?;
+        // Baselines git ignores would be left out of the commit without a word.
+        crate::commands::warn_ignored(&paths.root, &files_under(&paths.baselines));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every file under `dir`, at any depth (none when it cannot be read).
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => dirs.push(entry.path()),
+                Ok(kind) if kind.is_file() => files.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// What baselines of results taken on a working tree with uncommitted changes lack.

@@ -48,11 +48,49 @@ impl Accept {
 pub(super) struct RawAccept {
     benchmarks: Vec<Spanned<String>>,
     reason: Spanned<String>,
-    until: Option<Spanned<String>>,
+    until: Option<Spanned<UntilDate>>,
     until_commit: Option<Spanned<String>>,
 }
 
-/// One `[[accept]]` entry; an error at what makes it accept nothing, say nothing or never end.
+/// The longest reason an `[[accept]]` entry may give, in characters: every report shows it, and a
+/// few sentences and a link say why.
+pub const MAX_REASON_CHARS: usize = 1_000;
+
+/// `until` as written: a string `"YYYY-MM-DD"`, or a TOML date (`until = 2026-12-31`, unquoted).
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum UntilDate {
+    Text(String),
+    Toml(toml::value::Datetime),
+    Other(toml::Value),
+}
+
+impl UntilDate {
+    /// The day, or why it is none.
+    fn day(&self) -> std::result::Result<chrono::NaiveDate, String> {
+        match self {
+            UntilDate::Text(text) => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .map_err(|e| format!("until = {text:?} is not a date YYYY-MM-DD ({e})")),
+            UntilDate::Toml(datetime) => match (datetime.date, datetime.time) {
+                (Some(date), None) => chrono::NaiveDate::from_ymd_opt(
+                    i32::from(date.year),
+                    u32::from(date.month),
+                    u32::from(date.day),
+                )
+                .ok_or_else(|| format!("until = {datetime} is not a day of the calendar")),
+                _ => Err(format!(
+                    "until = {datetime} holds a time: write the day alone, until = \"YYYY-MM-DD\""
+                )),
+            },
+            UntilDate::Other(value) => Err(format!(
+                "until = {value} is not a date: write until = \"YYYY-MM-DD\""
+            )),
+        }
+    }
+}
+
+/// One `[[accept]]` entry; an error at what makes it accept nothing, say nothing, say too much or
+/// never end.
 pub(super) fn parse(src: &Source, raw: Spanned<RawAccept>) -> Result<Accept> {
     let span = raw.span();
     let origin = format!("{}:{}", src.path.display(), src.line(span.start));
@@ -73,17 +111,22 @@ pub(super) fn parse(src: &Source, raw: Spanned<RawAccept>) -> Result<Accept> {
                 .to_owned(),
         ));
     }
+    let reason_chars = raw.reason.get_ref().chars().count();
+    if reason_chars > MAX_REASON_CHARS {
+        return Err(src.at(
+            raw.reason.span(),
+            format!(
+                "the reason of an [[accept]] entry is {reason_chars} characters long, over the \
+                 {MAX_REASON_CHARS} every report can show: say why in a few sentences and \
+                 link the rest"
+            ),
+        ));
+    }
     let until = match (raw.until, raw.until_commit) {
         (Some(date), None) => Until::Date(
-            chrono::NaiveDate::parse_from_str(date.get_ref(), "%Y-%m-%d").map_err(|e| {
-                src.at(
-                    date.span(),
-                    format!(
-                        "until = {:?} is not a date YYYY-MM-DD ({e})",
-                        date.get_ref()
-                    ),
-                )
-            })?,
+            date.get_ref()
+                .day()
+                .map_err(|message| src.at(date.span(), message))?,
         ),
         (None, Some(commit)) => {
             let hex = commit.get_ref();

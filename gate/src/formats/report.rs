@@ -1,10 +1,11 @@
-//! `irgate check --format json`: the report as JSON, schema version 3 (versions 1 and 2 are still
-//! read: 1 had no `build` in its fingerprint, 2 no change map). Its JSON Schema, generated from these types by [`schema`], is
+//! `irgate check --format json`: the report as JSON, schema version 4 (versions 1 to 3 are still
+//! read: 1 had no `build` in its fingerprint, 2 no change map, 3 repeated an accepted row's
+//! `[[accept]]` entry on the row). Its JSON Schema, generated from these types by [`schema`], is
 //! kept in `docs/report.schema.json`.
 //!
 //! ```json
 //! {
-//!   "schema_version": 3,
+//!   "schema_version": 4,
 //!   "outcome": { "kind": "failed", "count": 1 },
 //!   "exit_code": 1,
 //!   "mode": { "kind": "baselines" },
@@ -38,9 +39,12 @@
 //! Added in version 1: `since` on a row of the drift budget (gate.toml's `[drift]`): the anchor,
 //! e.g. `"v0.3.0 (0123456789ab, 2026-11-11)"`, whose count `baseline` is; the row judges the
 //! growth since then. Absent on other rows.
-//! Added in version 1: on a row with status `accepted` (over budget, let pass by an `[[accept]]`
-//! entry of gate.toml), `accepted`: `{reason, until, origin}`, e.g. `{"reason": "checksums (#42)",
-//! "until": "until 2026-12-31", "origin": "gate.toml:20"}`; absent on every other row.
+//! Version 4: `accepts`, the `[[accept]]` entries of gate.toml that let rows pass, each once:
+//! `{reason, until, origin}`, e.g. `{"reason": "checksums (#42)", "until": "until 2026-12-31",
+//! "origin": "gate.toml:20"}`; on a row with status `accepted` (over budget, let pass by one),
+//! `accept`: the index of its entry in `accepts`. Both absent when nothing was accepted. (Versions
+//! 1 to 3 wrote the entry itself on each accepted row, as `accepted`: one long reason over
+//! thousands of rows made a report of hundreds of megabytes.)
 //! Added in version 1: `mode`, what the run was compared with: `{"kind": "baselines"}` (the
 //! committed baselines) or `{"kind": "ab", "commit": "..."}` (a base commit measured in the same
 //! job, `irgate run --base`). A report without it was compared with the baselines.
@@ -65,12 +69,13 @@ use crate::model::{
     Accepted, Budget, FieldMismatch, Fingerprint, Metric, Mode, Outcome, Report, Status,
 };
 
-/// The schema version of the JSON report: 2 records the build settings in the fingerprint.
-pub const SCHEMA_VERSION: u32 = 3;
+/// The schema version of the JSON report: 2 records the build settings in the fingerprint, 3 the
+/// change map, 4 each `[[accept]]` entry once (`accepts`, rows' `accept`).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The schema versions `parse` reads (1 had no `build`, read as
-/// [`crate::model::BUILD_UNRECORDED`]; 2 had no change map).
-pub const READABLE_VERSIONS: &[u32] = &[1, 2, 3];
+/// [`crate::model::BUILD_UNRECORDED`]; 2 had no change map; 1 to 3 have `accepted` on rows).
+pub const READABLE_VERSIONS: &[u32] = &[1, 2, 3, 4];
 
 /// The report as the JSON format writes it; [`schema`] gives its JSON Schema.
 #[derive(Serialize, schemars::JsonSchema)]
@@ -94,6 +99,10 @@ struct JsonReport<'a> {
     env_mismatches: &'a [FieldMismatch],
     /// A row per benchmark and metric, worst first.
     rows: Vec<JsonRow<'a>>,
+    /// The `[[accept]]` entries that let rows over budget pass, each once (rows name theirs by
+    /// index, `accept`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    accepts: Vec<&'a Accepted>,
     #[serde(flatten)]
     attribution: &'a crate::model::Attribution,
     /// The compared change mapped onto the benchmarks (change-aware verdicts).
@@ -127,9 +136,9 @@ struct JsonRow<'a> {
     /// On a drift row: the anchor, whose count `baseline` is.
     #[serde(skip_serializing_if = "Option::is_none")]
     since: Option<&'a str>,
-    /// On an accepted row: the `[[accept]]` entry that let it pass.
+    /// On an accepted row: the index in `accepts` of the `[[accept]]` entry that let it pass.
     #[serde(skip_serializing_if = "Option::is_none")]
-    accepted: Option<&'a Accepted>,
+    accept: Option<usize>,
     /// Whether the benchmark runs code the compared change touched.
     #[serde(skip_serializing_if = "Option::is_none")]
     touch: Option<&'a crate::model::Touch>,
@@ -149,6 +158,37 @@ pub fn schema() -> String {
 
 /// Renders `report` as pretty JSON with a final newline.
 pub fn render(report: &Report) -> String {
+    let mut accepts: Vec<&Accepted> = Vec::new();
+    let mut indices = Vec::with_capacity(report.rows.len());
+    for row in &report.rows {
+        indices.push(row.accepted.as_ref().map(|accepted| {
+            accepts
+                .iter()
+                .position(|a| *a == accepted)
+                .unwrap_or_else(|| {
+                    accepts.push(accepted);
+                    accepts.len() - 1
+                })
+        }));
+    }
+    let rows = report
+        .rows
+        .iter()
+        .zip(indices)
+        .map(|(row, accept)| JsonRow {
+            benchmark: &row.benchmark,
+            metric: &row.metric,
+            baseline: row.baseline,
+            new: row.new,
+            change_pct: row.change_pct().map(|pct| (pct * 1000.0).round() / 1000.0),
+            limit: row.limit,
+            status: row.status,
+            fails: row.fails,
+            since: row.since.as_deref(),
+            accept,
+            touch: row.touch.as_ref(),
+        })
+        .collect();
     let json = JsonReport {
         schema_version: SCHEMA_VERSION,
         outcome: &report.outcome,
@@ -156,23 +196,8 @@ pub fn render(report: &Report) -> String {
         mode: &report.mode,
         fingerprint: &report.fingerprint,
         env_mismatches: &report.env_mismatches,
-        rows: report
-            .rows
-            .iter()
-            .map(|row| JsonRow {
-                benchmark: &row.benchmark,
-                metric: &row.metric,
-                baseline: row.baseline,
-                new: row.new,
-                change_pct: row.change_pct().map(|pct| (pct * 1000.0).round() / 1000.0),
-                limit: row.limit,
-                status: row.status,
-                fails: row.fails,
-                since: row.since.as_deref(),
-                accepted: row.accepted.as_ref(),
-                touch: row.touch.as_ref(),
-            })
-            .collect(),
+        rows,
+        accepts,
         attribution: &report.attribution,
         change: report.change.as_ref(),
         carried: &report.carried,
@@ -184,12 +209,17 @@ pub fn render(report: &Report) -> String {
 
 /// Pretty JSON text with the characters serde leaves raw that a terminal acts on (DEL, C1 controls)
 /// or that reorder or hide text ([`crate::text::is_deceptive`]) written as `\uXXXX` escapes: the
-/// same JSON, inert where it is printed. All are in the basic plane and, outside strings, pretty
-/// JSON is ASCII with line breaks, so only string contents change.
+/// same JSON, inert where it is printed. So is the first `#` of every `##[` (`\u0023#[`), which
+/// the Actions runner reads anywhere in a line as a legacy workflow command. All are in the basic
+/// plane and, outside strings, pretty JSON is ASCII with line breaks and no `#`, so only string
+/// contents change.
 pub fn inert(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if (c.is_control() && c != '\n') || crate::text::is_deceptive(c) {
+    for (at, c) in json.char_indices() {
+        if (c.is_control() && c != '\n')
+            || crate::text::is_deceptive(c)
+            || json[at..].starts_with(crate::text::LEGACY_COMMAND)
+        {
             let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {
             out.push(c);
@@ -212,12 +242,29 @@ pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
     })?;
     if !READABLE_VERSIONS.contains(&stored.schema_version) {
         return Err(invalid(format!(
-            "schema version {} of the JSON report is not one this irgate reads (1 to 3)",
+            "schema version {} of the JSON report is not one this irgate reads (1 to 4)",
             stored.schema_version
         )));
     }
     let exit_code = stored.exit_code;
-    let report = stored.report;
+    let mut report = stored.report;
+    if stored.schema_version >= 4 {
+        // Each accepted row names its entry by index; the rows' own `accepted` is not read.
+        let indices: StoredAccepts =
+            serde_json::from_str(text).map_err(|e| invalid(format!("rows' `accept`: {e}")))?;
+        for (row, index) in report.rows.iter_mut().zip(indices.rows) {
+            row.accepted = match index.accept {
+                None => None,
+                Some(i) => Some(stored.accepts.get(i).cloned().ok_or_else(|| {
+                    invalid(format!(
+                        "{}: `accept` {i} names no entry of `accepts` ({} of them)",
+                        row.benchmark,
+                        stored.accepts.len()
+                    ))
+                })?),
+            };
+        }
+    }
     for row in &report.rows {
         crate::id::check(&row.benchmark).map_err(&invalid)?;
         if !crate::config::metrics::is_count_metric(&row.metric) {
@@ -242,8 +289,24 @@ pub fn parse(text: &str, origin: &str) -> Result<Report, Error> {
 struct StoredReport {
     schema_version: u32,
     exit_code: u8,
+    /// Version 4: the `[[accept]]` entries rows name by index.
+    #[serde(default)]
+    accepts: Vec<Accepted>,
     #[serde(flatten)]
     report: Report,
+}
+
+/// Version 4's rows as far as their `[[accept]]` entry goes: its index in `accepts`.
+#[derive(Deserialize)]
+struct StoredAccepts {
+    rows: Vec<StoredAccept>,
+}
+
+/// A row's index in `accepts`, if any.
+#[derive(Deserialize)]
+struct StoredAccept {
+    #[serde(default)]
+    accept: Option<usize>,
 }
 
 /// The largest report file read; a bigger one is not an irgate report.

@@ -162,14 +162,18 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
         origins.insert(id, first_origin.clone())?;
     }
     for (origin, part) in parts {
-        let mut differences = fingerprint::mismatches(&merged.fingerprint, &part.fingerprint);
         if merged.fingerprint.commit != part.fingerprint.commit {
-            differences.push(crate::model::FieldMismatch {
-                field: "commit".to_owned(),
-                baseline: merged.fingerprint.commit.clone(),
-                current: part.fingerprint.commit.clone(),
-            });
+            return Err(Error::invalid(
+                &origin,
+                format!(
+                    "cannot merge with {first_origin}: taken at another commit (`{}` there, `{}` \
+                     here): every shard must measure the same code",
+                    crate::text::terminal(&merged.fingerprint.commit),
+                    crate::text::terminal(&part.fingerprint.commit)
+                ),
+            ));
         }
+        let differences = fingerprint::mismatches(&merged.fingerprint, &part.fingerprint);
         if let Some(difference) = differences.first() {
             return Err(Error::invalid(
                 &origin,
@@ -283,6 +287,19 @@ mod tests {
         .to_string();
         assert!(
             error.contains("built with other cargo features ([] there, [\"slow\"] here)"),
+            "{error}"
+        );
+        let mut later = shard(&["b::y"], "");
+        later.fingerprint.commit = "def".into();
+        let error = merge(vec![
+            ("one".into(), shard(&["a::x"], "")),
+            ("two".into(), later),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("taken at another commit (`abc` there, `def` here)")
+                && !error.contains("environment"),
             "{error}"
         );
     }

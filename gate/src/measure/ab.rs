@@ -114,7 +114,9 @@ pub fn measure(
 }
 
 /// The commit `rev` names in the repository at `root`.
+/// A revision git would read as an option is refused before git sees it or a hint prints it.
 pub fn resolve(root: &Path, rev: &str) -> Result<String> {
+    let rev = crate::git::revision(rev).map_err(Error::Tool)?;
     match crate::git::resolve(root, rev) {
         Some(hash) => Ok(hash),
         None => Err(Error::Tool(format!(
@@ -323,6 +325,13 @@ mod tests {
             .to_string();
         assert!(
             error.ends_with("git fetch --depth=1 origin 'main;touch pwned')"),
+            "{error}"
+        );
+        let error = resolve(dir.path(), "--upload-pack=touch pwned")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("starts with `-`") && !error.contains("git fetch"),
             "{error}"
         );
     }

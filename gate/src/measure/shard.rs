@@ -49,12 +49,31 @@ pub struct Part {
     pub count: NonZeroUsize,
 }
 
+/// The most shards a run may be split into: each runs at least one bench function in a CI job of
+/// its own, and no suite irgate has met comes near. Checked where `K/N` is read, before anything
+/// is planned or built, so that a mistyped N (`1/18446744073709551615`) is refused at once.
+pub const MAX_SHARDS: usize = 1_000;
+
 impl FromStr for Part {
     type Err = String;
 
     fn from_str(text: &str) -> std::result::Result<Part, String> {
-        let bad = || format!("`{text}` is not a shard: write K/N, e.g. 2/3 (the 2nd of 3)");
+        let bad = || {
+            format!(
+                "`{}` is not a shard: write K/N, e.g. 2/3 (the 2nd of 3)",
+                crate::text::terminal(text)
+            )
+        };
         let (index, count) = text.split_once('/').ok_or_else(bad)?;
+        // Any N of digits alone over the cap, however many digits (no number is made of it).
+        let digits = !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit());
+        if digits && count.parse::<usize>().ok().is_none_or(|n| n > MAX_SHARDS) {
+            return Err(format!(
+                "shard {}: N is more than the {MAX_SHARDS} shards irgate splits a run into (each \
+                 shard is a CI job running at least one bench function)",
+                crate::text::terminal(text)
+            ));
+        }
         let index: NonZeroUsize = index.parse().map_err(|_| bad())?;
         let count: NonZeroUsize = count.parse().map_err(|_| bad())?;
         if index > count {
@@ -293,6 +312,17 @@ mod tests {
             "4/3".parse::<Part>().unwrap_err(),
             "shard 4/3: K must be from 1 to N (3 shards)"
         );
+        assert!(format!("1/{MAX_SHARDS}").parse::<Part>().is_ok());
+        for huge in [
+            "1/1001",
+            "1/100000000",
+            "1/10000000000",
+            "1/18446744073709551615",
+            "1/99999999999999999999999999",
+        ] {
+            let error = huge.parse::<Part>().unwrap_err();
+            assert!(error.contains("more than the 1000"), "{huge}: {error}");
+        }
     }
 
     #[test]

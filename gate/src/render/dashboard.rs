@@ -74,11 +74,13 @@ pub fn anchor(id: &str) -> String {
 
 /// Text escaped for HTML content and quoted attributes (the HTML and SVG escaper: see
 /// [`crate::text`]): markup characters as entities, control characters as spaces, characters that
-/// reorder or hide text as U+FFFD.
+/// reorder or hide text as U+FFFD, and the first `#` of a `##[` as `&#35;` (no legacy workflow
+/// command forms, should the file be printed to a CI log).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for (at, c) in text.char_indices() {
         match c {
+            '#' if text[at..].starts_with(crate::text::LEGACY_COMMAND) => out.push_str("&#35;"),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),

@@ -916,7 +916,9 @@ fn sanitized(text: &str, max: usize) -> String {
 }
 
 /// Run text as an inline code span inside a table cell: no markdown, HTML or mention inside it
-/// takes effect. `|` is escaped for the table, the fence is longer than any backtick run inside.
+/// takes effect. `|` is escaped for the table, the fence is longer than any backtick run inside,
+/// and a `##[` is written `\u{23}#[` (as the terminal's escaper does), since the markdown is
+/// printed to the log too, where the runner reads `##[` anywhere as a workflow command.
 pub fn code(text: &str) -> String {
     let text = sanitized(text, MAX_VALUE_CHARS);
     if text.trim().is_empty() {
@@ -929,7 +931,8 @@ pub fn code(text: &str) -> String {
     } else {
         ""
     };
-    format!("{fence}{pad}{}{pad}{fence}", text.replace('|', "\\|"))
+    let text = crate::text::no_legacy_command(&text).replace('|', "\\|");
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 /// Pushes `c` as an HTML entity (`<`, `>`, `&`, `"`), or followed by a zero-width space (`@`,

@@ -22,11 +22,17 @@ pub enum Format {
     Json,
 }
 
-/// Renders `report` in `format`; `full` lists every row in the table even when all is well.
-pub fn render(report: &crate::model::Report, format: Format, full: bool) -> String {
+/// Renders `report` in `format`; `full` lists every row in the table even when all is well; the
+/// markdown stays within `limit`.
+pub fn render(
+    report: &crate::model::Report,
+    format: Format,
+    full: bool,
+    limit: markdown::Limit,
+) -> String {
     match format {
         Format::Table => table::render(report, full),
-        Format::Markdown => markdown::render(report, markdown::Limit::STEP_SUMMARY),
+        Format::Markdown => markdown::render(report, limit),
         Format::Json => crate::formats::report::render(report),
     }
 }

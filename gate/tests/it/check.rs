@@ -368,3 +368,43 @@ fn a_results_file_with_an_invalid_filter_is_refused() {
     let run = sandbox.check("bad.json", &[]);
     assert_error(&run, &["bad.json", "invalid filter `frame::[`"]);
 }
+
+#[test]
+fn the_markdown_format_keeps_within_max_chars() {
+    let sandbox = Sandbox::new();
+    sandbox.baselines();
+    sandbox.results("base", "many.json", |r| {
+        let benchmarks = r["benchmarks"].as_object_mut().unwrap();
+        for i in 0..300 {
+            benchmarks.insert(
+                format!("filter::added_{i}/case_{i}"),
+                serde_json::json!({"Ir": 1000 + i}),
+            );
+        }
+    });
+    let whole = sandbox.check("many.json", &["--format", "markdown"]);
+    assert_eq!(whole.code, 1, "{}", whole.stderr);
+    assert!(
+        whole.stdout.chars().count() > 10_000,
+        "{}",
+        whole.stdout.len()
+    );
+    let cut = sandbox.check(
+        "many.json",
+        &["--format", "markdown", "--max-chars", "5000"],
+    );
+    assert_eq!(cut.code, 1, "{}", cut.stderr);
+    assert!(
+        cut.stdout.encode_utf16().count() <= 5000,
+        "{}",
+        cut.stdout.len()
+    );
+    assert!(
+        cut.stdout
+            .contains("*Left out to stay within 5,000 characters"),
+        "{}",
+        cut.stdout
+    );
+    let tiny = sandbox.check("many.json", &["--format", "markdown", "--max-chars", "100"]);
+    assert_eq!(tiny.code, 2, "{}", tiny.stderr);
+}

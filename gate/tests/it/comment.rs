@@ -86,7 +86,7 @@ fn a_malformed_report_is_refused_saying_what_and_where() {
             "not an irgate JSON report (line",
         ),
         (
-            good.replace("\"schema_version\": 3", "\"schema_version\": 9"),
+            good.replace("\"schema_version\": 4", "\"schema_version\": 9"),
             "schema version 9",
         ),
         (

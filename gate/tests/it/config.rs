@@ -26,6 +26,15 @@ fn a_budget_file_with_a_typo_is_refused_with_line_and_column() {
             "override or accept pattern matches no benchmark",
         ),
     ];
+    let long_reason = format!(
+        "[[accept]]\nbenchmarks = [\"filter::*\"]\nuntil = \"2099-01-01\"\nreason = \"{}\"\n",
+        "x".repeat(1_001)
+    );
+    let cases = cases.into_iter().chain([(
+        long_reason.as_str(),
+        "gate.toml:4:10",
+        "the reason of an [[accept]] entry is 1001 characters long, over the 1000",
+    )]);
     for (toml, origin, message) in cases {
         let sandbox = Sandbox::new();
         sandbox.baselines();

@@ -184,8 +184,8 @@ const REPORT: &[(&str, Expected)] = &[
         Err("invalid type: floating point `1.8446744073709552e+19`"),
     ),
     (
-        "bad-schema-4.json",
-        Err("schema version 4 of the JSON report"),
+        "bad-schema-5.json",
+        Err("schema version 5 of the JSON report"),
     ),
     ("bad-empty.json", Err("not an irgate JSON report")),
 ];

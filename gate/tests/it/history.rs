@@ -289,3 +289,27 @@ fn a_large_suite_draws_a_bounded_site() {
     // About 250 bytes a benchmark, and the charts.
     assert!(total < benchmarks * 300 + CHARTED * 10_000, "{total} bytes");
 }
+
+#[test]
+fn a_repo_url_without_a_host_is_refused() {
+    let sandbox = crate::harness::Sandbox::new();
+    for url in ["https://", "https://user@evil.example/o/r"] {
+        let run = sandbox.irgate(&[
+            "history",
+            "render",
+            "--history",
+            "h",
+            "--out",
+            "site",
+            "--repo-url",
+            url,
+        ]);
+        assert_eq!(run.code, 2, "{url}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("give a plain https:// address with a host"),
+            "{url}: {}",
+            run.stderr
+        );
+    }
+}

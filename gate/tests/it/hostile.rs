@@ -25,6 +25,8 @@ const HOSTILE: &[&str] = &[
     "  ::add-mask::secret",
     "\u{a0}::stop-commands::resume",
     "##[error]forged",
+    "fn ##[error]legacy command mid-line",
+    "reason ###[warning]x%0A##[error]y",
     "<script>alert(1)</script> & <img src=x onerror=alert(1)>",
     "**bold** [link](https://evil.example) @admin #1 ~~x~~",
     "| cell | </details> <!-- ",
@@ -44,8 +46,8 @@ fn assert_inert_log(text: &str, what: &str) {
     for line in text.lines() {
         let body = line.trim_start_matches(char::is_whitespace);
         assert!(
-            !body.starts_with("::") && !body.starts_with("##["),
-            "{what}: a workflow command line: {line}"
+            !body.starts_with("::") && !line.contains("##["),
+            "{what}: a workflow command line (the runner reads `##[` anywhere): {line}"
         );
     }
 }
@@ -217,7 +219,8 @@ fn json_keeps_hostile_text_inert_and_exact() {
             let text = json::render(&report);
             assert_inert_log(&text, "json");
             let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-            assert_eq!(value["rows"][1]["accepted"]["reason"], *hostile);
+            let accept = value["rows"][1]["accept"].as_u64().unwrap() as usize;
+            assert_eq!(value["accepts"][accept]["reason"], *hostile);
             assert_eq!(json::parse(&text, "report.json").unwrap(), report);
         }
         // `irgate explain --format json`.

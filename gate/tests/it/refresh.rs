@@ -79,3 +79,28 @@ fn refresh_says_when_the_results_were_taken_on_uncommitted_changes() {
         dirty.stderr
     );
 }
+
+#[test]
+fn baselines_git_ignores_are_named_with_the_rule_and_the_fix() {
+    let sandbox = Sandbox::new();
+    sandbox.git(&["init", "--quiet"]);
+    // A bare line meant for build output hides a baseline group.
+    sandbox.write(".gitignore", "target\nvarint.json\n");
+    sandbox.results("base", "base.json", |_| {});
+    let run = sandbox.irgate(&["refresh", "--results", "base.json"]);
+    assert_eq!(run.code, 0, "a warning, not a failure: {}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "irgate: warning: baselines/varint.json: git ignores 1 file irgate wrote, by the \
+             rule varint.json (.gitignore:2:varint.json)"
+        ) && run.stderr.contains("`git add -f baselines/varint.json`")
+            && run.stderr.contains("a `!` rule"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("filter.json"), "{}", run.stderr);
+    // Once tracked, it is committed with every change: no warning.
+    sandbox.git(&["add", "-f", "baselines/varint.json"]);
+    let run = sandbox.irgate(&["refresh", "--results", "base.json"]);
+    assert!(!run.stderr.contains("git ignores"), "{}", run.stderr);
+}

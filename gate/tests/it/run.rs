@@ -287,3 +287,40 @@ fn a_shard_is_k_of_n_and_is_refused_when_merging() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
 }
+
+#[test]
+fn an_option_like_base_revision_is_refused_at_once() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.irgate(&["run", "--base=--upload-pack=touch pwned"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("starts with `-`, which git reads as an option"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("git fetch"), "{}", run.stderr);
+    assert!(!sandbox.path("pwned").exists());
+}
+
+#[test]
+fn a_shard_count_no_suite_could_use_is_refused_at_once() {
+    let sandbox = Sandbox::new();
+    for shard in [
+        "1/18446744073709551615",
+        "1/10000000000",
+        "1/100000000",
+        "1/1001",
+    ] {
+        let started = std::time::Instant::now();
+        let run = sandbox.irgate(&["run", "--shard", shard]);
+        assert_eq!(run.code, 2, "{shard}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("N is more than the 1000 shards"),
+            "{shard}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        assert!(started.elapsed().as_secs() < 10, "{shard}: not at once");
+    }
+}

@@ -67,21 +67,42 @@ fn the_baseline_file_is_frozen() {
 fn the_json_report_is_frozen() {
     let report = Report {
         outcome: Outcome::Failed { count: 1 },
-        rows: vec![Row {
-            benchmark: "frame::decode/b32".into(),
-            metric: "Ir".into(),
-            baseline: Some(47),
-            new: Some(57),
-            limit: Some(Budget {
-                relative_pct: 1.0,
-                absolute: 5,
-            }),
-            status: Status::OverBudget,
-            fails: true,
-            since: None,
-            accepted: None,
-            touch: None,
-        }],
+        rows: vec![
+            Row {
+                benchmark: "frame::decode/b32".into(),
+                metric: "Ir".into(),
+                baseline: Some(47),
+                new: Some(57),
+                limit: Some(Budget {
+                    relative_pct: 1.0,
+                    absolute: 5,
+                }),
+                status: Status::OverBudget,
+                fails: true,
+                since: None,
+                accepted: None,
+                touch: None,
+            },
+            Row {
+                benchmark: "frame::decode/b64".into(),
+                metric: "Ir".into(),
+                baseline: Some(47),
+                new: Some(57),
+                limit: Some(Budget {
+                    relative_pct: 1.0,
+                    absolute: 5,
+                }),
+                status: Status::Accepted,
+                fails: false,
+                since: None,
+                accepted: Some(irgate::model::Accepted {
+                    reason: "checksums (#42)".into(),
+                    until: "until 2026-12-31".into(),
+                    origin: "gate.toml:20".into(),
+                }),
+                touch: None,
+            },
+        ],
         fingerprint: fingerprint(),
         env_mismatches: Vec::new(),
         attribution: Default::default(),
@@ -94,6 +115,51 @@ fn the_json_report_is_frozen() {
     assert_eq!(
         formats::report::parse(&text, "report.json").unwrap(),
         report
+    );
+}
+
+/// A report of schema version 3 wrote the `[[accept]]` entry on each accepted row: it still reads.
+#[test]
+fn a_json_report_of_schema_version_3_reads_its_rows_accepted_entries() {
+    let accepted = irgate::model::Accepted {
+        reason: "checksums (#42)".into(),
+        until: "until 2026-12-31".into(),
+        origin: "gate.toml:20".into(),
+    };
+    let mut report = Report::undecided("why".to_owned());
+    report.outcome = Outcome::Passed;
+    report.rows.push(irgate::model::Row {
+        benchmark: "frame::decode/b64".into(),
+        metric: "Ir".into(),
+        baseline: Some(47),
+        new: Some(57),
+        limit: None,
+        status: Status::Accepted,
+        fails: false,
+        since: None,
+        accepted: Some(accepted.clone()),
+        touch: None,
+    });
+    let mut value: serde_json::Value =
+        serde_json::from_str(&formats::report::render(&report)).unwrap();
+    value["schema_version"] = 3.into();
+    let entry = value.as_object_mut().unwrap().remove("accepts").unwrap()[0].clone();
+    let row = value["rows"][0].as_object_mut().unwrap();
+    row.remove("accept");
+    row.insert("accepted".into(), entry);
+    let read = formats::report::parse(&value.to_string(), "old.json").unwrap();
+    assert_eq!(read.rows[0].accepted.as_ref(), Some(&accepted));
+    // In version 4, an index naming no entry is refused.
+    value["schema_version"] = 4.into();
+    let row = value["rows"][0].as_object_mut().unwrap();
+    row.remove("accepted");
+    row.insert("accept".into(), 3.into());
+    let error = formats::report::parse(&value.to_string(), "new.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`accept` 3 names no entry of `accepts`"),
+        "{error}"
     );
 }
 
