@@ -24,8 +24,8 @@ gate: ## Run the callgrind suite and check it against baselines/ (exit 0/1/2)
 	$(IRGATE) run $(RUN_ARGS)
 	$(IRGATE) check $(CHECK_ARGS)
 
-baseline: ## Run the callgrind suite and write its counts into baselines/
-	$(IRGATE) run $(RUN_ARGS)
+baseline: ## Run the callgrind suite and write its counts (and its code record) into baselines/
+	$(IRGATE) run --record $(RUN_ARGS)
 	$(IRGATE) refresh $(REFRESH_ARGS)
 
 install-runner: ## Install the suite's runner into irgate's cache (skipped when found)
@@ -43,5 +43,5 @@ image: ## Build the pinned image (irgate-env) with this repository's pins
 gate-container: image ## The gate (irgate run + check) in the pinned image
 	$(IN_CONTAINER) sh -c 'irgate run $(RUN_ARGS) && irgate check $(CHECK_ARGS)'
 
-baseline-container: image ## Take new baselines (irgate run + refresh) in the pinned image
-	$(IN_CONTAINER) sh -c 'irgate run $(RUN_ARGS) && irgate refresh $(REFRESH_ARGS)'
+baseline-container: image ## Take new baselines (irgate run --record + refresh) in the pinned image
+	$(IN_CONTAINER) sh -c 'irgate run --record $(RUN_ARGS) && irgate refresh $(REFRESH_ARGS)'

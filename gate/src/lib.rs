@@ -9,7 +9,9 @@
 //! - [`judge`]: results against baselines and budgets, the change map, accepted changes, drift;
 //! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B, shards;
 //! - [`formats`]: every file irgate reads or writes, each with a frozen, versioned schema;
-//! - [`change`]: the diff between two commits mapped onto the benchmarks' executed lines;
+//! - [`change`]: the files a change altered, and each benchmark found touched through its code
+//!   record and the build's code identity;
+//! - [`identity`]: the code identity of a linked object, function by function;
 //! - [`git`]: the one way irgate runs git;
 //! - [`config`]: the file gate.toml, one module per concept;
 //! - [`model`], [`filter`], [`id`], [`error`]: the shared vocabulary;

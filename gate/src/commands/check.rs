@@ -176,7 +176,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
     };
     let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
     let mapped = if options.change_map {
-        change_map(&config, &paths, &results, &mode, &ids)
+        change_map(&config, &paths, (&results, &baselines), &mode, &ids)
     } else {
         None
     };
@@ -212,7 +212,7 @@ fn compare_inputs(options: &Options) -> Result<Report> {
 fn change_map(
     config: &Config,
     paths: &Resolved,
-    results: &Results,
+    (results, baselines): (&Results, &Baselines),
     mode: &Mode,
     ids: &[String],
 ) -> Option<Mapped> {
@@ -254,13 +254,21 @@ fn change_map(
     } else {
         Some(head.hash.as_str())
     };
-    Some(crate::judge::changes::map(
+    let mut mapped = crate::judge::changes::map(
         paths,
         (base.as_ref().map_err(Clone::clone), head),
         head_code.as_ref().map(|c| &c.objects).map_err(Clone::clone),
         config,
         ids,
-    ))
+    );
+    if mapped.map.base.is_empty() {
+        // Not mapped for want of a record: the span still starts where the comparison does.
+        mapped.map.base = match mode {
+            Mode::Ab { commit } => commit.clone(),
+            _ => baselines_commit(baselines, results).unwrap_or_default(),
+        };
+    }
+    Some(mapped)
 }
 
 /// Drift triage: the environment differs from the baselines', so their commit is measured again

@@ -563,7 +563,7 @@ fn next_steps(ran: bool, branch: Option<&str>) -> String {
             "  irgate refresh                 take the baselines from the run above (baselines/)\n",
         );
     } else {
-        out.push_str("  irgate run && irgate refresh   take the baselines (baselines/)\n");
+        out.push_str("  irgate run --record && irgate refresh   take the baselines and the code record (baselines/)\n");
     }
     out.push_str(
         "  git add gate.toml baselines/   commit them: that is how counts are accepted\n\

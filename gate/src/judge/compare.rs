@@ -466,12 +466,29 @@ mod tests {
         assert_eq!(
             statuses(&report),
             [
-                ("a::beyond", "Ir", Status::OverBudget, true),
                 ("a::touched", "Ir", Status::OverBudget, true),
                 ("a::unmapped", "Ir", Status::OverBudget, true),
                 ("a::faster", "Ir", Status::Layout, false),
                 ("a::layout", "Ir", Status::Layout, false),
+                ("a::beyond", "Ir", Status::Unexplained, false),
             ]
+        );
+        // A failure decides; without one, an unexplained move leaves the gate undecided.
+        assert_eq!(report.outcome, Outcome::Failed { count: 2 });
+        let alone = judge(&Judgement {
+            results: &results(&[("a::beyond", 117)]),
+            baselines: &baselines(&[("a::beyond", 100)]),
+            config: &config,
+            policy: Policy::default(),
+            mode: &Mode::Baselines,
+            anchor: None,
+            change: Some(&mapped),
+        })
+        .unwrap();
+        assert!(
+            matches!(&alone.outcome, Outcome::Undecided { reason } if reason.contains("a::beyond") && reason.contains("address budget")),
+            "{:?}",
+            alone.outcome
         );
         let unmapped = report.rows.iter().find(|r| r.benchmark == "a::unmapped");
         assert!(matches!(

@@ -7,7 +7,7 @@ use crate::text::{plural, short_commit};
 /// How many changed functions a row names before "and N more".
 pub const NAMED: usize = 3;
 
-/// Why `row` (failing, or moved without running changed code) is or is not the change's, in one
+/// Why `row` (failing, or moved without executing changed code) is or is not the change's, in one
 /// sentence; `None` when the report does not map the change or the row needs no reason.
 pub fn why(report: &Report, row: &Row) -> Option<String> {
     let map = report.change.as_ref()?;
@@ -74,7 +74,7 @@ pub fn carried(report: &Report) -> Option<String> {
 }
 
 /// One line on what the change map covered: the compared commits, how many benchmarks run the
-/// changed code, how many moved without running it; or why the change was not mapped. `None`
+/// changed code, how many moved without executing it; or why the change was not mapped. `None`
 /// when no benchmark moved (nothing for the map to explain) or the report maps no change.
 pub fn summary(report: &Report) -> Option<String> {
     let map = report.change.as_ref()?;
@@ -90,7 +90,11 @@ pub fn summary(report: &Report) -> Option<String> {
     } else {
         short_commit(&map.head).to_owned()
     };
-    let span = format!("{} to {head}", short_commit(&map.base));
+    let span = if map.base.is_empty() {
+        format!("to {head}")
+    } else {
+        format!("{} to {head}", short_commit(&map.base))
+    };
     if let Some(reason) = &map.unmapped {
         return Some(format!(
             "Change map ({span}): not mapped, so every benchmark is held to its budget: {reason}"

@@ -288,7 +288,11 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
     let attention = take(&|row| {
         matches!(
             row.status,
-            Status::OverBudget | Status::Stale | Status::New | Status::Vanished
+            Status::OverBudget
+                | Status::Stale
+                | Status::New
+                | Status::Vanished
+                | Status::Unexplained
         )
     });
     let rest = take(&|_| true);
@@ -331,9 +335,10 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
     sections.extend(accepted_table(&accepted));
     if !layout.is_empty() {
         sections.push(table(
-            "result moved by layout",
-            "### Moved without running changed code: layout, toolchain or dependency\n\n\
-             These run none of the changed code and moved within the layout budget: they pass.\n\n"
+            "result moved by addresses",
+            "### Moved without executing changed code: within the address budget\n\n\
+             These executed none of the changed code and moved within the address budget \
+             (`[layout]`): they pass.\n\n"
                 .into(),
             &layout,
         ));

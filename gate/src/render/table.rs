@@ -268,7 +268,12 @@ fn verdict(report: &Report) -> String {
         (
             Status::Layout,
             "",
-            "moved without running changed code (within the layout budget)",
+            "moved without executing changed code (within the address budget)",
+        ),
+        (
+            Status::Unexplained,
+            "",
+            "moved beyond the address budget without executing changed code (not the change's)",
         ),
         (Status::Vanished, "vanished", "vanished"),
     ];

@@ -445,8 +445,7 @@ fn a_report_of_1000_benchmarks_with_10_over_budget() {
 /// A change-aware report: a failing benchmark that runs a changed function, one that runs none
 /// of the change yet moved beyond the layout budget, one moved by layout within it, one carried.
 fn change_aware_report() -> Report {
-    use irgate::model::coverage::Lines;
-    use irgate::model::{ChangeMap, ChangedFunction, Touch};
+    use irgate::model::{ChangeMap, ChangedFunction, Lines, Touch};
     let touched = |mut row: Row, touch: Touch| {
         row.touch = Some(touch);
         row
@@ -500,6 +499,8 @@ fn change_aware_report() -> Report {
         base: "0123456789abcdef".into(),
         head: String::new(),
         functions: vec![ChangedFunction {
+            object: "release/deps/callgrind".into(),
+            how: "changed".into(),
             file: "src/frame.rs".into(),
             name: "Frame::encode<script>".into(),
             lines: vec![Lines {
@@ -528,16 +529,19 @@ fn a_change_aware_report_says_which_changed_code_each_failure_runs() {
         .unwrap();
     assert!(
         failure.ends_with(&format!(
-            "❌ over budget: runs changed code: `Frame::encode<script>` ({link}) |"
+            "❌ over budget: executes changed code: `Frame::encode<script>` ({link}) |"
         )),
         "{failure}"
     );
     assert!(!outside_code_spans(&md).contains("<script"), "{md}");
     assert!(
-        md.contains("runs none of the changed code, yet moved beyond what layout can"),
+        md.contains("executed none of the changed code, yet moved beyond the address budget"),
         "{md}"
     );
-    assert!(md.contains("### Moved without running changed code: layout, toolchain or dependency"));
+    assert!(
+        md.contains("### Moved without executing changed code: within the address budget"),
+        "{md}"
+    );
     assert!(
         md.contains("Not run: 1 benchmark runs none of the changed code"),
         "{md}"
@@ -545,7 +549,7 @@ fn a_change_aware_report_says_which_changed_code_each_failure_runs() {
     assert!(
         md.contains(
             "Change map \\(0123456789ab to the working tree\\): 1 changed function; 1 benchmark \
-             runs the changed code; 1 benchmark moved without running it."
+             executes the changed code; 1 benchmark moved without executing it."
         ),
         "{md}"
     );
