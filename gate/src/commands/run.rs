@@ -228,13 +228,7 @@ fn untouched(
         .map(str::to_owned)
         .collect();
     let in_scope = ids.len();
-    let mapped = crate::judge::changes::map(
-        paths,
-        (Ok(&record), None),
-        Ok(&objects),
-        config,
-        &ids,
-    );
+    let mapped = crate::judge::changes::map(paths, (Ok(&record), None), Ok(&objects), config, &ids);
     if let Some(reason) = &mapped.map.unmapped {
         return everything(&terminal(reason));
     }

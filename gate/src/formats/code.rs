@@ -388,7 +388,8 @@ mod tests {
     fn refuses_ref_names_unnormalized_keys_and_bad_digests() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("code.json");
-        let cases: [(&dyn Fn(&mut CodeRecord), &str); 6] = [
+        type Spoil<'a> = &'a dyn Fn(&mut CodeRecord);
+        let cases: [(Spoil, &str); 6] = [
             (&|r| r.commit = "main".into(), "full commit hash"),
             (&|r| r.commit = "A".repeat(40), "full commit hash"),
             (
