@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replays the gate over a range of commits of a repository: every commit is checked against its
-# first parent (both built and run here, the parent's counts and coverage record taken as the
+# first parent (both built and run here, the parent's counts and code record taken as the
 # baselines), twice: after a full run and after a selected one (`irgate run --only-touched`), and
 # the table says what moved, what the change touched, what failed under the old verdict (`irgate
 # check --no-change-map`) and under the change-aware one, whether the selected run's verdict
@@ -169,7 +169,7 @@ run() {
     if [ ${#inputs[@]} -gt 0 ] && [ -n "$measured" ] &&
         git -C "$repo" diff --quiet "$measured" "$1" -- "${inputs[@]}"; then
         cp "$work/$measured.json" "$out"
-        cp "$work/$measured.coverage.json" "$work/$1.coverage.json"
+        cp "$work/$measured.code.json" "$work/$1.code.json"
         echo "reused" >"$work/$1.how"
         echo "$out"
         return
@@ -178,7 +178,8 @@ run() {
     echo "replay: irgate run at $(git -C "$repo" log -1 --format='%h %s' "$1")" >&2
     build "$1"
     local start=$EPOCHREALTIME
-    irgate_run "$work/$1.log" --results "$out"
+    # --record: this commit is the next one's parent, whose code record selection compares with.
+    irgate_run "$work/$1.log" --record --results "$out"
     seconds_since "$start" >"$work/$1.time"
     echo "measured" >"$work/$1.how"
     echo "$1" >"$work/last-measured"

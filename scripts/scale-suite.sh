@@ -6,7 +6,7 @@
 #   (b) the same benchmarks under plain `cargo bench` (gungraun alone, with the callgrind
 #       arguments irgate passes), and what irgate adds to it, each timed alone: the listing run
 #       before the measured one (`cargo bench -- --list`) and reading the summaries and callgrind
-#       files back into results, profiles and coverage (`irgate run --from` the runner's output);
+#       files back into results and profiles (`irgate run --from` the runner's output);
 #       irgate's overhead per benchmark = (listing + reading) / N. The difference of the two
 #       whole runs / N is printed too, but on a shared machine it is mostly the load's noise;
 #   (c) `irgate check`, `check --format markdown`, `refresh`, `history add` and `history render`:
