@@ -20,6 +20,9 @@
 #   unrun    `spare`'s body grows                   none                      PASS
 #   unused   a function no benchmark runs is added  none                      PASS
 #   doc      a doc comment above `shared`           none                      PASS
+#   bounds   a doc comment above a function whose   none (the moved panic     PASS
+#            bounds check never fails               location is read only on
+#                                                   the path that never ran)
 #   version  the package's version                  none                      PASS
 #
 # (`generic` selects both: instances of a generic share one name under Rust's legacy mangling, so
@@ -87,6 +90,12 @@ pub fn lookup(i: usize) -> u64 {
     TABLE[i & 7].wrapping_mul(3)
 }
 
+/// Indexes with a bounds check that never fails here.
+#[inline(never)]
+pub fn pick(v: &[u64], i: usize) -> u64 {
+    v[i].wrapping_mul(5)
+}
+
 /// Run with two types.
 #[inline(never)]
 pub fn scale<T: Into<u64> + Copy>(x: T) -> u64 {
@@ -135,6 +144,12 @@ fn lookup(i: usize) -> u64 {
 }
 
 #[library_benchmark]
+#[bench::two(2)]
+fn pick(i: usize) -> u64 {
+    black_box(changefix::pick(black_box(&[1, 2, 3]), black_box(i)))
+}
+
+#[library_benchmark]
 #[bench::byte(9)]
 fn scale_u8(x: u8) -> u64 {
     black_box(changefix::scale(black_box(x)))
@@ -155,7 +170,7 @@ fn read(bytes: Vec<u8>) -> u64 {
 library_benchmark_group!(name = twice, benchmarks = shared);
 library_benchmark_group!(name = once, benchmarks = lonely);
 library_benchmark_group!(name = setup, benchmarks = summed);
-library_benchmark_group!(name = table, benchmarks = lookup);
+library_benchmark_group!(name = table, benchmarks = [lookup, pick]);
 library_benchmark_group!(name = generic, benchmarks = [scale_u8, scale_u32]);
 library_benchmark_group!(name = files, benchmarks = read);
 main!(library_benchmark_groups = twice, once, setup, table, generic, files);
@@ -178,7 +193,7 @@ say "baselines and their code record at the first commit"
 "$irgate" refresh >"$work/base-refresh.log" 2>&1 || { cat "$work/base-refresh.log" >&2; die "irgate refresh failed"; }
 [ -f baselines/code/record.json ] || die "irgate refresh wrote no code record"
 recorded=$(jq -r '.benchmarks | keys | length' baselines/code/record.json)
-[ "$recorded" = 8 ] || die "the code record holds $recorded benchmarks, not 8"
+[ "$recorded" = 9 ] || die "the code record holds $recorded benchmarks, not 9"
 commit baselines
 base=$(git rev-parse HEAD)
 all=$(jq -r '.benchmarks | keys[]' target/irgate/results.json | sort | tr '\n' ' ')
@@ -256,6 +271,11 @@ step; sed -i 's|^/// Run by the two `shared` benchmarks.|/// Run by the two `sha
 judge doc
 expect "doc: touched" "$touched" ""
 expect "doc: exit" "$full_exit" 0
+
+step; sed -i 's|^/// Indexes with a bounds check that never fails here.|/// Indexes with a bounds check that never fails here.\n///\n/// A second paragraph moves its lines, and so its panic location.|' changefix/src/lib.rs; commit bounds
+judge bounds
+expect "bounds: touched" "$touched" ""
+expect "bounds: exit" "$full_exit" 0
 
 step; sed -i 's/^version = "0.1.0"/version = "0.2.0"/' changefix/Cargo.toml; cargo metadata --format-version 1 >/dev/null; commit version
 judge version

@@ -211,8 +211,10 @@ fn verdict(
             return missing(key);
         };
         for name in functions {
+            if new.same_as(old, name) {
+                continue;
+            }
             let how = match (old.functions.get(name), new.functions.get(name)) {
-                (Some(a), Some(b)) if a == b => continue,
                 (Some(_), None) => How::Vanished,
                 _ => How::Changed,
             };

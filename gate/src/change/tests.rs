@@ -14,6 +14,7 @@ fn object(functions: &[(&str, &str)], whole: &str) -> Object {
             .collect(),
         whole: whole.repeat(32),
         imprecise: None,
+        parts: BTreeMap::new(),
     }
 }
 
@@ -249,4 +250,71 @@ fn changed_paths_are_relative_to_the_workspace_root() {
     );
     assert_eq!(relative("demo/", "scripts/x.sh"), "../scripts/x.sh");
     assert_eq!(relative("", "src/lib.rs"), "src/lib.rs");
+}
+
+/// `codec::encode` in two parts: its code, and two data references (at 4 and 20) of which the
+/// record kept only the one at 4 (the other's instruction never executed).
+fn with_parts(code: &str, at_4: &str, at_20: Option<&str>) -> crate::model::code::Parts {
+    let mut data = BTreeMap::from([(4, at_4.repeat(32))]);
+    if let Some(at_20) = at_20 {
+        data.insert(20, at_20.repeat(32));
+    }
+    crate::model::code::Parts {
+        code: code.repeat(32),
+        data,
+    }
+}
+
+#[test]
+fn data_that_no_executed_instruction_reads_selects_nothing() {
+    let mut record = base();
+    let bench = record.objects.get_mut(BENCH).unwrap();
+    bench
+        .parts
+        .insert("codec::encode".to_owned(), with_parts("a", "b", None));
+    // The head: a panic location moved (the reference at 20, whose instruction never ran).
+    let moved = head(|o| {
+        let bench = o.get_mut(BENCH).unwrap();
+        bench
+            .functions
+            .insert("codec::encode".to_owned(), "9".repeat(32));
+        bench
+            .parts
+            .insert("codec::encode".to_owned(), with_parts("a", "b", Some("c")));
+    });
+    let touches = touched(&record, &moved, &Change::default(), &ids());
+    assert!(!touches.touch["g::encode/a"].is_touched());
+    // Data an executed instruction reads changed: touched.
+    let read = head(|o| {
+        let bench = o.get_mut(BENCH).unwrap();
+        bench
+            .functions
+            .insert("codec::encode".to_owned(), "9".repeat(32));
+        bench
+            .parts
+            .insert("codec::encode".to_owned(), with_parts("a", "d", Some("c")));
+    });
+    let touches = touched(&record, &read, &Change::default(), &ids());
+    assert!(touches.touch["g::encode/a"].is_touched());
+    // The code changed: touched, whatever the data.
+    let code = head(|o| {
+        let bench = o.get_mut(BENCH).unwrap();
+        bench
+            .functions
+            .insert("codec::encode".to_owned(), "9".repeat(32));
+        bench
+            .parts
+            .insert("codec::encode".to_owned(), with_parts("e", "b", Some("c")));
+    });
+    let touches = touched(&record, &code, &Change::default(), &ids());
+    assert!(touches.touch["g::encode/a"].is_touched());
+    // No parts on the head side (a unit of several instances): touched.
+    let unit = head(|o| {
+        let bench = o.get_mut(BENCH).unwrap();
+        bench
+            .functions
+            .insert("codec::encode".to_owned(), "9".repeat(32));
+    });
+    let touches = touched(&record, &unit, &Change::default(), &ids());
+    assert!(touches.touch["g::encode/a"].is_touched());
 }

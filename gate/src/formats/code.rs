@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::formats;
-use crate::model::code::{CodeRecord, Executed, Object};
+use crate::model::code::{CodeRecord, Executed, Object, Parts};
 
 /// The schema version of code records this irgate writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -68,6 +68,16 @@ struct ObjectFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     imprecise: Option<String>,
     functions: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    parts: BTreeMap<String, PartsFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartsFile {
+    code: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    data: BTreeMap<u32, String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -125,6 +135,17 @@ impl CodeFile {
                         whole: object.whole.clone(),
                         imprecise: object.imprecise.clone(),
                         functions: object.functions.clone(),
+                        parts: object
+                            .parts
+                            .iter()
+                            .map(|(name, parts)| {
+                                let file = PartsFile {
+                                    code: parts.code.clone(),
+                                    data: parts.data.clone(),
+                                };
+                                (name.clone(), file)
+                            })
+                            .collect(),
                     };
                     (key.clone(), file)
                 })
@@ -159,7 +180,14 @@ impl CodeFile {
                     "object `{key}` lists more than {MAX_FUNCTIONS} functions"
                 )));
             }
-            for digest in std::iter::once(&object.whole).chain(object.functions.values()) {
+            let parts_digests = object
+                .parts
+                .values()
+                .flat_map(|p| std::iter::once(&p.code).chain(p.data.values()));
+            for digest in std::iter::once(&object.whole)
+                .chain(object.functions.values())
+                .chain(parts_digests)
+            {
                 if !is_digest(digest) {
                     return Err(invalid(format!(
                         "object `{key}`: `{digest}` is not a digest (32 lowercase hex digits)"
@@ -172,6 +200,17 @@ impl CodeFile {
                     functions: object.functions,
                     whole: object.whole,
                     imprecise: object.imprecise,
+                    parts: object
+                        .parts
+                        .into_iter()
+                        .map(|(name, parts)| {
+                            let parts = Parts {
+                                code: parts.code,
+                                data: parts.data,
+                            };
+                            (name, parts)
+                        })
+                        .collect(),
                 },
             );
         }
@@ -331,6 +370,13 @@ mod tests {
             ]),
             whole: "3".repeat(32),
             imprecise: None,
+            parts: BTreeMap::from([(
+                "a::f".to_owned(),
+                Parts {
+                    code: "4".repeat(32),
+                    data: BTreeMap::from([(7, "5".repeat(32))]),
+                },
+            )]),
         };
         CodeRecord {
             commit: "a".repeat(40),

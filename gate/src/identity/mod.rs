@@ -77,6 +77,106 @@ pub struct Identity {
     /// section of the map holds), or `None` when every extent was exact. Coarse extents are still
     /// sound: a function may look changed when a neighbouring constant changed, never the reverse.
     pub imprecise: Option<String>,
+    /// For each key of one function only (not a unit of several instances): its digest in two
+    /// parts, so that data no executed instruction reads can be told apart.
+    pub parts: BTreeMap<String, Parts>,
+    /// The start address of each function of [`Identity::parts`].
+    addresses: BTreeMap<String, u64>,
+}
+
+/// A function's digest in two parts: its code (the bytes, every relocation's place and type, and
+/// the functions it refers to) and the data each data reference reads.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Parts {
+    /// The digest of the code.
+    pub code: String,
+    /// By the reference's offset in the function: the digest of the data it reads. With
+    /// executed addresses given to [`read_executed`], only the references of instructions that
+    /// may have executed.
+    pub data: BTreeMap<u32, String>,
+}
+
+/// The longest x86-64 instruction: a reference at most this far past an executed instruction's
+/// start may belong to it.
+const MAX_INSTRUCTION: u64 = 15;
+
+/// [`read`], with the addresses of the instructions that executed (callgrind's `--dump-instr`,
+/// the object's own addresses): [`Parts::data`] then keeps only the references that an executed
+/// instruction may hold. A reference belongs to the last executed instruction at or before it
+/// when that is at most [`MAX_INSTRUCTION`] bytes back, unless that instruction is a jump, a
+/// return or a trap whose encoding gives its exact length and it ends before the reference: this
+/// errs towards keeping.
+pub fn read_executed(
+    path: &Path,
+    roots: &[PathBuf],
+    executed: &std::collections::BTreeSet<u64>,
+) -> Result<Identity> {
+    let mut identity = read(path, roots)?;
+    let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
+    let code = Code::new(&data);
+    let addresses = identity.addresses.clone();
+    for (key, parts) in identity.parts.iter_mut() {
+        let Some(&start) = addresses.get(key) else {
+            continue;
+        };
+        parts.data.retain(|offset, _| {
+            let place = start + u64::from(*offset);
+            let Some(&last) = executed
+                .range(place.saturating_sub(MAX_INSTRUCTION - 1)..=place)
+                .next_back()
+            else {
+                return false;
+            };
+            code.terminator_length(last)
+                .is_none_or(|length| place < last + length)
+        });
+    }
+    Ok(identity)
+}
+
+/// The executable bytes of an object, by address, for reading an instruction's first bytes.
+struct Code<'d> {
+    /// (address, bytes) of each executable section.
+    sections: Vec<(u64, &'d [u8])>,
+}
+
+impl<'d> Code<'d> {
+    fn new(data: &'d [u8]) -> Code<'d> {
+        use object::{Object, ObjectSection, SectionKind};
+        let mut sections = Vec::new();
+        if let Ok(file) = object::read::elf::ElfFile64::<LittleEndian>::parse(data) {
+            for section in file.sections() {
+                if section.kind() == SectionKind::Text
+                    && let Ok(bytes) = section.data()
+                {
+                    sections.push((section.address(), bytes));
+                }
+            }
+        }
+        Code { sections }
+    }
+
+    /// The exact length of the instruction at `address` when it is a jump, a return or a trap
+    /// whose encoding says its length without doubt (`ret`, `jmp` and `jcc` with 8- or 32-bit
+    /// displacements, `int3`, `ud2`), else `None`.
+    fn terminator_length(&self, address: u64) -> Option<u64> {
+        let (base, bytes) = self
+            .sections
+            .iter()
+            .find(|(base, bytes)| address >= *base && address - base < bytes.len() as u64)?;
+        let at = usize::try_from(address - base).ok()?;
+        match *bytes.get(at)? {
+            0xc3 | 0xcc => Some(1),
+            0xeb | 0x70..=0x7f => Some(2),
+            0xe9 => Some(5),
+            0x0f => match *bytes.get(at + 1)? {
+                0x0b => Some(2),
+                0x80..=0x8f => Some(6),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 /// Reads the object at `path` (and its link map at `<path>.map`, when there is one). `roots` are
@@ -625,6 +725,7 @@ impl<'d> Reader<'d> {
 
     fn identity(mut self) -> Result<Identity> {
         let mut units: BTreeMap<String, Vec<Hash16>> = BTreeMap::new();
+        let mut single: BTreeMap<String, (u64, Parts)> = BTreeMap::new();
         let mut seen = std::collections::HashSet::new();
         for i in 0..self.functions.len() {
             let function = self.functions[i];
@@ -632,9 +733,17 @@ impl<'d> Reader<'d> {
             if !seen.insert((name.clone(), function.start, function.end)) {
                 continue;
             }
-            let digest = self.function_digest(function)?;
-            units.entry(name).or_default().push(digest);
+            let (digest, parts) = self.function_digest(function)?;
+            let unit = units.entry(name.clone()).or_default();
+            unit.push(digest);
+            if unit.len() == 1 {
+                single.insert(name, (function.start, parts));
+            } else {
+                single.remove(&name);
+            }
         }
+        let addresses = single.iter().map(|(k, (a, _))| (k.clone(), *a)).collect();
+        let parts = single.into_iter().map(|(k, (_, p))| (k, p)).collect();
         let functions = units
             .into_iter()
             .map(|(name, mut digests)| {
@@ -658,16 +767,22 @@ impl<'d> Reader<'d> {
         Ok(Identity {
             functions,
             imprecise,
+            parts,
+            addresses,
         })
     }
 
-    fn function_digest(&mut self, function: Function) -> Result<Hash16> {
+    /// The function's digest, and the same in two parts (its code; the data each reference
+    /// reads).
+    fn function_digest(&mut self, function: Function) -> Result<(Hash16, Parts)> {
         let section = &self.sections[function.section];
         let from = (function.start - section.addr) as usize;
         let to = (function.end - section.addr) as usize;
         let mut code = section.data[from..to].to_vec();
         let range = section.relocs_in(function.start, function.end);
         let mut records = Sha256::new();
+        let mut functions_only = Sha256::new();
+        let mut data: BTreeMap<u32, String> = BTreeMap::new();
         for index in range {
             let r = self.sections[function.section].relocs[index];
             let Some(width) = width(r.kind) else {
@@ -692,17 +807,44 @@ impl<'d> Reader<'d> {
                 )));
             };
             bytes.fill(0);
+            let reads_data = self
+                .targets(r, true, 0)?
+                .iter()
+                .any(|t| matches!(t, Target::Data(..)));
+            let mut one = Sha256::new();
+            self.hash_reloc(&mut one, r, true, 0)?;
+            let referred = one.finalize();
             records.update(b"R");
             update_len(&mut records, offset);
             records.update(r.kind.to_le_bytes());
-            self.hash_reloc(&mut records, r, true, 0)?;
+            records.update(referred);
+            functions_only.update(b"R");
+            update_len(&mut functions_only, offset);
+            functions_only.update(r.kind.to_le_bytes());
+            if reads_data {
+                // What a data reference reads is kept apart; its place and type are code.
+                let mut digest = Sha256::new();
+                digest.update(referred);
+                data.insert(
+                    u32::try_from(offset).unwrap_or(u32::MAX),
+                    hex(&finish(digest)),
+                );
+            } else {
+                functions_only.update(referred);
+            }
         }
         let mut hasher = Sha256::new();
         hasher.update(b"code");
         update_len(&mut hasher, code.len() as u64);
         hasher.update(&code);
+        let mut code_only = hasher.clone();
         hasher.update(records.finalize());
-        Ok(finish(hasher))
+        code_only.update(functions_only.finalize());
+        let parts = Parts {
+            code: hex(&finish(code_only)),
+            data,
+        };
+        Ok((finish(hasher), parts))
     }
 
     /// Hashes what relocation `r` refers to; `place` is the field's offset in the data item that

@@ -552,3 +552,67 @@ fn compare() {
     );
     assert!(changed.len() < a.functions.len());
 }
+
+#[test]
+fn a_reference_no_executed_instruction_holds_is_left_out_of_the_parts() {
+    // `pick` reads MESSAGE only on its cold path; the hot path reads TABLE.
+    let source = r#"
+        #include <stdio.h>
+        static const char MESSAGE[] = "index out of range at line " LINE;
+        static const long TABLE[4] = {3, 5, 7, 11};
+        __attribute__((noinline)) long pick(unsigned i) {
+            if (__builtin_expect(i >= 4, 0)) { puts(MESSAGE); return -1; }
+            return TABLE[i];
+        }
+        int main(int argc, char **argv) { (void)argv; return (int)pick((unsigned)argc); }
+    "#;
+    let dir = tempfile::tempdir().unwrap();
+    let build = |name: &str, line: &str| {
+        cc(
+            dir.path(),
+            name,
+            &[("pick.c", source)],
+            &[format!("-DLINE=\"{line}\"")],
+        )
+    };
+    let (a, b) = (build("a", "12"), build("b", "13"));
+    let full = |path: &Path| read(path, &[]).unwrap();
+    // The message moved: the full digests differ, the code does not.
+    assert_eq!(changed(&full(&a), &full(&b)), ["pick"]);
+    let (pa, pb) = (&full(&a).parts["pick"], &full(&b).parts["pick"]);
+    assert_eq!(pa.code, pb.code);
+    assert_ne!(pa.data, pb.data);
+    // Executed: only the function's first instruction (the hot path's test), not the call site of
+    // `puts`: the message's reference is left out, so both builds agree on what executed.
+    let start = |path: &Path| {
+        let data = std::fs::read(path).unwrap();
+        let file = object::read::elf::ElfFile64::<object::LittleEndian>::parse(&*data).unwrap();
+        use object::{Object, ObjectSymbol};
+        file.symbols()
+            .find(|s| s.name() == Ok("pick"))
+            .map(|s| s.address())
+            .unwrap()
+    };
+    let executed = |path: &Path| std::collections::BTreeSet::from([start(path)]);
+    let kept_a = read_executed(&a, &[], &executed(&a)).unwrap();
+    let kept_b = read_executed(&b, &[], &executed(&b)).unwrap();
+    assert!(
+        kept_a.parts["pick"].data.len() < pa.data.len(),
+        "{:?}",
+        kept_a.parts
+    );
+    assert!(
+        kept_a.parts["pick"]
+            .data
+            .iter()
+            .all(|(offset, digest)| kept_b.parts["pick"].data.get(offset) == Some(digest))
+    );
+    // With every instruction executed, the message's reference is kept and differs.
+    let all = |path: &Path| {
+        let first = start(path);
+        (first..first + 256).collect::<std::collections::BTreeSet<u64>>()
+    };
+    let every_a = read_executed(&a, &[], &all(&a)).unwrap();
+    let every_b = read_executed(&b, &[], &all(&b)).unwrap();
+    assert_ne!(every_a.parts["pick"].data, every_b.parts["pick"].data);
+}

@@ -298,6 +298,7 @@ pub fn run_with_code(
         .unwrap_or_else(|| workspace.target_dir.clone());
     let mut code = CodeRecord::default();
     let mut objects: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut executed: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
     for (suite, library) in &prepared {
         eprintln!("irgate: suite {} ({library})", suite.name());
         for artifact in linked(suite, library, &settings)? {
@@ -320,11 +321,15 @@ pub fn run_with_code(
         if selection.record && !measured.is_empty() {
             let found = record_suite(suite, library, &settings, &scratch, &built, &measured)?;
             objects.extend(found.objects);
+            for (key, addresses) in found.executed {
+                executed.entry(key).or_default().extend(addresses);
+            }
             code.benchmarks.extend(found.benchmarks);
             code.unrecorded.extend(found.unrecorded);
         }
     }
-    let (identities, failed) = record::identities(&objects, &record::roots(&workspace.root));
+    let (identities, failed) =
+        record::identities(&objects, &record::roots(&workspace.root), &executed);
     for (key, why) in &failed {
         eprintln!(
             "irgate: warning: no code identity of {}: {}",
@@ -405,7 +410,8 @@ pub fn build_code(
             }
         }
     }
-    let (identities, failed) = record::identities(&objects, &record::roots(&workspace.root));
+    let (identities, failed) =
+        record::identities(&objects, &record::roots(&workspace.root), &BTreeMap::new());
     for (key, why) in &failed {
         eprintln!(
             "irgate: warning: no code identity of {}: {}",

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::Result;
 use crate::formats::summary;
-use crate::model::code::{Executed, Object};
+use crate::model::code::{Executed, Object, Parts};
 
 /// The demangled path segment of gungraun's benchmark wrapper: its inclusive cost is the
 /// measured region.
@@ -111,6 +111,8 @@ pub struct Found {
     pub unrecorded: BTreeMap<String, String>,
     /// The objects the records name, by key.
     pub objects: BTreeMap<String, PathBuf>,
+    /// The instructions any benchmark executed, by object key: the object's own addresses.
+    pub executed: BTreeMap<String, BTreeSet<u64>>,
 }
 
 /// Reads the record pass's files under `home` (a gungraun output directory) for the benchmarks
@@ -128,7 +130,7 @@ pub fn read(home: &Path, target: &Path, measured: &BTreeMap<String, u64>) -> Res
         seen.insert(id.clone());
         let dir = summary_path.parent().unwrap_or(home);
         let kind = summary::kind(&summary_path)?;
-        match benchmark(dir, target, ir, &kind) {
+        match benchmark(dir, target, ir, &kind, &mut found.executed) {
             Ok((executed, objects)) => {
                 found.objects.extend(objects);
                 found.benchmarks.insert(id, executed);
@@ -158,6 +160,7 @@ fn benchmark(
     target: &Path,
     measured: u64,
     kind: &summary::Kind,
+    addresses: &mut BTreeMap<String, BTreeSet<u64>>,
 ) -> std::result::Result<(Executed, BTreeMap<String, PathBuf>), String> {
     let files = callgrind_files(dir)?;
     if files.is_empty() {
@@ -182,7 +185,7 @@ fn benchmark(
         };
         let graph = irgate_callgrind::parse_with(BufReader::new(reader), &options)
             .map_err(|e| format!("{}: {e}", file.display()))?;
-        region += add_graph(&graph, target, &mut executed, &mut objects);
+        region += add_graph(&graph, target, (&mut executed, addresses), &mut objects);
     }
     match kind {
         summary::Kind::Library => {
@@ -215,13 +218,14 @@ fn benchmark(
     Ok((executed, objects))
 }
 
-/// Adds the functions `graph` executed in workspace objects to `executed` (and their objects to
-/// `objects`), notes a call from them into the file system; returns the inclusive Ir of the
-/// calls into gungraun's benchmark wrapper from outside it (the measured region).
+/// Adds the functions `graph` executed in workspace objects to `executed` and their instructions'
+/// addresses to `addresses` (their objects to `objects`), notes a call from them into the file
+/// system; returns the inclusive Ir of the calls into gungraun's benchmark wrapper from outside
+/// it (the measured region).
 fn add_graph(
     graph: &CallGraph,
     target: &Path,
-    executed: &mut Executed,
+    (executed, addresses): (&mut Executed, &mut BTreeMap<String, BTreeSet<u64>>),
     objects: &mut BTreeMap<String, PathBuf>,
 ) -> u64 {
     let mut keys: Vec<Option<String>> = Vec::with_capacity(graph.nodes.len());
@@ -252,6 +256,14 @@ fn add_graph(
                     ));
                 }
             }
+        }
+        if let Some(key) = &keys[i] {
+            addresses.entry(key.clone()).or_default().extend(
+                node.by_address
+                    .iter()
+                    .filter(|(_, costs)| costs.iter().any(|c| *c > 0))
+                    .map(|(address, _)| address),
+            );
         }
         if let Some(key) = &keys[i]
             && (ran(i) || !node.calls.is_empty())
@@ -298,15 +310,22 @@ fn callgrind_files(dir: &Path) -> std::result::Result<Vec<PathBuf>, String> {
 }
 
 /// The code identity of each object in `objects` (key to file), its paths normalized by `roots`;
-/// an object irgate cannot read is left out with the reason.
+/// an object irgate cannot read is left out with the reason. With the instructions that executed
+/// in an object (`executed`, a record's), its functions keep only the data references that
+/// executed instructions may hold.
 pub fn identities(
     objects: &BTreeMap<String, PathBuf>,
     roots: &[PathBuf],
+    executed: &BTreeMap<String, BTreeSet<u64>>,
 ) -> (BTreeMap<String, Object>, BTreeMap<String, String>) {
     let mut found = BTreeMap::new();
     let mut failed = BTreeMap::new();
     for (key, path) in objects {
-        match crate::identity::read(path, roots) {
+        let identity = match executed.get(key) {
+            Some(addresses) => crate::identity::read_executed(path, roots, addresses),
+            None => crate::identity::read(path, roots),
+        };
+        match identity {
             Ok(identity) => {
                 found.insert(key.clone(), object(identity));
             }
@@ -335,6 +354,17 @@ fn object(identity: crate::identity::Identity) -> Object {
         functions: identity.functions,
         whole,
         imprecise: identity.imprecise,
+        parts: identity
+            .parts
+            .into_iter()
+            .map(|(name, parts)| {
+                let parts = Parts {
+                    code: parts.code,
+                    data: parts.data,
+                };
+                (name, parts)
+            })
+            .collect(),
     }
 }
 

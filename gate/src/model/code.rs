@@ -16,6 +16,41 @@ pub struct Object {
     /// Why the identity is less precise than it could be (sound, but more benchmarks count as
     /// touched), when it is.
     pub imprecise: Option<String>,
+    /// The digests of single-instance functions in two parts (code, and the data each reference
+    /// reads), by key: a function whose code is the same may differ only in data that no
+    /// executed instruction reads.
+    pub parts: BTreeMap<String, Parts>,
+}
+
+/// A function's digest in two parts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Parts {
+    /// The digest of its code: bytes, relocations' places and types, the functions it refers to.
+    pub code: String,
+    /// By a data reference's offset in the function, the digest of what it reads. In a record,
+    /// only the references of instructions that may have executed in some benchmark.
+    pub data: BTreeMap<u32, String>,
+}
+
+impl Object {
+    /// Whether function `name` runs the same code reading the same data here as in `base`, for
+    /// the references `base` keeps (a record keeps those its benchmarks may have executed):
+    /// equal digests, or equal code and equal data at every reference `base` keeps.
+    pub fn same_as(&self, base: &Object, name: &str) -> bool {
+        match (base.functions.get(name), self.functions.get(name)) {
+            (Some(a), Some(b)) if a == b => return true,
+            (Some(_), Some(_)) => {}
+            _ => return false,
+        }
+        let (Some(old), Some(new)) = (base.parts.get(name), self.parts.get(name)) else {
+            return false;
+        };
+        old.code == new.code
+            && old
+                .data
+                .iter()
+                .all(|(offset, digest)| new.data.get(offset) == Some(digest))
+    }
 }
 
 /// What one benchmark's process executed from its start to the end of the measured region.
@@ -65,6 +100,7 @@ impl CodeRecord {
             let Some(keep) = used.get(key.as_str()) else {
                 if whole.contains(key.as_str()) {
                     object.functions.clear();
+                    object.parts.clear();
                     self.objects.insert(key, object);
                 }
                 continue;
