@@ -1,6 +1,7 @@
 //! The diff as git gives it: which files changed and how (`git diff --raw -z`), and the
 //! untracked files of a working tree.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -211,9 +212,81 @@ pub(super) fn untracked(top: &Path) -> Result<Vec<Entry>> {
     Ok(entries)
 }
 
+/// The changed lines on the head side of every file between `base` and `head` (the working
+/// tree when `None`), by path from the top, from the hunk headers of one `git diff -U0` (no
+/// context lines; each file diffed as text). A hunk that only removes lines counts as the line
+/// before it.
+pub(super) fn changed_lines(
+    top: &Path,
+    base: &str,
+    head: Option<&str>,
+) -> Result<BTreeMap<String, Vec<(u32, u32)>>> {
+    let mut args = vec!["diff", "-U0", "--text", "--no-renames"];
+    args.extend_from_slice(PLAIN);
+    args.push(base);
+    args.extend(head);
+    args.push("--");
+    let mut lines: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+    let mut file: Option<String> = None;
+    records(top, &args, b'\n', false, &mut |line| {
+        let line = strip(line, b'\n');
+        if let Some(path) = line.strip_prefix(b"+++ ") {
+            // `+++ b/path`, or `+++ /dev/null` for a deleted file.
+            file = path
+                .strip_prefix(b"b/")
+                .map(|p| String::from_utf8_lossy(p).into_owned());
+        } else if let Some((start, count)) = parse_header(line)?
+            && let Some(file) = &file
+        {
+            let range = if count == 0 {
+                (start.max(1), start.max(1))
+            } else {
+                (start, start.saturating_add(count - 1))
+            };
+            lines.entry(file.clone()).or_default().push(range);
+        }
+        Ok(())
+    })?;
+    Ok(lines)
+}
+
+/// The head side `(start, count)` of a hunk header `@@ -a[,b] +c[,d] @@ ...`; `None` for any other
+/// line (every line of a hunk's body starts with ` `, `+`, `-` or `\`, so none is mistaken for a
+/// header).
+fn parse_header(line: &[u8]) -> Result<Option<(u32, u32)>> {
+    let Some(rest) = line.strip_prefix(b"@@ -") else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(rest);
+    let bad = || Error::Tool(format!("git diff: unreadable hunk header `@@ -{text}`"));
+    let (ranges, _) = text.split_once(" @@").ok_or_else(bad)?;
+    let (_, new) = ranges.split_once(" +").ok_or_else(bad)?;
+    let range = match new.split_once(',') {
+        Some((start, count)) => start.parse().ok().zip(count.parse().ok()),
+        None => new.parse().ok().map(|start| (start, 1)),
+    };
+    range.map(Some).ok_or_else(bad)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hunk_headers_give_the_head_side_with_and_without_counts() {
+        assert_eq!(parse_header(b"@@ -3 +3 @@ fn a() {").unwrap(), Some((3, 1)));
+        assert_eq!(parse_header(b"@@ -10,0 +11,2 @@").unwrap(), Some((11, 2)));
+        assert_eq!(
+            parse_header(b"@@ -20,3 +22,0 @@ impl X {").unwrap(),
+            Some((22, 0))
+        );
+        assert_eq!(
+            parse_header(b"+@@ -1 +1 @@ a line of the file").unwrap(),
+            None
+        );
+        assert!(parse_header(b"@@ -1 +x @@").is_err());
+        assert!(parse_header(b"@@ -1 @@").is_err());
+    }
 
     #[test]
     fn raw_entries_with_renames_copies_and_paths_that_are_not_utf8() {

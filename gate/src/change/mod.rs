@@ -14,8 +14,8 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::git;
-use crate::model::Touch;
 use crate::model::code::{CodeRecord, Object};
+use crate::model::{Lines, Touch};
 use crate::text;
 
 /// The files a change between two sides of a repository altered.
@@ -31,6 +31,8 @@ pub struct Change {
     pub files: Vec<String>,
     /// The changed files `[change] inert` names.
     pub inert: Vec<String>,
+    /// The changed lines on the head side, by file (relative to the workspace root).
+    pub lines: BTreeMap<String, Vec<Lines>>,
 }
 
 /// The files changed between `base` and `head` (the working tree, untracked files included, when
@@ -95,6 +97,16 @@ pub fn between(
     }
     change.files = files.into_iter().collect();
     change.inert = inert_files.into_iter().collect();
+    change.lines = diff::changed_lines(top, &change.base, change.head.as_deref())?
+        .into_iter()
+        .map(|(path, ranges)| {
+            let ranges = ranges
+                .into_iter()
+                .map(|(first, last)| Lines { first, last })
+                .collect();
+            (relative(&prefix, &path), ranges)
+        })
+        .collect();
     Ok(change)
 }
 

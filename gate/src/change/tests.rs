@@ -15,6 +15,7 @@ fn object(functions: &[(&str, &str)], whole: &str) -> Object {
         whole: whole.repeat(32),
         imprecise: None,
         parts: BTreeMap::new(),
+        path: None,
     }
 }
 
@@ -39,6 +40,7 @@ fn base() -> CodeRecord {
     };
     CodeRecord {
         commit: "a".repeat(40),
+        identity: crate::identity::VERSION,
         objects: BTreeMap::from([
             (
                 BENCH.to_owned(),

@@ -191,7 +191,11 @@ fn refresh_code(
     let keep = |id: &str| in_scope(id) && ir(id).is_some() && ir(id) == run_ir(id);
     run.benchmarks.retain(|id, _| keep(id));
     run.unrecorded.retain(|id, _| keep(id));
-    if let Some(stored) = code::read(&path)?.filter(|s| s.commit == run.commit) {
+    let stored = code::read(&path).unwrap_or_else(|error| {
+        eprintln!("irgate: warning: the stored code record is replaced: {error}");
+        None
+    });
+    if let Some(stored) = stored.filter(|s| s.commit == run.commit) {
         for (id, executed) in stored.benchmarks {
             if ir(&id).is_some() && !in_scope(&id) {
                 run.benchmarks.entry(id).or_insert(executed);

@@ -10,6 +10,7 @@
 //! {
 //!   "schema_version": 1,
 //!   "commit": "0123456789abcdef0123456789abcdef01234567",
+//!   "identity": 1,
 //!   "objects": {
 //!     "release/deps/callgrind": {
 //!       "whole": "5f0c…",
@@ -27,7 +28,11 @@
 //! `executed` lists, per object, the functions the benchmark executed as ranges of indices into
 //! that object's `functions` (sorted by key), so each name is written once. `whole` names objects
 //! a benchmark depends on as a whole; `reads_files` says why a benchmark may read files at run
-//! time. `commit` is a full commit hash (with `-dirty` for a working tree with changes).
+//! time. `commit` is a full commit hash (with `-dirty` for a working tree with changes);
+//! `identity` the version of the rules the digests were made with (`crate::identity::VERSION`).
+//! An object's `parts` hold the digests of single-instance functions in two parts (`code`, and
+//! `data` by reference offset: in a record, only the references of executed instructions), and a
+//! run's objects name the file they were read from (`path`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -53,6 +58,7 @@ const MAX_FUNCTIONS: usize = 4_000_000;
 struct CodeFile {
     schema_version: u32,
     commit: String,
+    identity: u32,
     #[serde(default)]
     objects: BTreeMap<String, ObjectFile>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -70,6 +76,8 @@ struct ObjectFile {
     functions: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     parts: BTreeMap<String, PartsFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    path: Option<PathBuf>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -127,6 +135,7 @@ impl CodeFile {
         CodeFile {
             schema_version: SCHEMA_VERSION,
             commit: record.commit.clone(),
+            identity: record.identity,
             objects: record
                 .objects
                 .iter()
@@ -146,6 +155,7 @@ impl CodeFile {
                                 (name.clone(), file)
                             })
                             .collect(),
+                        path: object.path.clone(),
                     };
                     (key.clone(), file)
                 })
@@ -168,6 +178,7 @@ impl CodeFile {
         }
         let mut record = CodeRecord {
             commit: self.commit,
+            identity: self.identity,
             unrecorded: self.unrecorded,
             ..CodeRecord::default()
         };
@@ -211,6 +222,7 @@ impl CodeFile {
                             (name, parts)
                         })
                         .collect(),
+                    path: object.path,
                 },
             );
         }
@@ -370,6 +382,7 @@ mod tests {
             ]),
             whole: "3".repeat(32),
             imprecise: None,
+            path: None,
             parts: BTreeMap::from([(
                 "a::f".to_owned(),
                 Parts {
@@ -380,6 +393,7 @@ mod tests {
         };
         CodeRecord {
             commit: "a".repeat(40),
+            identity: 1,
             objects: BTreeMap::from([("release/deps/callgrind".to_owned(), object)]),
             benchmarks: BTreeMap::from([(
                 "g::f/x".to_owned(),

@@ -96,6 +96,10 @@ pub struct Parts {
     pub data: BTreeMap<u32, String>,
 }
 
+/// The version of the rules that make a digest: digests of two versions do not compare (a code
+/// record says which it was taken with).
+pub const VERSION: u32 = 1;
+
 /// The longest x86-64 instruction: a reference at most this far past an executed instruction's
 /// start may belong to it.
 const MAX_INSTRUCTION: u64 = 15;
@@ -205,6 +209,41 @@ pub fn read(path: &Path, roots: &[PathBuf]) -> Result<Identity> {
     let origin = path.display().to_string();
     let map_origin = map_path.display().to_string();
     Reader::new(&origin, &data, map.as_deref(), &map_origin, roots)?.identity()
+}
+
+/// The source lines of the code of every function of key `key` in the object at `path`, as its
+/// line tables name them (file, line; inlined code under its own file), for reports; empty when
+/// the object has no line tables or no such function.
+pub fn source_lines(path: &Path, key: &str) -> Result<Vec<(String, u32)>> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
+    let file = object::read::elf::ElfFile64::<LittleEndian>::parse(&*data)
+        .map_err(|e| Error::invalid(path.display(), format!("not a readable ELF file: {e}")))?;
+    let ranges: Vec<(u64, u64)> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .filter(|s| s.name().is_ok_and(|name| self::key(name) == key))
+        .map(|s| (s.address(), s.address().saturating_add(s.size())))
+        .collect();
+    if ranges.is_empty() {
+        return Ok(Vec::new());
+    }
+    let loader = addr2line::Loader::new(path)
+        .map_err(|e| Error::invalid(path.display(), format!("line tables: {e}")))?;
+    let mut lines = Vec::new();
+    for (low, high) in ranges {
+        let Ok(found) = loader.find_location_range(low, high) else {
+            continue;
+        };
+        for (_, _, location) in found {
+            if let (Some(file), Some(line)) = (location.file, location.line) {
+                lines.push((file.to_owned(), line));
+            }
+        }
+    }
+    lines.sort();
+    lines.dedup();
+    Ok(lines)
 }
 
 /// The key of a symbol or of a function name as callgrind prints it with `--demangle=no`: Rust

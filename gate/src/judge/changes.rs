@@ -2,13 +2,14 @@
 //! from ([`crate::change`] decides; this turns its answer into the report's terms).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use crate::change;
 use crate::config::Config;
 use crate::judge::compare::Mapped;
 use crate::measure::paths::Resolved;
 use crate::model::code::{CodeRecord, Object};
-use crate::model::{ChangeMap, ChangedFunction};
+use crate::model::{ChangeMap, ChangedFunction, Lines};
 
 /// Maps the change from the commit of `base` (the code record of the side the change starts
 /// from: what each benchmark executed there, or why there is none) to `head` (a commit, or the
@@ -47,6 +48,17 @@ pub fn map(
             ),
         );
     }
+    if base.identity != crate::identity::VERSION {
+        return unmapped(
+            &base.commit,
+            format!(
+                "the code record was taken with the identity rules of version {}, this irgate's \
+                 are version {}: take it again (`irgate run --record`, then `irgate refresh`)",
+                base.identity,
+                crate::identity::VERSION
+            ),
+        );
+    }
     let objects = match objects {
         Ok(objects) => objects,
         Err(reason) => return unmapped(&base.commit, reason),
@@ -70,6 +82,13 @@ pub fn map(
         Err(error) => return unmapped(&base.commit, error.to_string()),
     };
     let touches = change::touched(base, objects, &change, ids);
+    let mut located = touches.functions.iter().enumerate().map(|(at, f)| {
+        let path = objects.get(&f.object).and_then(|o| o.path.as_deref());
+        match path.filter(|_| at < LOCATED && !f.name.is_empty()) {
+            Some(path) => locate(path, &f.name, root, &change.lines),
+            None => (String::new(), Vec::new()),
+        }
+    });
     let map = ChangeMap {
         base: change.base.clone(),
         head: change.head.clone().unwrap_or_default(),
@@ -77,7 +96,8 @@ pub fn map(
         functions: touches
             .functions
             .iter()
-            .map(|f| ChangedFunction {
+            .map(|f| (f, located.next().unwrap_or_default()))
+            .map(|(f, (file, lines))| ChangedFunction {
                 object: f.object.clone(),
                 name: f.name.clone(),
                 how: match f.how {
@@ -86,8 +106,8 @@ pub fn map(
                     change::How::Whole => "whole",
                 }
                 .to_owned(),
-                file: String::new(),
-                lines: Vec::new(),
+                file,
+                lines,
             })
             .collect(),
         unmapped: None,
@@ -96,4 +116,64 @@ pub fn map(
         map,
         touch: touches.touch,
     }
+}
+
+/// How many changed functions are looked up in the line tables: the rest are named by object.
+const LOCATED: usize = 64;
+
+/// Where function `name` of the object at `path` changed: the source file (relative to `root`)
+/// holding the most of its changed lines, and those lines (its line tables' lines, inlined code
+/// included, intersected with the diff's `changed` lines); else the file holding most of its
+/// code, with no lines. Empty when its line tables name nothing in the workspace.
+fn locate(
+    path: &Path,
+    name: &str,
+    root: &Path,
+    changed: &BTreeMap<String, Vec<Lines>>,
+) -> (String, Vec<Lines>) {
+    let Ok(lines) = crate::identity::source_lines(path, name) else {
+        return (String::new(), Vec::new());
+    };
+    let mut by_file: BTreeMap<String, (usize, Vec<u32>)> = BTreeMap::new();
+    for (file, line) in lines {
+        let file = Path::new(&file);
+        let Ok(relative) = file.strip_prefix(root).or_else(|_| {
+            if file.is_relative() {
+                Ok(file)
+            } else {
+                Err(())
+            }
+        }) else {
+            continue;
+        };
+        let relative = relative.to_string_lossy().into_owned();
+        let entry = by_file.entry(relative.clone()).or_default();
+        entry.0 += 1;
+        let hit = changed
+            .get(&relative)
+            .is_some_and(|ranges| ranges.iter().any(|r| r.first <= line && line <= r.last));
+        if hit {
+            entry.1.push(line);
+        }
+    }
+    let best = by_file
+        .iter()
+        .max_by_key(|(_, (code, hits))| (hits.len(), *code))
+        .map(|(file, (_, hits))| (file.clone(), hits.clone()));
+    let Some((file, mut hits)) = best else {
+        return (String::new(), Vec::new());
+    };
+    hits.sort_unstable();
+    hits.dedup();
+    let mut ranges: Vec<Lines> = Vec::new();
+    for line in hits {
+        match ranges.last_mut() {
+            Some(last) if last.last + 1 == line => last.last = line,
+            _ => ranges.push(Lines {
+                first: line,
+                last: line,
+            }),
+        }
+    }
+    (file, ranges)
 }

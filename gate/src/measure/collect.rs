@@ -352,6 +352,7 @@ pub fn run_with_code(
         );
     }
     code.commit = fingerprint.commit.clone();
+    code.identity = crate::identity::VERSION;
     let results = Results {
         fingerprint,
         suites: prepared.iter().map(|(s, _)| s.name()).collect(),

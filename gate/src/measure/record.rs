@@ -327,7 +327,9 @@ pub fn identities(
         };
         match identity {
             Ok(identity) => {
-                found.insert(key.clone(), object(identity));
+                let mut object = object(identity);
+                object.path = Some(path.clone());
+                found.insert(key.clone(), object);
             }
             Err(error) => {
                 failed.insert(key.clone(), error.to_string());
@@ -365,6 +367,7 @@ fn object(identity: crate::identity::Identity) -> Object {
                 (name, parts)
             })
             .collect(),
+        path: None,
     }
 }
 

@@ -20,6 +20,9 @@ pub struct Object {
     /// reads), by key: a function whose code is the same may differ only in data that no
     /// executed instruction reads.
     pub parts: BTreeMap<String, Parts>,
+    /// The file it was read from, for a run's own objects (the baselines keep none): where its
+    /// line tables name the source of a changed function.
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// A function's digest in two parts.
@@ -73,6 +76,9 @@ pub struct Executed {
 pub struct CodeRecord {
     /// The commit whose build this is (`<hash>-dirty` for a working tree with changes).
     pub commit: String,
+    /// The version of the identity's rules its digests were made with: records of two versions
+    /// do not compare.
+    pub identity: u32,
     /// By object key.
     pub objects: BTreeMap<String, Object>,
     /// By benchmark id (empty when the run did not record).
@@ -101,6 +107,7 @@ impl CodeRecord {
                 if whole.contains(key.as_str()) {
                     object.functions.clear();
                     object.parts.clear();
+                    object.path = None;
                     self.objects.insert(key, object);
                 }
                 continue;
