@@ -267,6 +267,18 @@ impl Config {
             .map_or(own, |layout| own.max(budgets::allowance(layout, baseline)))
     }
 
+    /// The `[change] inert` globs that name files of any name and place (`**`, `*`...), with
+    /// their lines: they say no benchmark reads any file at run time, which a data file a
+    /// benchmark reads would make untrue.
+    pub fn inert_everything(&self) -> Vec<String> {
+        const ANY: [&str; 4] = ["a", "b/c/d.bin", "Cargo.lock", "benches/data/input.json"];
+        self.inert
+            .iter()
+            .filter(|p| ANY.iter().all(|path| p.matches(path)))
+            .map(|p| format!("`{}` (gate.toml:{})", p.text, p.line))
+            .collect()
+    }
+
     /// Whether gate.toml's `[change] inert` says the file at `path` (from the workspace root)
     /// cannot change what a benchmark runs.
     pub fn is_inert(&self, path: &str) -> bool {
@@ -417,6 +429,10 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
         assert!(config.is_inert("Dockerfile"));
         assert!(!config.is_inert("src/lib.rs"));
         assert!(!Config::default().is_inert("scripts/a.sh"));
+        assert!(config.inert_everything().is_empty());
+        let everything = parse("[budgets]\nIr = { absolute = 1 }\n\n[change]\ninert = [\"docs/**\", \"**\"]\n")
+            .unwrap();
+        assert_eq!(everything.inert_everything(), ["`**` (gate.toml:5)"]);
         let error = parse("[budgets]\nIr = { absolute = 1 }\n[change]\ninert = [\"a[\"]\n")
             .unwrap_err()
             .to_string();

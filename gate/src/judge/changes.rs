@@ -82,6 +82,16 @@ pub fn map(
         Err(error) => return unmapped(&base.commit, error.to_string()),
     };
     let touches = change::touched(base, objects, &change, ids);
+    let everything = config.inert_everything();
+    if !everything.is_empty() && !change.inert.is_empty() {
+        eprintln!(
+            "irgate: warning: [change] inert names every file ({}): {} changed files count as \
+             read by no benchmark, so a benchmark that reads one at run time is not selected \
+             for it; name the files no benchmark reads instead",
+            crate::text::terminal(&everything.join(", ")),
+            change.inert.len()
+        );
+    }
     let mut located = touches.functions.iter().enumerate().map(|(at, f)| {
         let path = objects.get(&f.object).and_then(|o| o.path.as_deref());
         match path.filter(|_| at < LOCATED && !f.name.is_empty()) {
