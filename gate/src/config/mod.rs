@@ -430,8 +430,9 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
         assert!(!config.is_inert("src/lib.rs"));
         assert!(!Config::default().is_inert("scripts/a.sh"));
         assert!(config.inert_everything().is_empty());
-        let everything = parse("[budgets]\nIr = { absolute = 1 }\n\n[change]\ninert = [\"docs/**\", \"**\"]\n")
-            .unwrap();
+        let everything =
+            parse("[budgets]\nIr = { absolute = 1 }\n\n[change]\ninert = [\"docs/**\", \"**\"]\n")
+                .unwrap();
         assert_eq!(everything.inert_everything(), ["`**` (gate.toml:5)"]);
         let error = parse("[budgets]\nIr = { absolute = 1 }\n[change]\ninert = [\"a[\"]\n")
             .unwrap_err()

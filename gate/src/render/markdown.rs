@@ -276,7 +276,12 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
             .rows
             .iter()
             .filter(|row| !row.fails && row.accepted.is_none())
-            .filter(|row| !matches!(row.status, Status::Accepted | Status::Layout))
+            .filter(|row| {
+                !matches!(
+                    row.status,
+                    Status::Accepted | Status::Layout | Status::Unexplained
+                )
+            })
             .filter(|row| row.change_pct().is_some_and(|pct| pct != 0.0))
             .collect();
         movers.sort_by(|a, b| magnitude(b).total_cmp(&magnitude(a)));
@@ -284,6 +289,7 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
         movers
     };
     let _ = take(&|row| moved.iter().any(|m| std::ptr::eq(*m, row)));
+    let unexplained = take(&|row| row.status == Status::Unexplained);
     let layout = take(&|row| row.status == Status::Layout);
     let attention = take(&|row| {
         matches!(
@@ -330,6 +336,18 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
                  most {MOVERS}), largest first.\n\n"
             ),
             &moved,
+        ));
+    }
+    if !unexplained.is_empty() {
+        sections.push(table(
+            "result moved without a change",
+            "### Moved without executing changed code, beyond the address budget\n\n\
+             irgate found no change in the code these executed or the files they read, yet they \
+             moved further than addresses can move them: the environment, a nondeterministic \
+             build or benchmark, or a selection bug (please report it: docs/selection.md). The \
+             gate cannot decide on them.\n\n"
+                .into(),
+            &unexplained,
         ));
     }
     sections.extend(accepted_table(&accepted));

@@ -558,3 +558,33 @@ fn a_change_aware_report_says_which_changed_code_each_failure_runs() {
     assert!(!plain.contains("#diff-"), "{plain}");
     assert!(plain.contains("(`src/frame.rs:120-131`)"), "{plain}");
 }
+
+#[test]
+fn a_move_without_a_change_is_named_apart_as_the_gate_cannot_decide_on_it() {
+    use irgate::model::Touch;
+    let mut moved = row(
+        "varint::decode/1",
+        Some(18),
+        Some(90),
+        Status::Unexplained,
+        false,
+    );
+    moved.touch = Some(Touch::Untouched);
+    let mut report = report(
+        Outcome::Undecided {
+            reason: "1 benchmark moved beyond the address budget".into(),
+        },
+        vec![moved],
+    );
+    report.change = Some(irgate::model::ChangeMap {
+        base: "0123456789abcdef".into(),
+        ..irgate::model::ChangeMap::default()
+    });
+    let md = render(&report, COMMENT_ROOM);
+    assert!(
+        md.contains("### Moved without executing changed code, beyond the address budget"),
+        "{md}"
+    );
+    assert!(md.contains("a selection bug"), "{md}");
+    assert!(!md.contains("### Moved most"), "{md}");
+}
