@@ -504,7 +504,8 @@ pub struct RunArgs {
     /// Also record what each benchmark's process executes, function by function, for `irgate
     /// refresh` to keep with the baselines (`code/record.json`): what --only-touched and change-aware
     /// verdicts compare against. Runs every benchmark a second time under callgrind (about as
-    /// long again as the run)
+    /// long again as the run). With --base, it records the base side, which `check --base`
+    /// compares against
     #[arg(long, conflicts_with_all = ["from", "shard", "only_touched"])]
     pub record: bool,
     #[command(flatten)]

@@ -111,6 +111,9 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         };
         let [head_home, base_home] = &sides.homes;
         let [head_root, base_root] = &sides.roots;
+        let [head_code, base_code] = &sides.codes;
+        write_code(&paths, head_code)?;
+        write_code(&base_paths, base_code)?;
         let (mut head, mut base) = (sides.head, sides.base);
         if let Some(carry) = &carry {
             carry.add_to(&mut head);

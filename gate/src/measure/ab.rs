@@ -22,6 +22,7 @@ use crate::measure::collect::{self, Place, Selection};
 use crate::measure::paths::Resolved;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
+use crate::model::code::CodeRecord;
 use crate::text::short_commit;
 
 /// The two sides of an A/B run.
@@ -35,6 +36,9 @@ pub struct Sides {
     pub homes: [PathBuf; 2],
     /// Where each side's sources were built (head, base): the root of its profiles' paths.
     pub roots: [PathBuf; 2],
+    /// Each side's code record (head, base): the identity of what it built and, for the base
+    /// side with `selection.record`, what each benchmark executed there.
+    pub codes: [CodeRecord; 2],
 }
 
 /// Where the base side's results go, beside the head side's: `results.json` ->
@@ -87,17 +91,28 @@ pub fn measure(
         dir: &base_dir,
         label: "base ",
     };
+    // Only the base side's record serves: the change starts from it.
+    let head_selection = Selection {
+        record: false,
+        ..*selection
+    };
     let (head, base) = std::thread::scope(|scope| {
         let base = scope.spawn(|| {
-            collect::run_suites(config, selection, &base_paths, filter, Some(&base_place))
+            collect::run_with_code(config, selection, &base_paths, filter, Some(&base_place))
         });
-        let head = collect::run_suites(config, selection, &head_paths, filter, Some(&head_place));
+        let head = collect::run_with_code(
+            config,
+            &head_selection,
+            &head_paths,
+            filter,
+            Some(&head_place),
+        );
         (head, base.join())
     });
-    let mut head = head?;
+    let (mut head, head_code) = head?;
     // The mirror is no repository of its own: the working tree's commit is the head's.
     head.fingerprint.commit = crate::measure::fingerprint::commit(&paths.root);
-    let base = base
+    let (base, base_code) = base
         .map_err(|_| Error::Tool("the base side's run panicked".to_owned()))?
         .map_err(|e| {
             Error::Tool(format!(
@@ -105,11 +120,14 @@ pub fn measure(
                 short_commit(&commit)
             ))
         })?;
+    let mut head_code = head_code;
+    head_code.commit = head.fingerprint.commit.clone();
     Ok(Sides {
         head,
         base,
         homes: [head_place.home(), base_place.home()],
         roots,
+        codes: [head_code, base_code],
     })
 }
 
