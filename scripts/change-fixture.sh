@@ -208,7 +208,14 @@ judge() {
     "$irgate" check >"$log-full.txt" 2>&1 || true
     touched=$(jq -r '[.rows[] | select(.touch != null and .touch.kind != "untouched") | .benchmark] | unique | .[]' "$log-full.json" | sort | tr '\n' ' ')
     failed=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | .[]' "$log-full.json" | sort | tr '\n' ' ')
+    cp target/irgate/results.json "$log-full-results.json"
     "$irgate" run --only-touched >"$log-sel-run.log" 2>&1 || { cat "$log-sel-run.log" >&2; die "$name: irgate run --only-touched failed"; }
+    # Selected and full runs start each benchmark alike: every count that ran in both is equal.
+    local differ
+    differ=$(jq -r --slurpfile full "$log-full-results.json" \
+        '.carried as $c | .benchmarks | to_entries[] | select(.key as $k | ($c // []) | index($k) | not)
+         | select(.value.Ir != $full[0].benchmarks[.key].Ir) | .key' target/irgate/results.json)
+    [ -z "$differ" ] || die "$name: the selected run counted other Ir than the full run for: $differ"
     local sel_exit=0; "$irgate" check --format json >"$log-sel.json" 2>"$log-sel.err" || sel_exit=$?
     carried=$(jq -r '(.carried // [])[]' "$log-sel.json" | sort | tr '\n' ' ')
     [ "$sel_exit" = "$full_exit" ] || die "$name: the selected run's verdict (exit $sel_exit) differs from the full run's (exit $full_exit)"

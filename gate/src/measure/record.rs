@@ -17,42 +17,30 @@ use crate::model::code::{Executed, Object, Parts};
 /// measured region.
 const WRAPPER: &str = "::__gungraun_wrapper_mod::";
 
-/// Functions through which a program reads the file system: a call to one of them from the
-/// workspace's code means the benchmark may read files at run time (libc's own calls, such as
-/// the start-up's read of `/proc/self/maps`, are not the workspace's and do not count).
+/// Functions through which a program reads the file system, by their base name: a call to one
+/// of them from the workspace's code means the benchmark may read files at run time (libc's own
+/// calls, such as the start-up's read of `/proc/self/maps`, are not the workspace's and do not
+/// count). glibc's aliases of one function differ from version to version (`open`, `open64`,
+/// `__libc_open64`, `__open_2`...): [`file_function`] reads them all as one.
 const FILE_FUNCTIONS: &[&str] = &[
     "open",
-    "open64",
     "openat",
-    "openat64",
-    "__open_2",
-    "__open64_2",
-    "__openat_2",
-    "__openat64_2",
     "creat",
-    "creat64",
     "fopen",
-    "fopen64",
     "freopen",
-    "freopen64",
     "opendir",
     "fdopendir",
     "stat",
-    "stat64",
     "lstat",
-    "lstat64",
     "fstatat",
-    "fstatat64",
-    "__xstat",
-    "__xstat64",
-    "__lxstat",
-    "__lxstat64",
-    "__fxstatat",
-    "__fxstatat64",
+    "xstat",
+    "lxstat",
+    "fxstatat",
     "statx",
     "access",
     "faccessat",
     "euidaccess",
+    "eaccess",
     "readlink",
     "readlinkat",
     "realpath",
@@ -61,11 +49,36 @@ const FILE_FUNCTIONS: &[&str] = &[
     "execv",
     "execvp",
     "execvpe",
+    "execveat",
     "posix_spawn",
     "posix_spawnp",
     "fork",
     "vfork",
 ];
+
+/// Whether `name` (as callgrind names a function, `@VERSION` and all) is one of
+/// [`FILE_FUNCTIONS`] under any of glibc's aliases: leading underscores, `libc_` and `GI_`
+/// prefixes, and `_nocancel`, `_chk`, `_2` and `64` suffixes dropped.
+fn file_function(name: &str) -> bool {
+    let mut name = name.split('@').next().unwrap_or_default();
+    loop {
+        let trimmed = name.trim_start_matches('_');
+        let stripped = ["libc_", "GI_"]
+            .iter()
+            .find_map(|prefix| trimmed.strip_prefix(prefix));
+        match stripped {
+            Some(rest) => name = rest,
+            None => {
+                name = trimmed;
+                break;
+            }
+        }
+    }
+    for suffix in ["_nocancel", "_chk", "_2", "64"] {
+        name = name.strip_suffix(suffix).unwrap_or(name);
+    }
+    FILE_FUNCTIONS.contains(&name)
+}
 
 /// The most bytes the reader may hold for one record file.
 const MAX_BYTES: usize = 512 << 20;
@@ -248,11 +261,11 @@ fn add_graph(
                 region += call.cost.first().copied().unwrap_or(0);
             }
             if keys[i].is_some() && executed.reads_files.is_none() {
-                let name = target_node.name.split('@').next().unwrap_or_default();
-                if FILE_FUNCTIONS.contains(&name) {
+                if file_function(&target_node.name) {
                     executed.reads_files = Some(format!(
-                        "`{}` calls `{name}`",
-                        crate::text::elide_generics(&node.name)
+                        "`{}` calls `{}`",
+                        crate::text::elide_generics(&node.name),
+                        target_node.name
                     ));
                 }
             }
@@ -387,6 +400,38 @@ pub fn roots(root: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_functions_are_known_under_glibcs_aliases() {
+        for name in [
+            "open",
+            "open64",
+            "open64@@GLIBC_2.2.5",
+            "__libc_open64",
+            "__GI___open64_nocancel",
+            "__open_2",
+            "__open64_2",
+            "openat64",
+            "fopen64",
+            "__xstat64",
+            "statx",
+            "__realpath_chk",
+            "opendir",
+            "posix_spawnp",
+        ] {
+            assert!(file_function(name), "{name}");
+        }
+        for name in [
+            "malloc",
+            "memcpy",
+            "pthread_getattr_np",
+            "openssl",
+            "operator",
+            "stats",
+        ] {
+            assert!(!file_function(name), "{name}");
+        }
+    }
 
     #[test]
     fn object_keys_drop_cargos_hash_and_leave_the_system_out() {
