@@ -171,9 +171,26 @@ fn report(hostile: &str, outcome: Outcome) -> Report {
             current: hostile.into(),
         }],
         attribution: Default::default(),
-        change: None,
-        carried: Vec::new(),
+        change: Some(irgate::model::ChangeMap {
+            base: "0123456789abcdef0123456789abcdef01234567".into(),
+            head: String::new(),
+            files: vec![hostile.into()],
+            functions: vec![irgate::model::ChangedFunction {
+                object: hostile.into(),
+                name: hostile.into(),
+                how: "changed".into(),
+                file: hostile.into(),
+                lines: vec![irgate::model::Lines { first: 3, last: 4 }],
+            }],
+            unmapped: None,
+        }),
+        carried: vec![hostile.into()],
     };
+    // What the change map says of each row comes from the repository too: names, reasons.
+    report.rows[0].touch = Some(irgate::model::Touch::Runs { functions: vec![0] });
+    report.rows[1].touch = Some(irgate::model::Touch::Reads {
+        reason: hostile.into(),
+    });
     report.attribution.explanations.push(explained(hostile));
     report.attribution.explanation_note = Some(hostile.into());
     report
