@@ -318,7 +318,18 @@ pub fn run_with_code(
             benchmarks.insert(id, counts);
         }
         durations_ms.extend(run.durations_ms);
-        if selection.record && !measured.is_empty() {
+        if selection.record && !measured.is_empty() && !library.records() {
+            let why = format!(
+                "suite `{}` uses {library}: the code record needs gungraun 0.17 or later (its \
+                 benchmark wrapper marks where the measured region ends), so its benchmarks \
+                 always run",
+                suite.name()
+            );
+            eprintln!("irgate: warning: no code record: {why}");
+            for id in measured.keys() {
+                code.unrecorded.insert(id.clone(), why.clone());
+            }
+        } else if selection.record && !measured.is_empty() {
             let found = record_suite(suite, library, &settings, &scratch, &built, &measured)?;
             objects.extend(found.objects);
             for (key, addresses) in found.executed {

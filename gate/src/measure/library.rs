@@ -144,6 +144,12 @@ impl Library {
         self.at_least(Kind::IaiCallgrind, 15)
     }
 
+    /// Whether the code record can be taken (`run --record`): gungraun 0.17 and later wrap each
+    /// benchmark in a function whose exit marks where the measured region ends.
+    pub fn records(&self) -> bool {
+        self.at_least(Kind::Gungraun, 17)
+    }
+
     /// Whether the runner passes named variables into the benchmarks' cleared environment
     /// (`--envs`). Older runners find valgrind on the PATH, so irgate passes them through a
     /// `valgrind` wrapper there instead ([`crate::measure::runner`]).
@@ -384,6 +390,7 @@ mod tests {
         assert!(iai16.runs_tools() && !iai16.passes_envs());
         assert!(gun17.lists() && !gun17.passes_envs() && gun17.filters_ids());
         assert!(gun18.passes_envs());
+        assert!(gun17.records() && !iai16.records());
         assert_eq!(gun18.kind.runner_env(), "GUNGRAUN_RUNNER");
         assert_eq!(iai16.kind.runner_env(), "IAI_CALLGRIND_RUNNER");
         assert_eq!(

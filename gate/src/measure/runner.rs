@@ -400,7 +400,7 @@ pub fn record(
     settings: &Settings,
     expected: &BTreeSet<String>,
 ) -> Result<()> {
-    if library.kind != crate::measure::library::Kind::Gungraun {
+    if !library.records() {
         return Err(Error::Tool(format!(
             "suite `{}` uses {library}: the code record needs gungraun 0.17 or later (its \
              benchmark wrapper marks where the measured region ends)",
