@@ -14,8 +14,10 @@
 # `--force`, and `irgate doctor` says the runner is missing; `irgate runner install`; `irgate
 # init --ci` pins the toolchain in use and the history workflow to the default branch; init again
 # is refused before it runs anything, leaving the results alone; `irgate refresh` (its baselines
-# explain at once), commit; `irgate run && irgate check` passes (exit 0), a deliberate
-# regression in one function fails (exit 1) on exactly the benchmarks that call it and `irgate
+# explain at once), commit; `irgate run --record && irgate refresh`, commit (gungraun records what
+# each benchmark executed; iai-callgrind says why it cannot); `irgate run && irgate check` passes
+# (exit 0), a deliberate regression in one function is selected by `run --only-touched --dry-run`
+# on exactly the benchmarks that call it (gungraun) and fails (exit 1) on exactly those, `irgate
 # explain` names the function, and the revert passes again.
 #
 # Needs valgrind, jq and cargo. Runners go to irgate's cache at target/adoption-runners, kept
@@ -153,6 +155,17 @@ adopt() {
     git add gate.toml baselines .github .irgate && git -c user.name=t -c user.email=t@t commit --quiet -m "irgate: baselines"
     irgate explain "$1" >"$work/explain.log" 2>&1 || { cat "$work/explain.log" >&2; die "explain cannot read the first baselines"; }
 
+    # 3b. The code record (README step 3), committed: gungraun records, iai-callgrind says why not.
+    say "$name: irgate run --record && irgate refresh (the code record)"
+    irgate run --record >"$work/record.log" 2>&1 || { cat "$work/record.log" >&2; die "irgate run --record failed"; }
+    irgate refresh >/dev/null 2>>"$work/record.log" || { cat "$work/record.log" >&2; die "irgate refresh after --record failed"; }
+    if [[ $library == gungraun* ]]; then
+        jq -e '.benchmarks | length > 0' baselines/code/record.json >/dev/null || die "$name: no benchmark in the code record"
+    else
+        grep -q 'no code record: .*needs gungraun 0.17 or later' "$work/record.log" || { cat "$work/record.log" >&2; die "$name: --record did not say why it records nothing"; }
+    fi
+    git add baselines && git -c user.name=t -c user.email=t@t commit --quiet -m "irgate: the code record"
+
     # 4. The gate.
     say "$name: irgate run && irgate check (unchanged code: exit 0)"
     [ -z "$(expect_gate 0)" ] || die "unchanged code failed the gate"
@@ -164,6 +177,13 @@ adopt() {
     # Extra work at the top of FUNCTION's body: a loop the optimiser keeps.
     sed -i "/pub fn $function(/a\\    for i in 0..40u32 { std::hint::black_box(i); }" "$file"
     grep -q "black_box(i)" "$file" || die "could not inject into $function"
+    local selected
+    selected=$(irgate run --only-touched --dry-run 2>&1 |
+        sed -nE 's/^irgate: --only-touched: runs (.*): (executes changed code|counted as touched).*/\1/p' | sort)
+    if [[ $library == gungraun* ]] && [ "$selected" != "$expected" ]; then
+        diff <(echo "$expected") <(echo "$selected") | sed 's/^/  /' >&2 || true
+        die "$name: --only-touched must select exactly the benchmarks calling $function (< expected, > selected)"
+    fi
     local failing
     failing=$(expect_gate 1)
     if [ "$failing" != "$expected" ]; then
