@@ -46,7 +46,7 @@ fn base() -> CodeRecord {
                 BENCH.to_owned(),
                 object(
                     &[
-                        ("main", "0"),
+                        ("main", "f"),
                         ("codec::encode", "1"),
                         ("codec::make_input", "2"),
                         ("codec::read_file", "3"),
@@ -319,4 +319,36 @@ fn data_that_no_executed_instruction_reads_selects_nothing() {
     });
     let touches = touched(&record, &unit, &Change::default(), &ids());
     assert!(touches.touch["g::encode/a"].is_touched());
+}
+
+#[test]
+fn a_function_the_record_saw_but_the_symbols_lack_always_counts_as_changed() {
+    let mut record = base();
+    record.objects.get_mut(BENCH).unwrap().functions.insert(
+        "codec::encode".to_owned(),
+        crate::model::code::UNKNOWN_DIGEST.to_owned(),
+    );
+    // Even a head that holds the same marker (a recorded run compared with itself).
+    let touches = touched(&record, &record.objects, &Change::default(), &ids());
+    assert!(touches.touch["g::encode/a"].is_touched());
+    assert!(!touches.touch["g::reads/c"].is_touched());
+}
+
+#[test]
+fn mark_unknown_keeps_what_the_symbols_lack() {
+    let mut record = base();
+    record
+        .benchmarks
+        .get_mut("g::encode/a")
+        .unwrap()
+        .functions
+        .get_mut(BENCH)
+        .unwrap()
+        .insert("(below main)".to_owned());
+    record.mark_unknown();
+    record.narrow_to_executed();
+    assert_eq!(
+        record.objects[BENCH].functions["(below main)"],
+        crate::model::code::UNKNOWN_DIGEST
+    );
 }

@@ -350,6 +350,7 @@ pub fn run_with_code(
     }
     code.objects = identities;
     if selection.record {
+        code.mark_unknown();
         code.narrow_to_executed();
     }
     let matched_none = |f: &Filter| !listed.iter().any(|id| f.matches(id));

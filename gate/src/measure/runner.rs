@@ -388,8 +388,10 @@ fn bench_command(
 /// and never stops, and each exit from the benchmark's wrapper dumps a part. The parts before the
 /// final one (dumped at program termination) hold everything the process executed from `main`
 /// to the end of the measured region: setup, argument expressions, lazy statics, the harness.
-pub const RECORD_ARGS: &str =
-    "--demangle=no --toggle-collect=main --dump-after=*__gungraun_wrapper_mod* --dump-instr=yes";
+/// `--show-below-main=yes` keeps the real names of the code below `main` (else valgrind calls
+/// it `(below main)`, a name no symbol has).
+pub const RECORD_ARGS: &str = "--demangle=no --show-below-main=yes --toggle-collect=main \
+     --dump-after=*__gungraun_wrapper_mod* --dump-instr=yes";
 
 /// Runs `suite`'s benchmarks that `settings`' filter selects again, under callgrind with
 /// [`RECORD_ARGS`], into `settings.home` (which must be set: the record never mixes with the

@@ -4,6 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The digest a record gives a function it saw executed in an object whose symbols do not hold
+/// it: never equal to anything, so the function always counts as changed.
+pub const UNKNOWN_DIGEST: &str = "00000000000000000000000000000000";
+
 /// One linked object's code identity, as kept in a record: only the functions some benchmark of
 /// the record executed (or every function, for a run's own objects when nothing narrows them).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -41,6 +45,7 @@ impl Object {
     /// equal digests, or equal code and equal data at every reference `base` keeps.
     pub fn same_as(&self, base: &Object, name: &str) -> bool {
         match (base.functions.get(name), self.functions.get(name)) {
+            (Some(a), _) if a == UNKNOWN_DIGEST => return false,
             (Some(a), Some(b)) if a == b => return true,
             (Some(_), Some(_)) => {}
             _ => return false,
@@ -88,6 +93,23 @@ pub struct CodeRecord {
 }
 
 impl CodeRecord {
+    /// Gives every function a benchmark executed that its object's identity does not hold the
+    /// [`UNKNOWN_DIGEST`], so that it is kept and always counts as changed.
+    pub fn mark_unknown(&mut self) {
+        for executed in self.benchmarks.values() {
+            for (key, names) in &executed.functions {
+                if let Some(object) = self.objects.get_mut(key) {
+                    for name in names {
+                        object
+                            .functions
+                            .entry(name.clone())
+                            .or_insert_with(|| UNKNOWN_DIGEST.to_owned());
+                    }
+                }
+            }
+        }
+    }
+
     /// Keeps only the functions some benchmark executed, in the objects they executed them in
     /// (whole objects keep their digest), and the objects benchmarks use.
     pub fn narrow_to_executed(&mut self) {
