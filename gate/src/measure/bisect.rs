@@ -84,6 +84,8 @@ pub struct Bisection {
     pub runs: usize,
     /// Benchmarks measured, summed over the runs.
     pub benchmark_runs: usize,
+    /// The commits where the suite ran, in the order they first ran (full hashes).
+    pub measured: Vec<String>,
     /// What a linear replay of the range costs: every commit and the good end built and run.
     pub linear: Linear,
     /// Wall time of the bisection, in seconds.
@@ -499,23 +501,31 @@ impl State<'_> {
             }
             // Each benchmark's count at m: carried from an end whose code it shares, else run.
             let mut derived: Vec<(String, Known)> = Vec::new();
-            let mut needed: BTreeSet<String> = BTreeSet::new();
+            let mut needed: BTreeMap<String, String> = BTreeMap::new();
             for (id, i, j) in &intervals {
                 if self.known[id].contains_key(&m) {
                     continue;
                 }
                 let mut carried = None;
+                let mut why = String::new();
                 for end in [*i, *j] {
                     let known = self.known[id][&end];
-                    if known.count.is_some() && self.same_code(id, known.from, m)? {
-                        carried = Some(known);
-                        break;
+                    if known.count.is_none() {
+                        continue;
+                    }
+                    match self.differs(id, known.from, m)? {
+                        None => {
+                            carried = Some(known);
+                            break;
+                        }
+                        Some(reason) if why.is_empty() => why = reason,
+                        Some(_) => {}
                     }
                 }
                 match carried {
                     Some(known) => derived.push((id.clone(), known)),
                     None => {
-                        needed.insert(id.clone());
+                        needed.insert(id.clone(), why);
                     }
                 }
             }
@@ -523,15 +533,15 @@ impl State<'_> {
                 self.known.entry(id).or_default().insert(m, known);
             }
             if !needed.is_empty() {
-                let names: Vec<String> = needed
-                    .iter()
-                    .map(|id| text::terminal(id).into_owned())
-                    .collect();
-                eprintln!(
-                    "irgate: bisect: running at {}, where the code they execute changed: {}",
-                    short_commit(&self.points[m].hash),
-                    names.join(", ")
-                );
+                for (id, why) in &needed {
+                    eprintln!(
+                        "irgate: bisect: runs {} at {}: {}",
+                        text::terminal(id),
+                        short_commit(&self.points[m].hash),
+                        text::terminal(why)
+                    );
+                }
+                let needed: BTreeSet<String> = needed.into_keys().collect();
                 match self.measure(m, Some(&needed), true) {
                     Ok(counts) => {
                         for id in &needed {
@@ -714,6 +724,7 @@ impl State<'_> {
             ..self.request.selection
         };
         let (paths, place) = self.place();
+        let hash = self.points[p].hash.clone();
         let (results, code) = collect::run_with_code(
             self.request.config,
             &selection,
@@ -723,7 +734,18 @@ impl State<'_> {
         )?;
         self.out.runs += 1;
         self.out.benchmark_runs += results.benchmarks.len();
+        if !self.out.measured.contains(&hash) {
+            self.out.measured.push(hash.clone());
+        }
         if record {
+            // Written (and kept for inspection), and read back: the record as its file holds it,
+            // as `irgate refresh` keeps it and `run --only-touched` compares with it.
+            let file = self
+                .place_dir
+                .join("records")
+                .join(format!("{hash}.code.json"));
+            crate::formats::code::write(&file, &code)?;
+            let code = crate::formats::code::read(&file)?.unwrap_or_default();
             merge(self.records.entry(p).or_default(), code);
         }
         Ok(results
@@ -767,11 +789,35 @@ impl State<'_> {
     /// Whether benchmark `id` executes the same code and may read the same files at the built
     /// point `to` as at the measured point `from`: then its count there is the same.
     fn same_code(&mut self, id: &str, from: usize, to: usize) -> Result<bool> {
+        Ok(self.differs(id, from, to)?.is_none())
+    }
+
+    /// What differs for benchmark `id` between the measured point `from` and the built point
+    /// `to`: the changed code it executes, or the changed file it may read, or why irgate cannot
+    /// tell; `None` when nothing does.
+    fn differs(&mut self, id: &str, from: usize, to: usize) -> Result<Option<String>> {
         if from == to {
-            return Ok(true);
+            return Ok(None);
         }
         let touches = self.touches(id, from, to)?;
-        Ok(touches.touch.get(id) == Some(&Touch::Untouched))
+        Ok(match touches.touch.get(id) {
+            Some(Touch::Untouched) => None,
+            Some(Touch::Runs { functions }) => {
+                let names: Vec<String> = functions
+                    .iter()
+                    .filter_map(|&k| touches.functions.get(k))
+                    .take(3)
+                    .map(|f| format!("`{}` ({})", f.name, f.object))
+                    .collect();
+                Some(format!(
+                    "executes changed code: {}{}",
+                    names.join(", "),
+                    if functions.len() > 3 { ", ..." } else { "" }
+                ))
+            }
+            Some(Touch::Reads { reason } | Touch::Unrecorded { reason }) => Some(reason.clone()),
+            None => Some("no verdict".to_owned()),
+        })
     }
 }
 
