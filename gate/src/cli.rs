@@ -9,7 +9,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[cfg(feature = "github")]
 use crate::commands::comment;
-use crate::commands::{calibrate, check, doctor, explain, history, init, refresh, run, runner};
+use crate::commands::{
+    bisect, calibrate, check, doctor, explain, history, init, refresh, run, runner,
+};
 use crate::judge::compare::{EnvPolicy, Policy};
 use crate::measure::paths::Paths;
 use crate::measure::shard::Part;
@@ -34,6 +36,7 @@ The workflow:
   irgate explain    show where a benchmark's instructions went, function by function
   irgate history    record runs of the default branch; draw the dashboard
   irgate calibrate  how far code layout moves each count; the budgets that follow
+  irgate bisect     which commits of a range moved each benchmark's count
   irgate runner     install the exact callgrind runner the suites need, beside other versions
 
 Exit codes (every command): 0 every budget holds (or the command did its work), 1 a budget is
@@ -99,11 +102,45 @@ pub enum Command {
     /// Install (or show) the exact callgrind runner each suite's library needs.
     #[command(subcommand)]
     Runner(RunnerCommand),
+    /// Find each commit of a range where a benchmark's count changed.
+    #[command(long_about = BISECT_ABOUT)]
+    Bisect(BisectArgs),
     /// Post the JSON report as the pull request's one irgate comment; write the step summary.
     #[cfg(feature = "github")]
     #[command(long_about = COMMENT_ABOUT)]
     Comment(CommentArgs),
 }
+
+const BISECT_ABOUT: &str = "\
+Find, for every selected benchmark whose count (Ir) differs between --good and --bad, each commit
+of the first-parent path good..bad where its count changed. Counts repeat exactly, so the answer
+is one commit per move; a range can hold several, and every one is found.
+
+Every candidate is checked out in one scratch git worktree at a fixed path
+(<target>/irgate/bisect/src, removed at the end) and built into <target>/irgate/bisect/target
+(kept, so the next bisection rebuilds only what changed): the checkout you work in is never
+touched, and neither the counts nor the code identity move with the path. Both ends are built and
+measured here, the bad end twice: a benchmark whose count does not repeat is left out and named.
+Counts recorded elsewhere (baselines, the history) are never used.
+
+Each benchmark is bisected over the commits, recursively on every interval whose ends differ.
+At each candidate, irgate builds and compares the compiled code function by function with a
+commit where the benchmark's count is known (docs/selection.md): when none of the code its process
+executes changed, and no file it may read at run time, its count is known without a run. So most
+steps cost a build and no run, and builds are shared by the benchmarks that moved at the same
+commit. An interval whose ends have equal counts is taken as unchanged: moves that cancel out
+inside it cannot be seen from its ends. A benchmark that moved between the ends although none of
+the code it executes changed (addresses, the environment) is left out and named.
+
+Each move is reported with its commit (the full hash), the count before and after, and the changed
+functions the benchmark executes there; a benchmark missing on one side is reported with the
+commit that added or removed it. A commit inside the range that does not build (or whose suites
+cannot run) is skipped and named, as `git bisect skip` does. --max-builds bounds the work; what
+stays open is reported undecided, with the commits it lies between. The report ends with the cost:
+builds and runs made, against a linear replay of the range (every commit built and run).
+
+Exit codes: 0 the bisection ran (whatever it found), 2 bad input: a revision that names no commit
+or starts with `-`, --good not an ancestor of --bad, an end that does not build or run.";
 
 const INIT_ABOUT: &str = "\
 Set irgate up in the Cargo workspace of the current directory.
@@ -512,6 +549,67 @@ pub struct RunArgs {
     pub paths: PathArgs,
 }
 
+/// `--format` values of `irgate bisect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BisectFormatArg {
+    /// A short table for a terminal
+    Text,
+    /// JSON: {"schema_version": 1, "moves": [{"benchmark", "commit", "before", "after",
+    /// "functions"}], "builds", "runs", ...}
+    Json,
+}
+
+/// Arguments of `irgate bisect`.
+#[derive(Debug, Args)]
+pub struct BisectArgs {
+    /// Only benchmarks whose id matches this glob, e.g. 'frame::*'
+    #[arg(value_name = "FILTER")]
+    pub filter: Option<String>,
+    /// A revision with the old counts (a branch, tag or commit; not starting with `-`)
+    #[arg(long, value_name = "REV", value_parser = revision)]
+    pub good: String,
+    /// A revision with the new counts, a descendant of --good
+    #[arg(long, value_name = "REV", value_parser = revision)]
+    pub bad: String,
+    /// The most builds to make, both ends included; what stays open is reported undecided
+    #[arg(long, value_name = "N")]
+    pub max_builds: Option<usize>,
+    /// Only this suite ('package/bench' or the bench's name); repeat for more
+    #[arg(long = "suite", value_name = "SUITE")]
+    pub suites: Vec<String>,
+    /// Cargo features added to every suite; repeat or separate with commas
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    pub features: Vec<String>,
+    /// How many benchmarks run at once [default: the number of cores]
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<NonZeroUsize>,
+    /// Report format
+    #[arg(long, value_enum, default_value_t = BisectFormatArg::Text)]
+    pub format: BisectFormatArg,
+    /// Budget configuration (its suites and [change] inert) [default: gate.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+impl From<&BisectArgs> for bisect::Options {
+    fn from(args: &BisectArgs) -> Self {
+        bisect::Options {
+            filter: args.filter.clone(),
+            good: args.good.clone(),
+            bad: args.bad.clone(),
+            max_builds: args.max_builds,
+            suites: args.suites.clone(),
+            features: args.features.clone(),
+            jobs: args.jobs,
+            json: args.format == BisectFormatArg::Json,
+            paths: Paths {
+                config: args.config.clone(),
+                ..Paths::default()
+            },
+        }
+    }
+}
+
 /// `--on-env-mismatch` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EnvPolicyArg {
@@ -671,6 +769,7 @@ impl Command {
             Command::Runner(RunnerCommand::Install(args)) => runner::install(&args.into()),
             Command::Runner(RunnerCommand::Path(args)) => runner::path(&args.into()),
             Command::Calibrate(args) => calibrate::execute(&args.into()),
+            Command::Bisect(args) => bisect::execute(&args.into()),
             Command::Explain(args) => explain::execute(&args.into()),
             Command::History(HistoryCommand::Add(args)) => history::add(&args.into()),
             Command::History(HistoryCommand::Render(args)) => history::render(&args.into()),

@@ -1,6 +1,7 @@
 //! The commands: each takes its plain options and does one job of the command line, on the
 //! layers below (measuring, judging, formats, rendering).
 
+pub mod bisect;
 pub mod calibrate;
 pub mod check;
 #[cfg(feature = "github")]

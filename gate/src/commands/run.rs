@@ -221,7 +221,7 @@ fn untouched(
             ));
         }
     }
-    let (objects, refusals) = build_code(config, selection, paths)?;
+    let (objects, refusals) = build_code(config, selection, paths, None)?;
     if let Some(refusal) = refusals.first() {
         return everything(&terminal(refusal));
     }

@@ -64,17 +64,7 @@ pub fn map(
         Err(reason) => return unmapped(&base.commit, reason),
     };
     let root = &paths.root;
-    let own: Vec<String> = [
-        crate::measure::paths::target_dir(root),
-        paths.baselines.clone(),
-        paths.config.clone(),
-        root.join(".irgate"),
-    ]
-    .iter()
-    .filter_map(|p| p.strip_prefix(root).ok())
-    .map(|p| p.to_string_lossy().into_owned())
-    .filter(|p| !p.is_empty())
-    .collect();
+    let own = paths.own();
     let change = match change::between(root, (&base.commit, head), &own, &|path| {
         config.is_inert(path)
     }) {

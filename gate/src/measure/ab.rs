@@ -149,7 +149,7 @@ pub fn resolve(root: &Path, rev: &str) -> Result<String> {
 /// Checks `commit` out into `dir` as a detached worktree of the repository at `root`, reusing the
 /// worktree a previous run left there (unchanged files keep their times, so cargo rebuilds only
 /// what changed).
-fn checkout(root: &Path, commit: &str, dir: &Path) -> Result<()> {
+pub fn checkout(root: &Path, commit: &str, dir: &Path) -> Result<()> {
     if dir.join(".git").exists() {
         let reused = git::run(dir, &["checkout", "--quiet", "--force", "--detach", commit])?
             .is_some()

@@ -378,12 +378,14 @@ pub fn run_with_code(
 }
 
 /// The code identity of the objects the selected suites build in the workspace's target
-/// directory, built here and run nowhere (what `run --only-touched` compares with the baselines'
-/// record), with the suites whose runner cannot run a selection of benchmarks and why.
+/// directory (or where `place` says), built here and run nowhere (what `run --only-touched`
+/// compares with the baselines' record), with the suites whose runner cannot run a selection of
+/// benchmarks and why.
 pub fn build_code(
     config: &Config,
     selection: &Selection,
     paths: &Resolved,
+    place: Option<&Place>,
 ) -> Result<(BTreeMap<String, Object>, Vec<String>)> {
     let workspace = Workspace::load(&paths.root)?;
     let prepared = prepare(config, selection, &workspace)?;
@@ -391,6 +393,10 @@ pub fn build_code(
     let scratch = workspace.target_dir.join("irgate");
     let build = runner::Build::new(config.measurement_build, &workspace.root)?
         .linked_for_identity(&scratch)?;
+    let target = place.map(Place::target);
+    let built = target
+        .clone()
+        .unwrap_or_else(|| workspace.target_dir.clone());
     let settings = Settings {
         root: &workspace.root,
         scratch: &scratch,
@@ -398,8 +404,8 @@ pub fn build_code(
         dhat: config.needs_dhat(),
         filter: None,
         home: None,
-        target: None,
-        label: "",
+        target: target.as_deref(),
+        label: place.map_or("", |p| p.label),
         jobs: selection.jobs(),
         build: &build,
         shard: None,
@@ -418,7 +424,7 @@ pub fn build_code(
             suite.name()
         );
         for artifact in runner::artifacts(suite, library, &settings)? {
-            if let Some(key) = record::object_key(&workspace.target_dir, &artifact) {
+            if let Some(key) = record::object_key(&built, &artifact) {
                 objects.insert(key, artifact);
             }
         }

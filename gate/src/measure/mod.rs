@@ -2,6 +2,7 @@
 //! callgrind, the environment's fingerprint, and A/B builds of two revisions.
 
 pub mod ab;
+pub mod bisect;
 pub mod calibrate;
 pub mod collect;
 pub mod cpu;

@@ -65,6 +65,26 @@ impl Paths {
     }
 }
 
+impl Resolved {
+    /// irgate's and the build's own files, relative to the root: the target directory, the
+    /// baselines, gate.toml, `.irgate/`. No benchmark reads them, so a change to them never
+    /// counts (`crate::change::between`'s `own`).
+    pub fn own(&self) -> Vec<String> {
+        let root = &self.root;
+        [
+            target_dir(root),
+            self.baselines.clone(),
+            self.config.clone(),
+            root.join(".irgate"),
+        ]
+        .iter()
+        .filter_map(|p| p.strip_prefix(root).ok())
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|p| !p.is_empty())
+        .collect()
+    }
+}
+
 /// Cargo's target directory for the workspace at `root` when irgate runs cargo there:
 /// `$CARGO_TARGET_DIR` (a relative one taken from `root`, where irgate starts cargo), else
 /// `<root>/target`.

@@ -1,6 +1,7 @@
 //! Renderers of a [`Report`](crate::model::Report): the terminal table, GitHub markdown and
 //! stable JSON.
 
+pub mod bisect;
 pub mod change;
 pub mod chart;
 pub mod dashboard;

@@ -17,6 +17,7 @@ fn help_explains_each_command() {
         "irgate history",
         "irgate calibrate",
         "irgate runner",
+        "irgate bisect",
         "Exit codes",
         "0 every budget holds",
     ] {
@@ -32,6 +33,7 @@ fn help_explains_each_command() {
         ("explain", "differential flame graph"),
         ("calibrate", "layout-sensitive"),
         ("runner", "exact callgrind runner"),
+        ("bisect", "moves that cancel out"),
     ] {
         let help = sandbox.irgate(&[command, "--help"]);
         assert_eq!(help.code, 0, "{command}: {}", help.stderr);

@@ -9,6 +9,7 @@ mod harness;
 
 mod ab;
 mod accept;
+mod bisect;
 mod calibrate;
 mod calibrated;
 mod check;
