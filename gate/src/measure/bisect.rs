@@ -824,13 +824,17 @@ impl State<'_> {
 /// Adds a run's code record to the record of the same build.
 fn merge(into: &mut CodeRecord, code: CodeRecord) {
     into.commit = code.commit;
+    into.identity = code.identity;
     for (key, object) in code.objects {
         let entry = into.objects.entry(key).or_insert_with(|| Object {
             functions: BTreeMap::new(),
             whole: object.whole.clone(),
             imprecise: object.imprecise.clone(),
+            parts: BTreeMap::new(),
+            path: object.path.clone(),
         });
         entry.functions.extend(object.functions);
+        entry.parts.extend(object.parts);
     }
     into.benchmarks.extend(code.benchmarks);
     into.unrecorded.extend(code.unrecorded);
