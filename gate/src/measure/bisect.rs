@@ -877,7 +877,7 @@ mod tests {
             Object {
                 functions: [("f".to_owned(), "1".to_owned())].into(),
                 whole: "w".to_owned(),
-                imprecise: None,
+                ..Object::default()
             },
         );
         a.benchmarks.insert("x".to_owned(), Default::default());

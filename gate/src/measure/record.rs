@@ -260,14 +260,15 @@ fn add_graph(
             if !inside && target_node.name.contains(WRAPPER) {
                 region += call.cost.first().copied().unwrap_or(0);
             }
-            if keys[i].is_some() && executed.reads_files.is_none() {
-                if file_function(&target_node.name) {
-                    executed.reads_files = Some(format!(
-                        "`{}` calls `{}`",
-                        crate::text::elide_generics(&node.name),
-                        target_node.name
-                    ));
-                }
+            if keys[i].is_some()
+                && executed.reads_files.is_none()
+                && file_function(&target_node.name)
+            {
+                executed.reads_files = Some(format!(
+                    "`{}` calls `{}`",
+                    crate::text::elide_generics(&node.name),
+                    target_node.name
+                ));
             }
         }
         if let Some(key) = &keys[i] {
