@@ -265,7 +265,8 @@ fn untouched(
 }
 
 /// `part` of the partition of the benchmarks `filter` selects, by the Ir of the baselines in
-/// `dir` (none when it does not exist: every function then goes by its name's hash).
+/// `dir` (none when it does not exist: every function then goes by its name's hash). An N above
+/// the number of baselines in scope is refused before anything is built.
 fn plan_shard(part: Part, dir: &Path, filter: Option<&Filter>) -> Result<Shard> {
     let irs: BTreeMap<String, u64> = if dir.is_dir() {
         let baselines = Baselines::load(dir)?;
@@ -278,6 +279,10 @@ fn plan_shard(part: Part, dir: &Path, filter: Option<&Filter>) -> Result<Shard> 
     } else {
         BTreeMap::new()
     };
+    crate::measure::shard::check_split(
+        part,
+        irs.keys().filter(|id| filter::in_scope(filter, id)).count(),
+    )?;
     let shard = Shard::plan(part, &irs, filter);
     eprintln!("irgate: {}", shard.describe());
     Ok(shard)

@@ -355,6 +355,7 @@ pub fn run_with_code(
         benchmarks,
         durations_ms,
         carried: Vec::new(),
+        shard: selection.shard.map(|shard| shard.part),
     };
     Ok((results, code))
 }
@@ -591,6 +592,7 @@ fn read_summaries(
         benchmarks,
         durations_ms,
         carried: Vec::new(),
+        shard: None,
     };
     Ok((origin, results))
 }

@@ -5,6 +5,7 @@
 
 pub mod code;
 pub mod fingerprint;
+pub mod shard;
 
 use std::collections::BTreeMap;
 
@@ -93,6 +94,11 @@ pub struct Results {
     /// The benchmarks of `benchmarks` that did not run (`irgate run --only-touched`): they run
     /// none of the changed code, and their counts are the baselines'. Sorted.
     pub carried: Vec<String>,
+    /// The shard of the selection this run measured (`irgate run --shard K/N`); `None` for a
+    /// whole run and for merged shards. Written in results files as `"shard": "K/N"`.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub shard: Option<shard::Part>,
 }
 
 impl Results {

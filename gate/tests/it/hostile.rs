@@ -327,6 +327,7 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
                 .into(),
                 durations_ms: Default::default(),
                 carried: Vec::new(),
+                shard: None,
             };
             Run::from_results(results, None, false, "run.json").unwrap()
         };
