@@ -16,8 +16,8 @@ use crate::formats::code;
 use crate::git::Commit;
 use crate::measure::ab;
 use crate::measure::collect::{
-    Selection, build_code, read_from, run_with_code, runner_output, suite_dirs, write_code,
-    write_profiles, write_results,
+    Selection, build_code, read_from, run_started, run_with_code, runner_output, suite_dirs,
+    write_code, write_profiles, write_results,
 };
 use crate::measure::paths::{Paths, Resolved};
 use crate::measure::shard::{Part, Shard};
@@ -130,6 +130,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
                 &suite_dirs(results, std::slice::from_ref(home)),
                 &built,
                 results,
+                run_started(results),
             );
         }
         return Ok(ExitCode::SUCCESS);
@@ -155,7 +156,9 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     if let Some(code) = &code {
         write_code(&paths, code)?;
     }
-    write_profiles(&sources, &paths, &ran);
+    // Only what this run wrote: summaries older than its start are an earlier run's.
+    let since = options.from.is_empty().then(|| run_started(&ran)).flatten();
+    write_profiles(&sources, &paths, &ran, since);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -66,6 +66,15 @@ impl Kind {
         }
     }
 
+    /// The library's output directory inside cargo's target directory when
+    /// [`Kind::home_env`] is not set.
+    pub fn default_home(self) -> &'static str {
+        match self {
+            Kind::IaiCallgrind => "iai",
+            Kind::Gungraun => "gungraun",
+        }
+    }
+
     /// The runner crate (and binary) name.
     pub fn runner(self) -> String {
         format!("{}-runner", self.crate_name())
