@@ -409,7 +409,8 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            error.starts_with("other: cannot merge with one: shard 2/3 of 3 shards, there 1/2 of 2"),
+            error
+                .starts_with("other: cannot merge with one: shard 2/3 of 3 shards, there 1/2 of 2"),
             "{error}"
         );
         // A whole run (or summaries) may come with a whole set of shards.

@@ -129,11 +129,21 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 }
             }
         }
+        // A build that is not reproducible: no budget applies; shown only, when gate.toml says
+        // `info = true`, else any move is undecided.
+        let nondeterministic = config.nondeterministic_for(id);
+        let info_only = nondeterministic.is_some_and(|n| n.info);
         for (metric, limit) in &budgets {
             let baseline = old.and_then(|(counts, _)| counts.get(metric).copied());
             let current = new.and_then(|counts| counts.get(metric).copied());
             let mut accepted = None;
             let status = match (baseline, current) {
+                (Some(_), Some(_)) if info_only => Status::Info,
+                (Some(baseline), Some(current))
+                    if nondeterministic.is_some() && baseline != current =>
+                {
+                    Status::Nondeterministic
+                }
                 (Some(baseline), Some(current)) => {
                     let allowed = config::budgets::allowance(limit, baseline);
                     let change = current as f64 - baseline as f64;
@@ -176,6 +186,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 Status::Accepted
                 | Status::Layout
                 | Status::Unexplained
+                | Status::Nondeterministic
                 | Status::Vanished
                 | Status::Ok
                 | Status::Info => false,
@@ -185,7 +196,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 metric: metric.clone(),
                 baseline,
                 new: current,
-                limit: (baseline.is_some() && current.is_some()).then_some(*limit),
+                limit: (baseline.is_some() && current.is_some() && !info_only).then_some(*limit),
                 status,
                 fails,
                 since: None,
@@ -300,7 +311,30 @@ fn outcome(
             .filter(|r| r.status == Status::Unexplained)
             .map(|r| r.benchmark.as_str())
             .collect();
-        if failed.is_empty() && !unexplained.is_empty() {
+        let nondeterministic: BTreeSet<&str> = rows
+            .iter()
+            .filter(|r| r.status == Status::Nondeterministic)
+            .map(|r| r.benchmark.as_str())
+            .collect();
+        if failed.is_empty() && !nondeterministic.is_empty() {
+            let named: Vec<&str> = nondeterministic.iter().take(3).copied().collect();
+            Outcome::Undecided {
+                reason: format!(
+                    "{} moved whose build is not reproducible ({}{}; gate.toml's \
+                     [[nondeterministic]]: two cold builds of one commit counted differently): no \
+                     budget tells a change from the build's randomness. Make the build \
+                     reproducible (a build script's random data, data generated into OUT_DIR, \
+                     hash seeds) and remove the entry, or mark it `info = true`",
+                    crate::text::plural(nondeterministic.len(), "benchmark"),
+                    named.join(", "),
+                    if nondeterministic.len() > 3 {
+                        ", ..."
+                    } else {
+                        ""
+                    },
+                ),
+            }
+        } else if failed.is_empty() && !unexplained.is_empty() {
             let named: Vec<&str> = unexplained.iter().take(3).copied().collect();
             Outcome::Undecided {
                 reason: format!(
@@ -417,6 +451,54 @@ mod tests {
             .iter()
             .map(|r| (r.benchmark.as_str(), r.metric.as_str(), r.status, r.fails))
             .collect()
+    }
+
+    #[test]
+    fn a_nondeterministic_build_is_never_budgeted_undecided_unless_info() {
+        let text = "[budgets]\nIr = { absolute = 5000 }\n\n[[nondeterministic]]\nbenchmarks = [\"nd::*\"]\n";
+        let judged = |text: &str, run: &[(&str, u64)]| {
+            judge(&Judgement {
+                results: &results(run),
+                baselines: &baselines(&[("nd::random", 100), ("a::fixed", 100)]),
+                config: &config(text),
+                policy: Policy::default(),
+                mode: &Mode::Baselines,
+                anchor: None,
+                change: None,
+            })
+            .unwrap()
+        };
+        // Within a budget of 5,000 Ir, yet a move of 1 Ir is undecided: no budget holds it.
+        let report = judged(text, &[("nd::random", 101), ("a::fixed", 100)]);
+        assert_eq!(
+            statuses(&report),
+            [
+                ("nd::random", "Ir", Status::Nondeterministic, false),
+                ("a::fixed", "Ir", Status::Ok, false),
+            ]
+        );
+        assert!(
+            matches!(&report.outcome, Outcome::Undecided { reason } if reason.contains("1 benchmark moved whose build is not reproducible (nd::random")),
+            "{:?}",
+            report.outcome
+        );
+        // The same count passes; a failure elsewhere decides.
+        let same = judged(text, &[("nd::random", 100), ("a::fixed", 100)]);
+        assert_eq!(same.outcome, Outcome::Passed);
+        let failed = judged(text, &[("nd::random", 90), ("a::fixed", 6000)]);
+        assert_eq!(failed.outcome, Outcome::Failed { count: 1 });
+        // Marked `info`: shown, never gated.
+        let info = judged(
+            &text.replace("\"nd::*\"]\n", "\"nd::*\"]\ninfo = true\n"),
+            &[("nd::random", 9000), ("a::fixed", 100)],
+        );
+        assert_eq!(info.outcome, Outcome::Passed);
+        let row = info
+            .rows
+            .iter()
+            .find(|r| r.benchmark == "nd::random")
+            .unwrap();
+        assert_eq!((row.status, row.limit), (Status::Info, None));
     }
 
     #[test]

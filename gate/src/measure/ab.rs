@@ -79,14 +79,8 @@ pub fn measure(
         root: head_src,
         ..paths.clone()
     };
-    let head_place = Place {
-        dir: &head_dir,
-        label: "head ",
-    };
-    let base_place = Place {
-        dir: &base_dir,
-        label: "base ",
-    };
+    let head_place = Place::in_dir(&head_dir, "head ");
+    let base_place = Place::in_dir(&base_dir, "base ");
     let (head, base) = std::thread::scope(|scope| {
         let base = scope.spawn(|| {
             collect::run_suites(config, selection, &base_paths, filter, Some(&base_place))
@@ -108,7 +102,7 @@ pub fn measure(
     Ok(Sides {
         head,
         base,
-        homes: [head_place.home(), base_place.home()],
+        homes: [head_dir.join("home"), base_dir.join("home")],
         roots,
     })
 }

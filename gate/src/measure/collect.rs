@@ -249,24 +249,25 @@ pub fn prepare(
 }
 
 /// Where a run builds and writes its files, when not where the workspace says.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Place<'a> {
-    /// A directory of the run's own: cargo builds into `<dir>/target` and the library writes its
-    /// output to `<dir>/home`.
-    pub dir: &'a Path,
+    /// Cargo's target directory.
+    pub target: PathBuf,
+    /// The library's output directory (`None`: the library's default, in `target`).
+    pub home: Option<PathBuf>,
     /// Put before each progress line.
     pub label: &'a str,
 }
 
 impl Place<'_> {
-    /// Cargo's target directory.
-    pub fn target(&self) -> PathBuf {
-        self.dir.join("target")
-    }
-
-    /// The library's output directory.
-    pub fn home(&self) -> PathBuf {
-        self.dir.join("home")
+    /// A directory of the run's own: cargo builds into `<dir>/target` and the library writes its
+    /// output to `<dir>/home`.
+    pub fn in_dir<'a>(dir: &Path, label: &'a str) -> Place<'a> {
+        Place {
+            target: dir.join("target"),
+            home: Some(dir.join("home")),
+            label,
+        }
     }
 }
 
@@ -305,7 +306,10 @@ pub fn run_with_code(
             fingerprint.aslr
         );
     }
-    let (target, home) = (place.map(Place::target), place.map(Place::home));
+    let (target, home) = (
+        place.map(|p| p.target.clone()),
+        place.and_then(|p| p.home.clone()),
+    );
     let settings = Settings {
         root: &workspace.root,
         scratch: &scratch,

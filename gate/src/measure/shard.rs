@@ -290,7 +290,10 @@ mod tests {
     #[test]
     fn more_shards_than_benchmarks_in_scope_are_refused() {
         assert!(check_split(part("3/3"), 3).is_ok());
-        assert!(check_split(part("1/2"), 0).is_ok(), "no baselines: not known yet");
+        assert!(
+            check_split(part("1/2"), 0).is_ok(),
+            "no baselines: not known yet"
+        );
         assert_eq!(
             check_split(part("1/4"), 3).unwrap_err().to_string(),
             "--shard 1/4: 4 shards for the 3 benchmarks in scope: at most 3 shards, or some \

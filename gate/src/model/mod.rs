@@ -151,6 +151,10 @@ pub enum Status {
     /// Beyond the address budget although the benchmark executed none of the changed code: not
     /// the change's (the environment, or nondeterminism). The gate cannot decide.
     Unexplained,
+    /// Moved, but gate.toml's `[[nondeterministic]]` names the benchmark: two cold builds of one
+    /// commit gave it different counts, so no budget can tell a change from the build. The gate
+    /// cannot decide.
+    Nondeterministic,
     /// A baseline whose benchmark did not run.
     Vanished,
     /// Within budget.
@@ -170,6 +174,9 @@ impl Status {
             Status::Layout => "moved without executing changed code: within the address budget",
             Status::Unexplained => {
                 "moved without executing changed code, beyond the address budget: not the change's"
+            }
+            Status::Nondeterministic => {
+                "moved, but its build is not reproducible ([[nondeterministic]]): undecided"
             }
             Status::Vanished => "vanished: did not run",
             Status::Ok => "within budget",

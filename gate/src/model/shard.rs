@@ -56,4 +56,3 @@ impl fmt::Display for Part {
         write!(f, "{}/{}", self.index, self.count)
     }
 }
-

@@ -293,6 +293,7 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
                 | Status::New
                 | Status::Vanished
                 | Status::Unexplained
+                | Status::Nondeterministic
         )
     });
     let rest = take(&|_| true);
@@ -890,7 +891,7 @@ fn verdict_cell(row: &Row) -> String {
         (Status::New, false) => "🆕",
         (Status::Stale, false) => "⬇️",
         (Status::Layout, false) => "〰️",
-        (Status::Unexplained, false) => "❔",
+        (Status::Unexplained, false) | (Status::Nondeterministic, false) => "❔",
         (Status::Accepted, false) => "☑️",
         (Status::Vanished, false) => "➖",
         (Status::Ok | Status::OverBudget, false) => "✅",

@@ -408,3 +408,39 @@ fn the_markdown_format_keeps_within_max_chars() {
     let tiny = sandbox.check("many.json", &["--format", "markdown", "--max-chars", "100"]);
     assert_eq!(tiny.code, 2, "{}", tiny.stderr);
 }
+
+/// A benchmark whose build is not reproducible (gate.toml's `[[nondeterministic]]`, which
+/// calibration writes) is never held to a budget: a move, however small, is undecided (exit 2),
+/// until the entry says `info = true`.
+#[test]
+fn a_nondeterministic_build_is_undecided_until_marked_info() {
+    let entry = "\n[[nondeterministic]]\nbenchmarks = [\"filter::scan/*\"]\n";
+    let sandbox = Sandbox::with_config(&format!("{}{entry}", crate::harness::GATE_TOML));
+    sandbox.baselines();
+    // 2,778 -> 2,780: within the budget of 50 Ir, yet undecided.
+    sandbox.results("base", "new.json", |r| {
+        set_ir(r, "filter::scan/s512", 2_780)
+    });
+    let run = sandbox.check("new.json", &[]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("filter::scan/s512")
+            && run.stdout.contains("its build is not reproducible"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("1 benchmark moved whose build is not reproducible (filter::scan/s512"),
+        "{}",
+        run.stdout
+    );
+    // The same counts decide nothing against it.
+    assert_eq!(sandbox.check("base.json", &[]).code, 0);
+    sandbox.write(
+        "gate.toml",
+        &format!("{}{entry}info = true\n", crate::harness::GATE_TOML),
+    );
+    let run = sandbox.check("new.json", &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}

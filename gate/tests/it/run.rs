@@ -350,13 +350,29 @@ fn merging_shards_refuses_a_set_that_is_not_whole() {
     mark("s3.json", "1/3");
     let run = sandbox.irgate(&["run", "--from", "s1.json", "--from", "s3.json"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("shard 1/3 is given twice"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("shard 1/3 is given twice"),
+        "{}",
+        run.stderr
+    );
     mark("s3.json", "2/2");
     let run = sandbox.irgate(&["run", "--from", "s1.json", "--from", "s3.json"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("every shard must split the run alike"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("every shard must split the run alike"),
+        "{}",
+        run.stderr
+    );
     mark("s1.json", "1/2");
-    sandbox.ok(&["run", "--from", "s1.json", "--from", "s3.json", "--results", "all.json"]);
+    sandbox.ok(&[
+        "run",
+        "--from",
+        "s1.json",
+        "--from",
+        "s3.json",
+        "--results",
+        "all.json",
+    ]);
     assert!(sandbox.read_json("all.json").get("shard").is_none());
 }
 
