@@ -103,10 +103,121 @@ impl Variant {
 /// A workspace member, by paths relative to the workspace root.
 #[derive(Debug, Clone)]
 struct Member {
+    /// Its package name.
+    name: String,
+    /// Its version.
+    version: semver::Version,
     /// Its `Cargo.toml`.
     manifest: PathBuf,
     /// Its library's root source file, if it has a library.
     lib: Option<PathBuf>,
+}
+
+/// Calls `f` with the name (its `package` key, else its key) and the table of every dependency
+/// of a manifest given as a table: `[dependencies]`, `[dev-dependencies]`,
+/// `[build-dependencies]`, the same under `[target.*]`, `[workspace.dependencies]` and every
+/// `[patch.*]`. A dependency given as a bare version string has no table and is skipped.
+fn each_dependency(
+    doc: &mut toml_edit::DocumentMut,
+    f: &mut dyn FnMut(&str, &mut dyn toml_edit::TableLike),
+) {
+    const KINDS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    fn deps(
+        item: Option<&mut toml_edit::Item>,
+        f: &mut dyn FnMut(&str, &mut dyn toml_edit::TableLike),
+    ) {
+        let Some(table) = item.and_then(toml_edit::Item::as_table_like_mut) else {
+            return;
+        };
+        for (key, dep) in table.iter_mut() {
+            if let Some(dep) = dep.as_table_like_mut() {
+                let name = dep
+                    .get("package")
+                    .and_then(toml_edit::Item::as_str)
+                    .unwrap_or(key.get())
+                    .to_owned();
+                f(&name, dep);
+            }
+        }
+    }
+    fn nested(item: Option<&mut toml_edit::Item>) -> Vec<&mut toml_edit::Item> {
+        item.and_then(toml_edit::Item::as_table_like_mut)
+            .map(|t| t.iter_mut().map(|(_, item)| item).collect())
+            .unwrap_or_default()
+    }
+    // `TableLike::get_mut` finds without inserting (`Item::get_mut` would add an empty table).
+    fn get<'a>(item: &'a mut toml_edit::Item, key: &str) -> Option<&'a mut toml_edit::Item> {
+        item.as_table_like_mut()?.get_mut(key)
+    }
+    let root = doc.as_item_mut();
+    for kind in KINDS {
+        deps(get(root, kind), f);
+    }
+    for target in nested(get(root, "target")) {
+        for kind in KINDS {
+            deps(get(target, kind), f);
+        }
+    }
+    deps(
+        get(root, "workspace").and_then(|w| get(w, "dependencies")),
+        f,
+    );
+    for registry in nested(get(root, "patch")) {
+        deps(Some(registry), f);
+    }
+}
+
+/// Rewrites the manifests of the copy at `src` of the workspace at `root` (its root manifest and
+/// `members`'), so that the copy builds where it is: a relative `path` dependency that leaves the
+/// workspace (`path = "../shared"`) points to the same directory by its absolute path (cargo
+/// compiles such a crate by its absolute path either way, so its code does not change); with
+/// `bumped` (the `version` variant), a requirement on a member that its raised version no
+/// longer meets (`version = "=0.1.0"`) becomes `=` the raised version.
+fn rewrite_manifests(src: &Path, root: &Path, members: &[Member], bumped: bool) -> Result<()> {
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
+    let mut manifests = vec![PathBuf::from("Cargo.toml")];
+    manifests.extend(members.iter().map(|m| m.manifest.clone()));
+    manifests.dedup();
+    for manifest in manifests {
+        let copy = src.join(&manifest);
+        let Ok(text) = std::fs::read_to_string(&copy) else {
+            continue;
+        };
+        let mut doc: toml_edit::DocumentMut = text
+            .parse()
+            .map_err(|e: toml_edit::TomlError| Error::invalid(copy.display(), e.to_string()))?;
+        let dir = root.join(manifest.parent().unwrap_or(Path::new("")));
+        let mut changed = false;
+        each_dependency(&mut doc, &mut |name, dep| {
+            if let Some(path) = dep.get("path").and_then(toml_edit::Item::as_str)
+                && Path::new(path).is_relative()
+            {
+                let original = dir.join(path);
+                let real = original.canonicalize().unwrap_or(original);
+                if !real.starts_with(&real_root) {
+                    dep.insert("path", toml_edit::value(real.display().to_string()));
+                    changed = true;
+                }
+            }
+            let member = members.iter().find(|m| m.name == name);
+            if let (true, Some(member)) = (bumped, member) {
+                let mut raised = member.version.clone();
+                raised.patch += 1;
+                let requirement = dep
+                    .get("version")
+                    .and_then(toml_edit::Item::as_str)
+                    .and_then(|v| semver::VersionReq::parse(v).ok());
+                if requirement.is_some_and(|r| !r.matches(&raised)) {
+                    dep.insert("version", toml_edit::value(format!("={raised}")));
+                    changed = true;
+                }
+            }
+        });
+        if changed {
+            std::fs::write(&copy, doc.to_string()).map_err(|e| Error::write(&copy, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The members of the workspace at `root` (`cargo metadata`), those inside it.
@@ -134,6 +245,8 @@ fn members(root: &Path) -> Result<Vec<Member>> {
                 })
                 .and_then(|t| inside(t.src_path.as_std_path()));
             Some(Member {
+                name: package.name.to_string(),
+                version: package.version.clone(),
                 manifest: inside(package.manifest_path.as_std_path())?,
                 lib,
             })
@@ -281,6 +394,7 @@ pub fn measure(
         crate::measure::ab::mirror(&paths.root, &src)?;
         remove_dir(&target)?;
         variant.apply(&src, &members)?;
+        rewrite_manifests(&src, &paths.root, &members, *variant == Variant::Version)?;
         eprintln!(
             "irgate: calibrate: build {} of {}, `{}`, in {}{}",
             index + 1,
@@ -592,10 +706,14 @@ mod tests {
         write("a/src/lib.rs", "//! a\npub fn a() {}\n");
         let members = [
             Member {
+                name: "a".into(),
+                version: "0.1.9-rc.1".parse().unwrap(),
                 manifest: "a/Cargo.toml".into(),
                 lib: Some("a/src/lib.rs".into()),
             },
             Member {
+                name: "b".into(),
+                version: "1.2.3".parse().unwrap(),
                 manifest: "b/Cargo.toml".into(),
                 lib: None,
             },
@@ -662,5 +780,86 @@ mod tests {
         );
         assert!(check_count(Variant::DEFAULT).is_ok());
         assert!(check_count(Variant::REPRODUCIBILITY).is_ok());
+    }
+
+    /// Issue #33, item 13: a copy of a workspace with a relative path dependency outside it, and
+    /// a member pinned by another with `=x.y.z`, resolves (`cargo metadata`) after the rewrite,
+    /// in the `version` variant too; before it, neither did.
+    #[test]
+    fn a_copy_resolves_with_an_outside_path_dependency_and_an_exact_pin() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &Path, text: &str| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let root = dir.path().join("checkout");
+        let shared = dir.path().join("shared");
+        write(
+            &shared.join("Cargo.toml"),
+            "[package]\nname = \"shared\"\nversion = \"0.3.0\"\nedition = \"2021\"\n",
+        );
+        write(&shared.join("src/lib.rs"), "pub fn s() {}\n");
+        let tree = [
+            (
+                "Cargo.toml",
+                "[workspace]\nresolver = \"2\"\nmembers = [\"a\", \"b\"]\n",
+            ),
+            (
+                "a/Cargo.toml",
+                "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\nshared = { path = \"../../shared\" }\n",
+            ),
+            ("a/src/lib.rs", "pub fn a() {}\n"),
+            (
+                "b/Cargo.toml",
+                "[package]\nname = \"b\"\nversion = \"0.2.0\"\nedition = \"2021\"\n\n\
+                 [dev-dependencies.a]\npath = \"../a\"\nversion = \"=0.1.0\"\n",
+            ),
+            ("b/src/lib.rs", "pub fn b() {}\n"),
+        ];
+        for (path, text) in tree {
+            write(&root.join(path), text);
+        }
+        let members = members(&root).unwrap();
+        assert_eq!(members.len(), 2);
+        let resolves = |src: &Path| {
+            std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+                .args(["metadata", "--offline", "--format-version", "1"])
+                .current_dir(src)
+                .output()
+                .unwrap()
+                .status
+                .success()
+        };
+        for variant in [Variant::Base, Variant::Version] {
+            // A scratch copy elsewhere, as calibration makes it.
+            let src = dir.path().join("scratch").join(variant.name()).join("copy");
+            for (path, text) in tree {
+                write(&src.join(path), text);
+            }
+            variant.apply(&src, &members).unwrap();
+            assert!(
+                !resolves(&src),
+                "{}: resolved before the rewrite",
+                variant.name()
+            );
+            rewrite_manifests(&src, &root, &members, variant == Variant::Version).unwrap();
+            assert!(
+                resolves(&src),
+                "{}: does not resolve: {}",
+                variant.name(),
+                std::fs::read_to_string(src.join("a/Cargo.toml")).unwrap()
+            );
+            let a = std::fs::read_to_string(src.join("a/Cargo.toml")).unwrap();
+            let real = shared.canonicalize().unwrap();
+            assert!(a.contains(&format!("path = \"{}\"", real.display())), "{a}");
+            let b = std::fs::read_to_string(src.join("b/Cargo.toml")).unwrap();
+            let pin = if variant == Variant::Version {
+                "=0.1.1"
+            } else {
+                "=0.1.0"
+            };
+            assert!(b.contains(&format!("version = \"{pin}\"")), "{b}");
+        }
     }
 }
