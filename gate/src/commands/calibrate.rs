@@ -165,10 +165,16 @@ pub fn render(spreads: &[Spread], builds: &[String]) -> String {
         out.push_str(&align(&lines, |i| (1..=5).contains(&i)));
         out.push('\n');
     }
+    let kept = spreads.len() - moved.len();
     let _ = writeln!(
         out,
-        "The {} other benchmarks kept their exact count in every build: budget 1 Ir.",
-        spreads.len() - moved.len()
+        "{} kept {} exact count in every build: budget 1 Ir.",
+        if kept == 1 {
+            "The 1 other benchmark".to_owned()
+        } else {
+            format!("The {kept} other benchmarks")
+        },
+        if kept == 1 { "its" } else { "their" }
     );
     out
 }
