@@ -55,7 +55,12 @@ pub struct Options {
 
 /// Runs `irgate run`.
 pub fn execute(options: &Options) -> Result<ExitCode> {
-    let paths = options.paths.resolve()?;
+    // Merging results (`--from`) reads no baselines: outside a repository, --results suffices.
+    let paths = if options.from.is_empty() {
+        options.paths.resolve()?
+    } else {
+        options.paths.resolve_without_baselines()?
+    };
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let filter = options.filter.as_deref().map(Filter::new).transpose()?;
     let shard = options

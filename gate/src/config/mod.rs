@@ -668,4 +668,31 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
             assert!(!is_count_metric(name), "{name}");
         }
     }
+
+    #[test]
+    fn budgets_written_as_minus_zero_or_exponents_read_as_people_mean_them() {
+        let config = parse("[budgets]\nIr = { relative_pct = -0.0, absolute = 5 }\n").unwrap();
+        assert_eq!(config.budgets_for("a")[IR].to_string(), "max(0%, 5)");
+        let config = parse("[budgets]\nIr = { relative_pct = 9.9e1 }\n").unwrap();
+        assert_eq!(config.budgets_for("a")[IR].to_string(), "max(99%, 0)");
+        for (text, says) in [
+            (
+                "[budgets]\nIr = { absolute = 9.9e1 }\n",
+                "gate.toml:2:19: absolute is the decimal number 99.0: a count of instructions is \
+                 a whole number, written `99`",
+            ),
+            (
+                "[budgets]\nIr = { absolute = -5 }\n",
+                "gate.toml:2:19: absolute is -5: a budget is a non-negative count of instructions",
+            ),
+            (
+                "[budgets]\nIr = { absolute = 2.5 }\n",
+                "gate.toml:2:19: absolute is 2.5: a budget is a whole, non-negative count",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.contains(says), "{text}: {error}");
+            assert!(!error.contains("u64"), "{error}");
+        }
+    }
 }

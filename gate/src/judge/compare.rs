@@ -359,19 +359,39 @@ fn outcome(
     }
 }
 
-/// Worst first: failing rows, then by status (over budget, accepted, new, stale, vanished, ok,
-/// info), then
-/// by the size of the change, largest first, then by name.
+/// Worst first: failing rows, furthest over budget first (their change as a multiple of what the
+/// budget allows), then by status (over budget, accepted, new, stale, vanished, ok, info), then
+/// by the size of the change, largest first, then by name. Every report (the table, markdown,
+/// JSON) shows the rows in this one order.
 fn sort_worst_first(rows: &mut [Row]) {
     rows.sort_by(|a, b| {
         let magnitude = |row: &Row| row.change_pct().map_or(-1.0, f64::abs);
+        let over = |row: &Row| if row.fails { overshoot(row) } else { 0.0 };
         b.fails
             .cmp(&a.fails)
+            .then(over(b).total_cmp(&over(a)))
             .then(a.status.cmp(&b.status))
             .then(magnitude(b).total_cmp(&magnitude(a)))
             .then_with(|| a.benchmark.cmp(&b.benchmark))
             .then_with(|| a.metric.cmp(&b.metric))
     });
+}
+
+/// How far a row is over its budget: its change as a multiple of what the budget allows (`-1`
+/// for a row without both counts and a budget, such as a new benchmark, so it comes after those
+/// that have them).
+fn overshoot(row: &Row) -> f64 {
+    match (row.baseline, row.new, row.limit.as_ref()) {
+        (Some(old), Some(new), Some(limit)) => {
+            let allowance = config::budgets::allowance(limit, old);
+            if allowance > 0.0 {
+                (new as f64 - old as f64) / allowance
+            } else {
+                f64::INFINITY
+            }
+        }
+        _ => -1.0,
+    }
 }
 
 #[cfg(test)]

@@ -566,7 +566,8 @@ impl std::fmt::Display for Budget {
         write!(
             f,
             "max({}%, {})",
-            self.relative_pct,
+            // `+ 0.0` makes a negative zero (`relative_pct = -0.0`) read `0%`, not `-0%`.
+            self.relative_pct + 0.0,
             crate::text::thousands(self.absolute)
         )
     }
@@ -583,5 +584,15 @@ mod tests {
             absolute: 1_000,
         };
         assert_eq!(limit.to_string(), "max(0.5%, 1,000)");
+        let zero = Budget {
+            relative_pct: -0.0,
+            absolute: 50,
+        };
+        assert_eq!(zero.to_string(), "max(0%, 50)");
+        let large = Budget {
+            relative_pct: 9.9e1,
+            absolute: 0,
+        };
+        assert_eq!(large.to_string(), "max(99%, 0)");
     }
 }

@@ -444,3 +444,37 @@ fn a_nondeterministic_build_is_undecided_until_marked_info() {
     let run = sandbox.check("new.json", &[]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
 }
+
+/// The table and the markdown list failing rows in one order: furthest over budget first.
+#[test]
+fn the_table_and_the_markdown_order_failing_rows_alike() {
+    let sandbox = Sandbox::new();
+    sandbox.baselines();
+    // s512: +500 Ir (+18%), ten times its 50-Ir budget; v0: +61 Ir (+62%), 1.2 times it.
+    sandbox.results("base", "new.json", |r| {
+        set_ir(r, "filter::scan/s512", 2_778 + 500);
+        set_ir(r, "varint::encode/v0", 99 + 61);
+    });
+    let order = |text: &str| -> Vec<&str> {
+        let s512 = text.find("filter::scan/s512").unwrap();
+        let v0 = text.find("varint::encode/v0").unwrap();
+        if s512 < v0 {
+            vec!["s512", "v0"]
+        } else {
+            vec!["v0", "s512"]
+        }
+    };
+    let table = sandbox.check("new.json", &[]);
+    let markdown = sandbox.check("new.json", &["--format", "markdown"]);
+    let json = sandbox.check("new.json", &["--format", "json"]);
+    assert_eq!(order(&table.stdout), ["s512", "v0"], "{}", table.stdout);
+    assert_eq!(
+        order(&markdown.stdout),
+        ["s512", "v0"],
+        "{}",
+        markdown.stdout
+    );
+    assert_eq!(failing(&json.stdout).len(), 2);
+    let rows: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(rows["rows"][0]["benchmark"], "filter::scan/s512");
+}

@@ -390,3 +390,27 @@ fn more_shards_than_benchmarks_in_scope_are_refused_before_building() {
     );
     assert!(!run.stderr.contains("irgate: suite"), "{}", run.stderr);
 }
+
+/// `run --from` reads no baselines: outside a workspace, naming the results file is enough.
+#[test]
+fn merging_outside_a_workspace_needs_only_the_results_file() {
+    let sandbox = Sandbox::empty();
+    let run = sandbox.irgate(&["run", "--from", &summaries("base"), "--results", "r.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        sandbox.read_json("r.json")["benchmarks"]
+            .as_object()
+            .unwrap()
+            .len(),
+        6
+    );
+    let run = sandbox.irgate(&["run", "--from", &summaries("base")]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("name the results file to write (--results)")
+            && !run.stderr.contains("--baselines"),
+        "{}",
+        run.stderr
+    );
+}
