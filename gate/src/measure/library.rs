@@ -271,8 +271,8 @@ impl Library {
         };
         Err(Error::Tool(format!(
             "the suite uses {self}, whose runner must be {runner} {wanted}: {there}`irgate runner \
-             install` installs it into irgate's cache beside any other version (about 2.5 \
-             minutes: `{}`), or point ${env} at one",
+             install` installs it into irgate's cache beside any other version (cargo builds it: \
+             about 3 minutes of CPU time, longer on busy cores: `{}`), or point ${env} at one",
             self.install_command().join(" ")
         )))
     }
