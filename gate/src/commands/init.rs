@@ -144,6 +144,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         )));
     }
 
+    let mut checkout = None;
     let (limit, why) = if options.run {
         let mut config = Config::default();
         config.suites = suites.clone();
@@ -155,7 +156,9 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             "irgate init: ran {} benchmarks: `irgate refresh` turns them into baselines\n",
             results.benchmarks.len()
         ));
-        chosen_budget(&results)
+        let chosen = chosen_budget(&results);
+        checkout = Some(results);
+        chosen
     } else {
         (
             DEFAULT_BUDGET,
@@ -165,7 +168,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     // The first budgets already hold what code layout moves (#26): the default becomes the
     // calibrated floor, and every benchmark measured gets its own budget.
     let calibration = if options.run && options.calibrate {
-        Some(calibrate_suites(&suites)?)
+        Some(calibrate_suites(&suites, checkout.as_ref())?)
     } else {
         None
     };
@@ -260,7 +263,10 @@ fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Result<
 /// anyway, so `init` leaves them to `irgate calibrate`. Says how long it took.
 ///
 /// [`Variant::REPRODUCIBILITY`]: crate::measure::calibrate::Variant::REPRODUCIBILITY
-fn calibrate_suites(suites: &[Suite]) -> Result<crate::commands::calibrate::Calibration> {
+fn calibrate_suites(
+    suites: &[Suite],
+    checkout: Option<&Results>,
+) -> Result<crate::commands::calibrate::Calibration> {
     use crate::measure::calibrate::Variant;
     let started = std::time::Instant::now();
     print(
@@ -279,11 +285,52 @@ fn calibrate_suites(suites: &[Suite]) -> Result<crate::commands::calibrate::Cali
     )?;
     let calibration = crate::commands::calibrate::Calibration::of(&builds)?;
     print(&calibration.render());
+    if let (Some(checkout), Some(base)) = (checkout, builds.first()) {
+        print(&path_check(checkout, &base.results, &calibration));
+    }
     print(&format!(
         "irgate init: calibrated in {}\n",
         crate::text::duration(started.elapsed().as_secs_f64())
     ));
     Ok(calibration)
+}
+
+/// A warning naming the reproducible benchmarks whose count differs between the checkout and the
+/// first scratch build (same tree, a path of the same length): the path moved them after all,
+/// and no budget is widened for it; empty when none did.
+fn path_check(
+    checkout: &Results,
+    copy: &Results,
+    calibration: &crate::commands::calibrate::Calibration,
+) -> String {
+    let unreproducible = calibration.unreproducible.ids();
+    let moved: Vec<String> = checkout
+        .benchmarks
+        .iter()
+        .filter(|(id, _)| !unreproducible.contains(*id))
+        .filter_map(|(id, counts)| {
+            let here = *counts.get(crate::config::metrics::IR)?;
+            let there = *copy.benchmarks.get(id)?.get(crate::config::metrics::IR)?;
+            (here != there).then(|| {
+                format!(
+                    "{} ({} Ir here, {} Ir in the copy)",
+                    crate::text::terminal(id),
+                    thousands(here),
+                    thousands(there)
+                )
+            })
+        })
+        .collect();
+    if moved.is_empty() {
+        return String::new();
+    }
+    format!(
+        "irgate init: warning: {} counted differently in this checkout and in a copy at a path of \
+         the same length: {}. The calibrated budgets do not hold this; take the baselines in one \
+         place (CI's checkout path) and tell irgate's maintainers.\n",
+        crate::text::plural(moved.len(), "benchmark"),
+        moved.join(", ")
+    )
 }
 
 /// The default budget after calibration: the largest per-benchmark budget it suggests (1.5 times
@@ -665,6 +712,36 @@ mod tests {
         assert!(crate::config::budgets::allowance(&limit, 20) >= 1.0);
         assert_eq!(chosen_budget(&results(&[300])).0.absolute, 15);
         assert_eq!(chosen_budget(&results(&[90_000])).0.absolute, 50);
+    }
+
+    #[test]
+    fn a_count_the_copys_path_moved_is_named_not_budgeted() {
+        let results = |counts: &[(&str, u64)]| Results {
+            benchmarks: counts
+                .iter()
+                .map(|(id, ir)| (id.to_string(), Counts::from([("Ir".to_owned(), *ir)])))
+                .collect(),
+            ..Results::default()
+        };
+        let calibration = crate::commands::calibrate::Calibration {
+            builds: vec!["base".into(), "rebuild".into()],
+            spreads: Vec::new(),
+            unreproducible: crate::measure::calibrate::Unreproducible {
+                benchmarks: vec![("nd::x".into(), 5, 9)],
+                out_dir: Vec::new(),
+            },
+        };
+        let here = results(&[("bin::run", 297_472), ("a::y", 10), ("nd::x", 7)]);
+        let same = results(&[("bin::run", 297_472), ("a::y", 10), ("nd::x", 5)]);
+        assert_eq!(path_check(&here, &same, &calibration), "");
+        let moved = results(&[("bin::run", 301_151), ("a::y", 10), ("nd::x", 5)]);
+        let warning = path_check(&here, &moved, &calibration);
+        assert!(
+            warning.contains("1 benchmark counted differently in this checkout and in a copy")
+                && warning.contains("bin::run (297,472 Ir here, 301,151 Ir in the copy)")
+                && !warning.contains("nd::x"),
+            "{warning}"
+        );
     }
 
     #[test]

@@ -433,6 +433,8 @@ pub fn measure(
             out_dir: out_dir_digests(&target),
         });
     }
+    // Nothing of the copy is reused (every build starts from nothing): its space is given back.
+    remove_dir(&src)?;
     drop(lock);
     Ok(builds)
 }
