@@ -3,10 +3,12 @@
 //! inlining elsewhere), and the budget that follows from it.
 //!
 //! Without results files, `irgate calibrate` makes the builds itself
-//! ([`crate::measure::calibrate::measure`]): each [`Variant`] is a copy of the working tree in a scratch directory of its own
-//! (`<target>/irgate/calibrate/<n>/src`, paths of one length, like A/B), perturbed in code no
-//! benchmark runs, built with the measurement build and run. Given results files (`irgate run
-//! --results FILE` of builds made elsewhere), it compares those. The builds' results are compared
+//! ([`crate::measure::calibrate::measure`]): each [`Variant`] is a copy of the working tree at a
+//! scratch path as long as the checkout's, perturbed in code no benchmark runs (or, `rebuild`,
+//! not at all), built from nothing with the measurement build and run. Given results files
+//! (`irgate run --results FILE` of builds made elsewhere), it compares those. A benchmark whose
+//! count differs between `base` and `rebuild` is not reproducible: it is named, never budgeted,
+//! and written as `[[nondeterministic]]`. The other builds' results are compared
 //! benchmark by benchmark: the spread is the largest count minus the smallest. The suggested Ir
 //! budget is one and a half times the spread, at least 1 Ir, with no relative part: a count moves by what layout
 //! moves it by, however large the benchmark, so a relative slack only hides regressions in large
