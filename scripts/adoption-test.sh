@@ -22,7 +22,7 @@
 #
 # Needs valgrind, jq and cargo. Runners go to irgate's cache at target/adoption-runners, kept
 # between runs like the install's build directory: the first run installs gungraun-runner 0.20.0
-# and iai-callgrind-runner 0.16.1 there (about 2.5 minutes each), later runs reuse them. About
+# and iai-callgrind-runner 0.16.1 there (about 3 minutes of CPU time each), later runs reuse them. About
 # 8 minutes here when they are cached.
 #
 # usage: scripts/adoption-test.sh

@@ -17,6 +17,16 @@
 #   table    one entry of TABLE changes             table::lookup/three       as the full run
 #   generic  `scale` changes for u8 only            both `scale` benchmarks   as the full run
 #   data     the data file read at run time grows   files::read/data          FAIL on exactly that
+#   inline   an `#[inline(always)]` function        inl::host/one (its host)  as the full run
+#   dyn      one `dyn Op` impl's method             dynamic::run/mul          as the full run
+#   field    a field added to a struct              point::norm/one (builds   as the full run
+#                                                   the struct)
+#   path     a constant of a `#[path]` module       path::scaled/one          as the full run
+#            under `tests/` (inert: `[change]        (the compiler sees it,
+#            inert` only says no benchmark reads    whatever inert says)
+#            it at run time)
+#   include  a file compiled in through `concat!`   include::blob/all and     FAIL on the first
+#                                                   files::read/data
 #   unrun    `spare`'s body grows                   none                      PASS
 #   unused   a function no benchmark runs is added  none                      PASS
 #   doc      a doc comment above `shared`           none                      PASS
@@ -112,7 +122,88 @@ pub fn data() -> Vec<u8> {
 pub fn fold(bytes: &[u8]) -> u64 {
     bytes.iter().fold(7, |a, b| a.wrapping_mul(31) ^ u64::from(*b))
 }
+
+/// Always inlined into `host`.
+#[inline(always)]
+pub fn tiny(x: u64) -> u64 {
+    x ^ 0x5a
+}
+
+/// Runs `tiny`, inlined.
+#[inline(never)]
+pub fn host(x: u64) -> u64 {
+    tiny(x).rotate_left(1)
+}
+
+/// An operation behind `dyn`.
+pub trait Op {
+    /// Applies it.
+    fn apply(&self, x: u64) -> u64;
+}
+
+/// Adds.
+pub struct Add;
+
+/// Multiplies.
+pub struct Mul;
+
+impl Op for Add {
+    #[inline(never)]
+    fn apply(&self, x: u64) -> u64 {
+        x.wrapping_add(17)
+    }
+}
+
+impl Op for Mul {
+    #[inline(never)]
+    fn apply(&self, x: u64) -> u64 {
+        x.wrapping_mul(19)
+    }
+}
+
+/// Runs an operation through its vtable.
+#[inline(never)]
+pub fn run(op: &dyn Op, x: u64) -> u64 {
+    op.apply(x)
+}
+
+/// A point.
+#[derive(Default)]
+pub struct Point {
+    /// Across.
+    pub x: u64,
+    /// Up.
+    pub y: u64,
+}
+
+/// Its norm, of sorts.
+#[inline(never)]
+pub fn norm(p: &Point) -> u64 {
+    p.x.wrapping_mul(p.x).wrapping_add(p.y.wrapping_mul(p.y))
+}
+
+/// Constants kept under `tests/`, compiled in through `#[path]`.
+#[path = "../tests/factor.rs"]
+mod factor;
+
+/// Scales by the factor under `tests/`.
+#[inline(never)]
+pub fn scaled(x: u64) -> u64 {
+    x.wrapping_mul(factor::FACTOR)
+}
+
+/// Bytes compiled in, named through `concat!`.
+static BLOB: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/include/blob.bin"));
+
+/// Sums the compiled-in bytes.
+#[inline(never)]
+pub fn blob_sum() -> u64 {
+    BLOB.iter().map(|b| u64::from(*b)).sum()
+}
 EOF
+    mkdir -p "$dir/changefix/tests" "$dir/changefix/include"
+    printf '/// The factor.\npub const FACTOR: u64 = 3;\n' >"$dir/changefix/tests/factor.rs"
+    head -c 32 /dev/zero >"$dir/changefix/include/blob.bin"
     cat >"$dir/changefix/benches/fixture.rs" <<'EOF'
 use std::hint::black_box;
 
@@ -167,13 +258,50 @@ fn read(bytes: Vec<u8>) -> u64 {
     black_box(changefix::fold(black_box(&bytes)))
 }
 
+#[library_benchmark]
+#[bench::one(1)]
+fn host(x: u64) -> u64 {
+    black_box(changefix::host(black_box(x)))
+}
+
+#[library_benchmark]
+#[bench::add(&changefix::Add)]
+#[bench::mul(&changefix::Mul)]
+fn run(op: &'static dyn changefix::Op) -> u64 {
+    black_box(changefix::run(black_box(op), black_box(5)))
+}
+
+#[library_benchmark]
+#[bench::one(3)]
+fn norm(x: u64) -> u64 {
+    let p = changefix::Point { x, y: 4, ..Default::default() };
+    black_box(changefix::norm(black_box(&p)))
+}
+
+#[library_benchmark]
+#[bench::one(1)]
+fn scaled(x: u64) -> u64 {
+    black_box(changefix::scaled(black_box(x)))
+}
+
+#[library_benchmark]
+#[bench::all()]
+fn blob() -> u64 {
+    black_box(changefix::blob_sum())
+}
+
+library_benchmark_group!(name = inl, benchmarks = host);
+library_benchmark_group!(name = dynamic, benchmarks = run);
+library_benchmark_group!(name = point, benchmarks = norm);
+library_benchmark_group!(name = path, benchmarks = scaled);
+library_benchmark_group!(name = include, benchmarks = blob);
 library_benchmark_group!(name = twice, benchmarks = shared);
 library_benchmark_group!(name = once, benchmarks = lonely);
 library_benchmark_group!(name = setup, benchmarks = summed);
 library_benchmark_group!(name = table, benchmarks = [lookup, pick]);
 library_benchmark_group!(name = generic, benchmarks = [scale_u8, scale_u32]);
 library_benchmark_group!(name = files, benchmarks = read);
-main!(library_benchmark_groups = twice, once, setup, table, generic, files);
+main!(library_benchmark_groups = twice, once, setup, table, generic, files, inl, dynamic, point, path, include);
 EOF
 }
 
@@ -183,7 +311,7 @@ cd "$fixture"
 # A budget of 0: any move of a touched benchmark fails; an untouched one is held to the address
 # budget. No benchmark reads the sources or manifests at run time: say so, or the benchmark that
 # reads a file at run time would count as touched by every change of them.
-printf '[budgets]\nIr = { absolute = 0 }\n\n[layout]\nIr = { absolute = 16 }\n\n[change]\ninert = ["changefix/src/**", "changefix/Cargo.toml", "Cargo.lock"]\n' >gate.toml
+printf '[budgets]\nIr = { absolute = 0 }\n\n[layout]\nIr = { absolute = 16 }\n\n[change]\ninert = ["changefix/src/**", "changefix/tests/**", "changefix/Cargo.toml", "Cargo.lock"]\n' >gate.toml
 commit() { git add -A && git -c user.name=t -c user.email=t@t commit --quiet -m "$1"; }
 # The lock file as cargo completes it for this workspace, so that building leaves the tree clean.
 cargo metadata --format-version 1 >/dev/null
@@ -193,7 +321,7 @@ say "baselines and their code record at the first commit"
 "$irgate" refresh >"$work/base-refresh.log" 2>&1 || { cat "$work/base-refresh.log" >&2; die "irgate refresh failed"; }
 [ -f baselines/code/record.json ] || die "irgate refresh wrote no code record"
 recorded=$(jq -r '.benchmarks | keys | length' baselines/code/record.json)
-[ "$recorded" = 9 ] || die "the code record holds $recorded benchmarks, not 9"
+[ "$recorded" = 15 ] || die "the code record holds $recorded benchmarks, not 15"
 commit baselines
 base=$(git rev-parse HEAD)
 all=$(jq -r '.benchmarks | keys[]' target/irgate/results.json | sort | tr '\n' ' ')
@@ -262,6 +390,29 @@ step; head -c 96 /dev/urandom >changefix/data/input.bin; commit data
 judge data
 expect "data: touched" "$touched" "files::read/data "
 expect "data: failed" "$failed" "files::read/data "
+
+step; sed -i 's/    x ^ 0x5a$/    (x ^ 0x5a).wrapping_mul(3)/' changefix/src/lib.rs; commit inline
+judge inline
+expect "inline: touched" "$touched" "inl::host/one "
+
+step; sed -i 's/        x.wrapping_mul(19)/        x.wrapping_mul(19).rotate_left(2)/' changefix/src/lib.rs; commit dyn
+judge dyn
+expect "dyn: touched" "$touched" "dynamic::run/mul "
+
+step; sed -i 's|^    pub y: u64,|    pub y: u64,\n    /// A tag.\n    pub tag: [u8; 3],|' changefix/src/lib.rs; commit field
+judge field
+expect "field: touched" "$touched" "point::norm/one "
+
+step; sed -i 's/FACTOR: u64 = 3/FACTOR: u64 = 5/' changefix/tests/factor.rs; commit path
+judge path
+expect "path: touched" "$touched" "path::scaled/one "
+
+step; head -c 48 /dev/zero | tr '\0' '\1' >changefix/include/blob.bin; commit include
+judge include
+# The bytes are compiled in (blob_sum reads them); the benchmark that reads files at run time may
+# read any file that changed, this one too.
+expect "include: touched" "$touched" "files::read/data include::blob/all "
+expect "include: failed" "$failed" "include::blob/all "
 
 step; sed -i 's/    x.rotate_left(5) ^ 0x55/    x.rotate_left(5) ^ x.rotate_right(9) ^ 0x55/' changefix/src/lib.rs; commit unrun
 judge unrun

@@ -74,7 +74,7 @@ git init --quiet && git add -A && git -c user.name=t -c user.email=t@t commit --
 moved() {
     printf '[budgets]\nIr = { relative_pct = 1.0, absolute = 1 }\n\n[build]\nmeasurement = %s\n' "$1" >gate.toml
     local start=$SECONDS out
-    out=$("$irgate" calibrate 2>"$work/calibrate-$1.log") || { cat "$work/calibrate-$1.log" >&2; die "irgate calibrate failed"; }
+    out=$("$irgate" calibrate --variants base,version,unrelated 2>"$work/calibrate-$1.log") || { cat "$work/calibrate-$1.log" >&2; die "irgate calibrate failed"; }
     printf '%s\n' "$out" >"$work/calibrate-$1.txt"
     say "measurement = $1: $(head -n 1 <<<"$out") ($((SECONDS - start)) s)" >&2
     sed -n 's/^Calibration over .*: \([0-9]*\) of \([0-9]*\) benchmarks moved.*/\1/p' <<<"$out"

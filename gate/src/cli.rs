@@ -305,7 +305,8 @@ never replaced.
 `irgate run` uses, in this order: $GUNGRAUN_RUNNER (or $IAI_CALLGRIND_RUNNER) when set, which
 must then be the exact version; the cache's runner of that version; the PATH's, when it is that
 version. A runner already found is not installed again. Installing builds the runner with cargo
-(about 2.5 minutes).";
+(about 3 minutes of CPU time; on 2 busy cores it took 12 min 45 s), with a progress line every 20 s:
+the crates compiled and about how long is left.";
 
 /// `irgate runner` commands.
 #[derive(Debug, Subcommand)]
@@ -383,25 +384,30 @@ pub struct HistoryRenderArgs {
 }
 
 const CALIBRATE_ABOUT: &str = "\
-Build and run the suites several ways that differ only in code the benchmarks do not run, and
-compare their counts benchmark by benchmark. Each build is a copy of the working tree in
-<target>/irgate/calibrate/<n>/src (paths of one length, like A/B), built in a target directory of
-its own (<target>/irgate/calibrate/<n>/target: a cold build each, kept for the next calibration),
-with irgate's measurement build: `base` (as it is), `version` (every workspace
-member one patch release higher, as a release bumps it: other symbol hashes), `unrelated` (a
-function no benchmark calls added to every member's library). Each build's results are written to
-<target>/irgate/calibrate/<variant>.json. Given RESULTS files instead (`irgate run --results FILE`
-of builds made elsewhere), compares those; per-function profiles among them (*.profiles.json) are
-skipped.
+Build and run the suites several ways and compare their counts benchmark by benchmark. Each build
+is a copy of the working tree at a scratch path exactly as long as the checkout's (counts move with
+the length of the paths compiled into the binary), built there from nothing with irgate's
+measurement build: `base` (as it is), `rebuild` (as it is, built again from nothing at the same
+path: the reproducibility check), `version` (every workspace member one patch release higher, as
+a release bumps it: other symbol hashes), `unrelated` (a function no benchmark calls added to every
+member's library). Each build's results are written to <target>/irgate/calibrate/<variant>.json.
+Given RESULTS files instead (`irgate run --results FILE` of builds made elsewhere), compares those
+(a pair named base.json and rebuild.json is the reproducibility check); per-function profiles
+among them (*.profiles.json) are skipped.
 
-Prints every benchmark whose Ir moved between the builds (layout-sensitive), with its smallest and
-largest count, the spread and the builds it moved in, and the suggested budget: 1.5 times the
-spread (rounded up), at least 1 Ir, and no relative part (layout moves a count by a few
+A benchmark whose count differs between `base` and `rebuild` has a build that is not reproducible
+(a build script drawing random data into OUT_DIR, hash seeds): it is named, with the OUT_DIR files
+that differed, never budgeted, and the exit code is 2 until gate.toml marks it `info`.
+
+Prints every other benchmark whose Ir moved between the builds (layout-sensitive), with its
+smallest and largest count, the spread and the builds it moved in, and the suggested budget: 1.5
+times the spread (rounded up), at least 1 Ir, and no relative part (layout moves a count by a few
 instructions whatever its size, so a relative slack only hides regressions of large benchmarks).
 
 With --write, puts those budgets into gate.toml as [[overrides]] marked `# irgate calibrate`
-(one per budget value), replacing the ones an earlier calibration wrote and keeping the rest of
-the file, comments included. The builds must hold the same benchmarks, taken in one environment.";
+(one per budget value) and the unreproducible benchmarks as a marked [[nondeterministic]] entry,
+replacing the ones an earlier calibration wrote and keeping the rest of the file, comments
+included. The builds must hold the same benchmarks, taken in one environment.";
 
 /// Arguments of `irgate calibrate`.
 #[derive(Debug, Args)]
@@ -410,7 +416,7 @@ pub struct CalibrateArgs {
     /// two, each named by its file's stem; without any, irgate makes the builds itself
     #[arg(value_name = "RESULTS", num_args = 2..)]
     pub results: Vec<PathBuf>,
-    /// The builds to make (without RESULTS) [default: base,version,unrelated]
+    /// The builds to make (without RESULTS) [default: base,rebuild,version,unrelated]
     #[arg(
         long,
         value_name = "VARIANT",
@@ -475,8 +481,8 @@ pub struct InitArgs {
     /// Do not run the suites; use the default budget
     #[arg(long)]
     pub no_run: bool,
-    /// Do not calibrate (building and running the suites three more ways, to budget what code
-    /// layout moves); `irgate calibrate --write` does it later
+    /// Do not calibrate (building the suites twice more from nothing, to find benchmarks whose
+    /// build is not reproducible); `irgate calibrate --write` does it later
     #[arg(long)]
     pub no_calibrate: bool,
     /// Overwrite files that exist

@@ -104,6 +104,16 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// `seconds` as people read a wait: `40 s`, `4 min 47 s`, `1 h 5 min`.
+pub fn duration(seconds: f64) -> String {
+    let total = seconds.max(0.0).round() as u64;
+    match (total / 3600, total % 3600 / 60, total % 60) {
+        (0, 0, s) => format!("{s} s"),
+        (0, m, s) => format!("{m} min {s} s"),
+        (h, m, _) => format!("{h} h {m} min"),
+    }
+}
+
 /// The first [`SHORT_COMMIT`] characters of a commit id, as people read it.
 pub fn short_commit(commit: &str) -> &str {
     match commit.char_indices().nth(SHORT_COMMIT) {

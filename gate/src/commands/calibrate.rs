@@ -3,10 +3,12 @@
 //! inlining elsewhere), and the budget that follows from it.
 //!
 //! Without results files, `irgate calibrate` makes the builds itself
-//! ([`crate::measure::calibrate::measure`]): each [`Variant`] is a copy of the working tree in a scratch directory of its own
-//! (`<target>/irgate/calibrate/<n>/src`, paths of one length, like A/B), perturbed in code no
-//! benchmark runs, built with the measurement build and run. Given results files (`irgate run
-//! --results FILE` of builds made elsewhere), it compares those. The builds' results are compared
+//! ([`crate::measure::calibrate::measure`]): each [`Variant`] is a copy of the working tree at a
+//! scratch path as long as the checkout's, perturbed in code no benchmark runs (or, `rebuild`,
+//! not at all), built from nothing with the measurement build and run. Given results files
+//! (`irgate run --results FILE` of builds made elsewhere), it compares those. A benchmark whose
+//! count differs between `base` and `rebuild` is not reproducible: it is named, never budgeted,
+//! and written as `[[nondeterministic]]`. The other builds' results are compared
 //! benchmark by benchmark: the spread is the largest count minus the smallest. The suggested Ir
 //! budget is one and a half times the spread, at least 1 Ir, with no relative part: a count moves by what layout
 //! moves it by, however large the benchmark, so a relative slack only hides regressions in large
@@ -25,7 +27,9 @@ use crate::config::Config;
 use crate::config::budgets::DEFAULT_LAYOUT_BUDGET;
 use crate::config::metrics::IR;
 use crate::error::{Error, Result};
-use crate::measure::calibrate::{Spread, Variant, check_count, measure, spreads};
+use crate::measure::calibrate::{
+    Build, Spread, Unreproducible, Variant, check_count, measure, spreads, unreproducible,
+};
 use crate::measure::collect::Selection;
 use crate::measure::paths::Paths;
 use crate::model::Results;
@@ -48,6 +52,74 @@ pub struct Options {
     pub write: bool,
     /// Where gate.toml is.
     pub paths: Paths,
+}
+
+/// What a calibration found: the budgets of the benchmarks whose builds are reproducible, and the
+/// ones whose are not (never budgeted).
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    /// The builds' names.
+    pub builds: Vec<String>,
+    /// The spread of every benchmark whose count two cold builds of one tree agreed on.
+    pub spreads: Vec<Spread>,
+    /// What two cold builds of one tree disagreed on.
+    pub unreproducible: Unreproducible,
+}
+
+impl Calibration {
+    /// The spreads over `builds`, the benchmarks `base` and `rebuild` disagree on set apart.
+    pub fn of(builds: &[Build]) -> Result<Calibration> {
+        let runs: Vec<(String, Results)> = builds
+            .iter()
+            .map(|b| (b.name.clone(), b.results.clone()))
+            .collect();
+        let unreproducible = unreproducible(builds);
+        let ids = unreproducible.ids();
+        let mut all = spreads(&runs)?;
+        all.retain(|s| !ids.contains(&s.benchmark));
+        Ok(Calibration {
+            builds: runs.into_iter().map(|(name, _)| name).collect(),
+            spreads: all,
+            unreproducible,
+        })
+    }
+
+    /// The report: the unreproducible benchmarks, then the table of spreads.
+    pub fn render(&self) -> String {
+        let mut out = render_unreproducible(&self.unreproducible);
+        out.push_str(&render(&self.spreads, &self.builds));
+        out
+    }
+}
+
+/// The benchmarks two cold builds of one tree counted differently, with the likely cause and what
+/// irgate does about them; empty when there are none.
+pub fn render_unreproducible(found: &Unreproducible) -> String {
+    if found.benchmarks.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "Not reproducible: {} counted differently in two builds of this tree from nothing at one \
+         path (`base`, `rebuild`):\n",
+        crate::text::plural(found.benchmarks.len(), "benchmark")
+    );
+    for (id, a, b) in &found.benchmarks {
+        let _ = writeln!(
+            out,
+            "  {}  {} Ir, then {} Ir",
+            crate::text::terminal(id),
+            thousands(*a),
+            thousands(*b)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "Likely cause: {}.\nNo budget is calibrated for them: each is [[nondeterministic]] in \
+         gate.toml, and a moved count is undecided (exit 2) until the build is reproducible, or \
+         until the entry says `info = true`.\n",
+        crate::text::terminal(&found.cause())
+    );
+    out
 }
 
 /// The table of spreads: the benchmarks that moved (layout-sensitive) first, largest spread
@@ -95,25 +167,36 @@ pub fn render(spreads: &[Spread], builds: &[String]) -> String {
         out.push_str(&align(&lines, |i| (1..=5).contains(&i)));
         out.push('\n');
     }
+    let kept = spreads.len() - moved.len();
     let _ = writeln!(
         out,
-        "The {} other benchmarks kept their exact count in every build: budget 1 Ir.",
-        spreads.len() - moved.len()
+        "{} kept {} exact count in every build: budget 1 Ir.",
+        if kept == 1 {
+            "The 1 other benchmark".to_owned()
+        } else {
+            format!("The {kept} other benchmarks")
+        },
+        if kept == 1 { "its" } else { "their" }
     );
     out
 }
 
-/// `text` (gate.toml) with the budgets of `spreads` as marked `[[overrides]]`, one per budget
-/// value, replacing the ones an earlier calibration wrote.
+/// `text` (gate.toml) with the budgets of `calibration` as marked `[[overrides]]`, one per
+/// budget value, and its unreproducible benchmarks as a marked `[[nondeterministic]]` entry
+/// (with `info = true` when `info`), replacing the ones an earlier calibration wrote.
 pub fn write_budgets(
     text: &str,
     path: &Path,
-    spreads: &[Spread],
-    builds: &[String],
+    calibration: &Calibration,
+    info: bool,
 ) -> Result<String> {
+    let Calibration {
+        spreads, builds, ..
+    } = calibration;
     let mut doc: toml_edit::DocumentMut = text
         .parse()
         .map_err(|e: toml_edit::TomlError| Error::invalid(path.display(), e.to_string()))?;
+    write_nondeterministic(&mut doc, path, &calibration.unreproducible, info)?;
     let mut by_budget: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
     for s in spreads {
         by_budget
@@ -183,10 +266,69 @@ pub fn write_budgets(
     Ok(text)
 }
 
+/// Replaces the marked `[[nondeterministic]]` entry of `doc` with one naming `found`'s
+/// benchmarks (none when there are none); entries written by hand are kept.
+fn write_nondeterministic(
+    doc: &mut toml_edit::DocumentMut,
+    path: &Path,
+    found: &Unreproducible,
+    info: bool,
+) -> Result<()> {
+    let entries = doc
+        .entry("nondeterministic")
+        .or_insert_with(|| toml_edit::ArrayOfTables::new().into())
+        .as_array_of_tables_mut()
+        .ok_or_else(|| {
+            Error::invalid(
+                path.display(),
+                "`nondeterministic` is not an array of tables",
+            )
+        })?;
+    entries.retain(|table| {
+        !table
+            .decor()
+            .prefix()
+            .and_then(|p| p.as_str())
+            .is_some_and(|p| p.contains(MARK))
+    });
+    if !found.benchmarks.is_empty() {
+        let mut table = toml_edit::Table::new();
+        let then = if info {
+            "Shown for information, never gated (info = true): make the build reproducible, \
+             then remove this entry to gate them again."
+        } else {
+            "A moved count is undecided (exit 2) until the build is reproducible (then remove \
+             this entry), or until `info = true` here."
+        };
+        // File names under OUT_DIR are the build's: escaped, so none starts a line of gate.toml.
+        let cause = crate::text::terminal(&found.cause()).into_owned();
+        table.decor_mut().set_prefix(format!(
+            "\n{MARK}: two builds of this tree from nothing at one path counted these benchmarks \
+             differently,\n# so no budget can tell a change from the build. Likely cause: {cause}.\n\
+             # {then}\n"
+        ));
+        let mut list = toml_edit::Array::new();
+        for (id, _, _) in &found.benchmarks {
+            list.push_formatted(toml_edit::Value::from(id.as_str()).decorated("\n    ", ""));
+        }
+        list.set_trailing("\n");
+        list.set_trailing_comma(true);
+        table["benchmarks"] = toml_edit::value(list);
+        if info {
+            table["info"] = toml_edit::value(true);
+        }
+        entries.push(table);
+    }
+    if entries.is_empty() {
+        doc.remove("nondeterministic");
+    }
+    Ok(())
+}
+
 /// Reads the results files among `paths`, named by their stems. The per-function profiles
 /// `irgate run` writes beside results (`*.profiles.json`, which a glob over a directory picks up)
 /// are skipped, said on stderr.
-pub fn read_results(paths: &[PathBuf]) -> Result<Vec<(String, Results)>> {
+pub fn read_results(paths: &[PathBuf]) -> Result<Vec<Build>> {
     let mut runs = Vec::new();
     for path in paths {
         if path
@@ -203,7 +345,11 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Vec<(String, Results)>> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
-        runs.push((name, crate::formats::results::read(path)?));
+        runs.push(Build {
+            name,
+            results: crate::formats::results::read(path)?,
+            out_dir: BTreeMap::new(),
+        });
     }
     Ok(runs)
 }
@@ -227,27 +373,43 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     } else {
         read_results(&options.results)?
     };
-    let builds: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
-    let spreads = spreads(&runs)?;
-    crate::text::print(&render(&spreads, &builds));
+    let calibration = Calibration::of(&runs)?;
+    crate::text::print(&calibration.render());
+    let config_path = options.paths.resolve()?.config;
     if options.write {
-        let config = options.paths.resolve()?.config;
-        let text = match std::fs::read_to_string(&config) {
+        let text = match std::fs::read_to_string(&config_path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(source) => {
-                return Err(Error::read(&config, source));
+                return Err(Error::read(&config_path, source));
             }
         };
-        let text = write_budgets(&text, &config, &spreads, &builds)?;
-        crate::formats::write_atomic(&config, text.as_bytes())?;
+        let text = write_budgets(&text, &config_path, &calibration, false)?;
+        crate::formats::write_atomic(&config_path, text.as_bytes())?;
         eprintln!(
             "irgate: wrote the calibrated budgets of {} benchmarks into {}",
-            spreads.len(),
-            config.display()
+            calibration.spreads.len(),
+            config_path.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    // Benchmarks whose build is not reproducible hold the gate undecided until gate.toml marks
+    // them `info`.
+    let marked = Config::load_or_default(&config_path, false).ok();
+    let undecided = calibration
+        .unreproducible
+        .benchmarks
+        .iter()
+        .any(|(id, _, _)| {
+            !marked
+                .as_ref()
+                .and_then(|c| c.nondeterministic_for(id))
+                .is_some_and(|n| n.info)
+        });
+    Ok(if undecided {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 #[cfg(test)]
@@ -328,7 +490,7 @@ mod tests {
         .unwrap();
         let runs = read_results(&[results, profiles]).unwrap();
         assert_eq!(runs.len(), 1);
-        assert_eq!(runs[0].0, "base");
+        assert_eq!(runs[0].name, "base");
     }
 
     #[test]
@@ -336,9 +498,13 @@ mod tests {
         let text = "# mine\n[budgets]\nIr = { relative_pct = 1.0, absolute = 20 } # default\n\n\
                     [[overrides]]\nbenchmarks = [\"a::x\"] # by hand\nbudgets.Ir = { absolute = 5 }\n";
         let builds = ["base".to_owned(), "cgu1".to_owned()];
-        let spreads = spreads(&runs()).unwrap();
-        let once = write_budgets(text, Path::new("gate.toml"), &spreads, &builds).unwrap();
-        let twice = write_budgets(&once, Path::new("gate.toml"), &spreads, &builds).unwrap();
+        let calibration = Calibration {
+            spreads: spreads(&runs()).unwrap(),
+            builds: builds.to_vec(),
+            unreproducible: Unreproducible::default(),
+        };
+        let once = write_budgets(text, Path::new("gate.toml"), &calibration, false).unwrap();
+        let twice = write_budgets(&once, Path::new("gate.toml"), &calibration, false).unwrap();
         assert_eq!(once, twice);
         assert!(once.starts_with(text), "{once}");
         insta::assert_snapshot!(&once[text.len()..], @r#"
@@ -374,8 +540,85 @@ mod tests {
         );
         // A [layout] of the user's own is kept.
         let mine = "[budgets]\nIr = { absolute = 1 }\n\n[layout]\nIr = { absolute = 3 }\n";
-        let kept = write_budgets(mine, Path::new("gate.toml"), &spreads, &builds).unwrap();
+        let kept = write_budgets(mine, Path::new("gate.toml"), &calibration, false).unwrap();
         assert!(kept.contains("[layout]\nIr = { absolute = 3 }\n"), "{kept}");
         assert!(!kept.contains("absolute = 26 }\n\n[layout]"), "{kept}");
+    }
+
+    fn build(name: &str, counts: &[(&str, u64)], out: &[(&str, &str)]) -> Build {
+        Build {
+            name: name.to_owned(),
+            results: run(counts),
+            out_dir: out
+                .iter()
+                .map(|(f, d)| (f.to_string(), d.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn an_unreproducible_benchmark_is_named_with_its_cause_and_never_budgeted() {
+        // The incident: a build script drew the benchmark's data from an unseeded generator, and
+        // calibration read 4,459 Ir of it as layout (a budget of 6,689 Ir).
+        let builds = [
+            build(
+                "base",
+                &[("data::lookup", 100_000), ("a::x", 100)],
+                &[("data/out/table.rs", "1"), ("other/out/x", "9")],
+            ),
+            build(
+                "rebuild",
+                &[("data::lookup", 104_459), ("a::x", 100)],
+                &[("data/out/table.rs", "2"), ("other/out/x", "9")],
+            ),
+            build("version", &[("data::lookup", 97_000), ("a::x", 102)], &[]),
+        ];
+        let calibration = Calibration::of(&builds).unwrap();
+        assert_eq!(
+            calibration.unreproducible.benchmarks,
+            [("data::lookup".to_owned(), 100_000, 104_459)]
+        );
+        assert_eq!(calibration.unreproducible.out_dir, ["data/out/table.rs"]);
+        assert_eq!(calibration.spreads.len(), 1, "only a::x is budgeted");
+        assert_eq!(calibration.spreads[0].suggested(), 3);
+        let text = calibration.render();
+        assert!(
+            text.contains("Not reproducible: 1 benchmark counted differently")
+                && text.contains("data::lookup  100,000 Ir, then 104,459 Ir")
+                && text.contains("other data into OUT_DIR each time (data/out/table.rs)"),
+            "{text}"
+        );
+        let written = write_budgets(
+            "[budgets]\nIr = { absolute = 1 }\n",
+            Path::new("gate.toml"),
+            &calibration,
+            true,
+        )
+        .unwrap();
+        assert!(
+            !written.contains("6689") && !written.contains("absolute = 6"),
+            "{written}"
+        );
+        assert!(
+            written.contains(
+                "[[nondeterministic]]\nbenchmarks = [\n    \"data::lookup\",\n]\ninfo = true\n"
+            ),
+            "{written}"
+        );
+        assert!(written.contains("# irgate calibrate: two builds of this tree from nothing"));
+        let config = Config::parse(&written, Path::new("gate.toml")).unwrap();
+        assert!(config.nondeterministic_for("data::lookup").unwrap().info);
+        assert!(config.nondeterministic_for("a::x").is_none());
+        // Written again (undecided this time), the entry is replaced, not added.
+        let again = write_budgets(&written, Path::new("gate.toml"), &calibration, false).unwrap();
+        assert_eq!(again.matches("[[nondeterministic]]").count(), 1, "{again}");
+        assert!(!again.contains("\ninfo = true"), "{again}");
+        // Reproducible again: the entry goes.
+        let fixed = Calibration {
+            unreproducible: Unreproducible::default(),
+            ..calibration
+        };
+        let gone = write_budgets(&again, Path::new("gate.toml"), &fixed, false).unwrap();
+        assert!(!gone.contains("nondeterministic"), "{gone}");
     }
 }

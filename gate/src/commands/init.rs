@@ -144,6 +144,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         )));
     }
 
+    let mut checkout = None;
     let (limit, why) = if options.run {
         let mut config = Config::default();
         config.suites = suites.clone();
@@ -155,7 +156,9 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             "irgate init: ran {} benchmarks: `irgate refresh` turns them into baselines\n",
             results.benchmarks.len()
         ));
-        chosen_budget(&results)
+        let chosen = chosen_budget(&results);
+        checkout = Some(results);
+        chosen
     } else {
         (
             DEFAULT_BUDGET,
@@ -165,21 +168,23 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     // The first budgets already hold what code layout moves (#26): the default becomes the
     // calibrated floor, and every benchmark measured gets its own budget.
     let calibration = if options.run && options.calibrate {
-        Some(calibrate_suites(&suites)?)
+        Some(calibrate_suites(&suites, checkout.as_ref())?)
     } else {
         None
     };
     let (limit, why) = match &calibration {
-        Some((spreads, _)) => calibrated_budget(spreads),
+        Some(calibration) => calibrated_budget(&calibration.spreads),
         None => (limit, why),
     };
     let mut config_text = gate_toml(&suites, &limit, &why);
-    if let Some((spreads, builds)) = &calibration {
+    if let Some(calibration) = &calibration {
+        // Benchmarks whose build is not reproducible are written as `info`, with why: the first
+        // gate passes on them, and the comment says what to fix.
         config_text = crate::commands::calibrate::write_budgets(
             &config_text,
             &root.join(CONFIG_FILE),
-            spreads,
-            builds,
+            calibration,
+            true,
         )?;
     }
     let mut files = vec![(root.join(CONFIG_FILE), config_text)];
@@ -250,33 +255,82 @@ fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Result<
     })
 }
 
-/// How far code layout moves each benchmark of `suites`, as `irgate calibrate` measures it: the
-/// working tree built three ways that differ only in code no benchmark runs, each run; with the
-/// builds' names. Says how long it took.
-fn calibrate_suites(suites: &[Suite]) -> Result<(Vec<Spread>, Vec<String>)> {
-    use crate::commands::calibrate;
+/// Calibration as `init` runs it: the reproducibility check alone, the working tree built twice
+/// from nothing at one path of the checkout's length and run ([`Variant::REPRODUCIBILITY`]). The
+/// perturbed builds (`version`, `unrelated`) moved no count of the measurement build (0 of 132
+/// here, 0 of 24 in the layout fixture: docs/calibration.md), and with exact selection a
+/// benchmark that runs none of a change's code is held to the address budget (`[layout]`)
+/// anyway, so `init` leaves them to `irgate calibrate`. Says how long it took.
+///
+/// [`Variant::REPRODUCIBILITY`]: crate::measure::calibrate::Variant::REPRODUCIBILITY
+fn calibrate_suites(
+    suites: &[Suite],
+    checkout: Option<&Results>,
+) -> Result<crate::commands::calibrate::Calibration> {
+    use crate::measure::calibrate::Variant;
     let started = std::time::Instant::now();
     print(
-        "irgate init: calibrating: the suites built and run 3 more ways (skip: --no-calibrate, \
-         then `irgate calibrate --write` any time)\n",
+        "irgate init: calibrating: is the build reproducible? The suites built twice more from \
+         nothing, at a path as long as this checkout's, and run (skip: --no-calibrate, then \
+         `irgate calibrate --write` any time)\n",
     );
     let mut config = Config::default();
     config.suites = suites.to_vec();
     let paths = Paths::default().resolve()?;
-    let runs = crate::measure::calibrate::measure(
+    let builds = crate::measure::calibrate::measure(
         &config,
         &paths,
         &collect::Selection::default(),
-        crate::measure::calibrate::Variant::DEFAULT,
+        Variant::REPRODUCIBILITY,
     )?;
-    let builds: Vec<String> = runs.iter().map(|(name, _)| name.clone()).collect();
-    let spreads = crate::measure::calibrate::spreads(&runs)?;
-    print(&calibrate::render(&spreads, &builds));
+    let calibration = crate::commands::calibrate::Calibration::of(&builds)?;
+    print(&calibration.render());
+    if let (Some(checkout), Some(base)) = (checkout, builds.first()) {
+        print(&path_check(checkout, &base.results, &calibration));
+    }
     print(&format!(
-        "irgate init: calibrated in {:.0} s\n",
-        started.elapsed().as_secs_f64()
+        "irgate init: calibrated in {}\n",
+        crate::text::duration(started.elapsed().as_secs_f64())
     ));
-    Ok((spreads, builds))
+    Ok(calibration)
+}
+
+/// A warning naming the reproducible benchmarks whose count differs between the checkout and the
+/// first scratch build (same tree, a path of the same length): the path moved them after all,
+/// and no budget is widened for it; empty when none did.
+fn path_check(
+    checkout: &Results,
+    copy: &Results,
+    calibration: &crate::commands::calibrate::Calibration,
+) -> String {
+    let unreproducible = calibration.unreproducible.ids();
+    let moved: Vec<String> = checkout
+        .benchmarks
+        .iter()
+        .filter(|(id, _)| !unreproducible.contains(*id))
+        .filter_map(|(id, counts)| {
+            let here = *counts.get(crate::config::metrics::IR)?;
+            let there = *copy.benchmarks.get(id)?.get(crate::config::metrics::IR)?;
+            (here != there).then(|| {
+                format!(
+                    "{} ({} Ir here, {} Ir in the copy)",
+                    crate::text::terminal(id),
+                    thousands(here),
+                    thousands(there)
+                )
+            })
+        })
+        .collect();
+    if moved.is_empty() {
+        return String::new();
+    }
+    format!(
+        "irgate init: warning: {} counted differently in this checkout and in a copy at a path of \
+         the same length: {}. The calibrated budgets do not hold this; take the baselines in one \
+         place (CI's checkout path) and tell irgate's maintainers.\n",
+        crate::text::plural(moved.len(), "benchmark"),
+        moved.join(", ")
+    )
 }
 
 /// The default budget after calibration: the largest per-benchmark budget it suggests (1.5 times
@@ -658,6 +712,36 @@ mod tests {
         assert!(crate::config::budgets::allowance(&limit, 20) >= 1.0);
         assert_eq!(chosen_budget(&results(&[300])).0.absolute, 15);
         assert_eq!(chosen_budget(&results(&[90_000])).0.absolute, 50);
+    }
+
+    #[test]
+    fn a_count_the_copys_path_moved_is_named_not_budgeted() {
+        let results = |counts: &[(&str, u64)]| Results {
+            benchmarks: counts
+                .iter()
+                .map(|(id, ir)| (id.to_string(), Counts::from([("Ir".to_owned(), *ir)])))
+                .collect(),
+            ..Results::default()
+        };
+        let calibration = crate::commands::calibrate::Calibration {
+            builds: vec!["base".into(), "rebuild".into()],
+            spreads: Vec::new(),
+            unreproducible: crate::measure::calibrate::Unreproducible {
+                benchmarks: vec![("nd::x".into(), 5, 9)],
+                out_dir: Vec::new(),
+            },
+        };
+        let here = results(&[("bin::run", 297_472), ("a::y", 10), ("nd::x", 7)]);
+        let same = results(&[("bin::run", 297_472), ("a::y", 10), ("nd::x", 5)]);
+        assert_eq!(path_check(&here, &same, &calibration), "");
+        let moved = results(&[("bin::run", 301_151), ("a::y", 10), ("nd::x", 5)]);
+        let warning = path_check(&here, &moved, &calibration);
+        assert!(
+            warning.contains("1 benchmark counted differently in this checkout and in a copy")
+                && warning.contains("bin::run (297,472 Ir here, 301,151 Ir in the copy)")
+                && !warning.contains("nd::x"),
+            "{warning}"
+        );
     }
 
     #[test]

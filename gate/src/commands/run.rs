@@ -16,8 +16,8 @@ use crate::formats::code;
 use crate::git::Commit;
 use crate::measure::ab;
 use crate::measure::collect::{
-    Selection, build_code, read_from, run_with_code, runner_output, suite_dirs, write_code,
-    write_profiles, write_results,
+    Selection, build_code, read_from, run_started, run_with_code, runner_output, suite_dirs,
+    write_code, write_profiles, write_results,
 };
 use crate::measure::paths::{Paths, Resolved};
 use crate::measure::shard::{Part, Shard};
@@ -55,7 +55,12 @@ pub struct Options {
 
 /// Runs `irgate run`.
 pub fn execute(options: &Options) -> Result<ExitCode> {
-    let paths = options.paths.resolve()?;
+    // Merging results (`--from`) reads no baselines: outside a repository, --results suffices.
+    let paths = if options.from.is_empty() {
+        options.paths.resolve()?
+    } else {
+        options.paths.resolve_without_baselines()?
+    };
     let config = Config::load_or_default(&paths.config, paths.config_named)?;
     let filter = options.filter.as_deref().map(Filter::new).transpose()?;
     let shard = options
@@ -133,6 +138,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
                 &suite_dirs(results, std::slice::from_ref(home)),
                 &built,
                 results,
+                run_started(results),
             );
         }
         return Ok(ExitCode::SUCCESS);
@@ -158,7 +164,9 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     if let Some(code) = &code {
         write_code(&paths, code)?;
     }
-    write_profiles(&sources, &paths, &ran);
+    // Only what this run wrote: summaries older than its start are an earlier run's.
+    let since = options.from.is_empty().then(|| run_started(&ran)).flatten();
+    write_profiles(&sources, &paths, &ran, since);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -268,7 +276,8 @@ fn untouched(
 }
 
 /// `part` of the partition of the benchmarks `filter` selects, by the Ir of the baselines in
-/// `dir` (none when it does not exist: every function then goes by its name's hash).
+/// `dir` (none when it does not exist: every function then goes by its name's hash). An N above
+/// the number of baselines in scope is refused before anything is built.
 fn plan_shard(part: Part, dir: &Path, filter: Option<&Filter>) -> Result<Shard> {
     let irs: BTreeMap<String, u64> = if dir.is_dir() {
         let baselines = Baselines::load(dir)?;
@@ -281,6 +290,10 @@ fn plan_shard(part: Part, dir: &Path, filter: Option<&Filter>) -> Result<Shard> 
     } else {
         BTreeMap::new()
     };
+    crate::measure::shard::check_split(
+        part,
+        irs.keys().filter(|id| filter::in_scope(filter, id)).count(),
+    )?;
     let shard = Shard::plan(part, &irs, filter);
     eprintln!("irgate: {}", shard.describe());
     Ok(shard)

@@ -49,7 +49,34 @@ pub(super) struct RawOverride {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawBudget {
     relative_pct: Option<Spanned<f64>>,
-    absolute: Option<u64>,
+    absolute: Option<Spanned<toml::Value>>,
+}
+
+/// `absolute` as a count of instructions: a whole, non-negative number. TOML's own message for a
+/// float (`9.9e1`) or a negative integer names Rust's types (`expected u64`); this one says what
+/// to write.
+fn count(src: &Source, value: &Spanned<toml::Value>) -> Result<u64> {
+    let at = |message: String| Err(src.at(value.span(), message));
+    match value.get_ref() {
+        toml::Value::Integer(n) => match u64::try_from(*n) {
+            Ok(n) => Ok(n),
+            Err(_) => at(format!(
+                "absolute is {n}: a budget is a non-negative count of instructions"
+            )),
+        },
+        toml::Value::Float(x) if x.is_finite() && x.fract() == 0.0 && *x >= 0.0 => at(format!(
+            "absolute is the decimal number {x:?}: a count of instructions is a whole number, \
+             written `{}`",
+            *x as u64
+        )),
+        toml::Value::Float(x) => at(format!(
+            "absolute is {x}: a budget is a whole, non-negative count of instructions"
+        )),
+        other => at(format!(
+            "absolute is a {}: a budget is a whole, non-negative count of instructions",
+            other.type_str()
+        )),
+    }
 }
 
 /// A table of budgets by metric; an error at the first empty, negative or unknown one.
@@ -79,14 +106,20 @@ pub(super) fn parse(
                     ),
                 ));
             }
-            Some(pct) => *pct.get_ref(),
+            // `-0.0` is zero: no budget reads as `-0%`.
+            Some(pct) => pct.get_ref().abs(),
             None => 0.0,
         };
+        let absolute = budget
+            .absolute
+            .as_ref()
+            .map(|value| count(src, value))
+            .transpose()?;
         out.insert(
             metrics::parse(src, &name)?,
             Budget {
                 relative_pct,
-                absolute: budget.absolute.unwrap_or(0),
+                absolute: absolute.unwrap_or(0),
             },
         );
     }

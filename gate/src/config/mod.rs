@@ -26,6 +26,13 @@
 //! reason = "checksum verification on decode (#42): +68 Ir per packet, paid on purpose"
 //! until = "2026-12-31"         # or until_commit = "<sha>"
 //!
+//! # Benchmarks whose counts differ between two cold builds of one commit (calibration's
+//! # reproducibility check writes these): a moved count is undecided, exit 2, unless `info = true`
+//! # (shown, never gated). Remove the entry once the build is reproducible.
+//! [[nondeterministic]]
+//! benchmarks = ["data::lookup/*"]
+//! info = true
+//!
 //! # The callgrind suites to run (`irgate init` writes these). Without any, `irgate run` runs
 //! # every callgrind suite of the workspace it finds.
 //! [[suite]]
@@ -56,6 +63,7 @@ pub mod accept;
 pub mod budgets;
 pub mod drift;
 pub mod metrics;
+pub mod nondeterministic;
 pub mod suite;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,6 +79,7 @@ use accept::{Accept, RawAccept};
 use budgets::{DEFAULT_BUDGET, DEFAULT_LAYOUT_BUDGET, Override, RawBudget, RawOverride};
 use drift::{Drift, RawDrift};
 use metrics::IR;
+use nondeterministic::{Nondeterministic, RawNondeterministic};
 use suite::{RawSuite, Suite};
 
 /// A parsed, validated `gate.toml`.
@@ -93,6 +102,8 @@ pub struct Config {
     pub drift: Option<Drift>,
     /// The `[[accept]]` entries, in file order.
     pub accepts: Vec<Accept>,
+    /// The `[[nondeterministic]]` entries: benchmarks whose builds are not reproducible.
+    pub nondeterministic: Vec<Nondeterministic>,
     /// Whether the suites are built with irgate's measurement build (`[build] measurement`,
     /// default true) rather than as the workspace's bench profile says.
     pub measurement_build: bool,
@@ -112,6 +123,8 @@ struct RawConfig {
     drift: Option<RawDrift>,
     #[serde(default, rename = "accept")]
     accepts: Vec<Spanned<RawAccept>>,
+    #[serde(default)]
+    nondeterministic: Vec<RawNondeterministic>,
     build: Option<RawBuild>,
     change: Option<RawChange>,
 }
@@ -141,6 +154,7 @@ impl Default for Config {
             inert: Vec::new(),
             drift: None,
             accepts: Vec::new(),
+            nondeterministic: Vec::new(),
             measurement_build: true,
         }
     }
@@ -212,6 +226,11 @@ impl Config {
             .into_iter()
             .map(|raw| accept::parse(&src, raw))
             .collect::<Result<Vec<_>>>()?;
+        let nondeterministic = raw
+            .nondeterministic
+            .into_iter()
+            .map(|raw| nondeterministic::parse(&src, raw))
+            .collect::<Result<Vec<_>>>()?;
         let suites = suite::parse(&src, raw.suites)?;
         let drift = raw.drift.map(|raw| drift::parse(&src, raw)).transpose()?;
         let config = Config {
@@ -224,6 +243,7 @@ impl Config {
             inert,
             drift,
             accepts,
+            nondeterministic,
             measurement_build: raw.build.is_none_or(|b| b.measurement),
         };
         // An info metric may be gated for some benchmarks by an override, not for all.
@@ -305,6 +325,12 @@ impl Config {
     /// Whether some gated or reported metric comes from DHAT, so the suite must run it.
     pub fn needs_dhat(&self) -> bool {
         self.stored_metrics().iter().any(|m| m.starts_with("dhat."))
+    }
+
+    /// The first `[[nondeterministic]]` entry naming benchmark `id`: its build is not
+    /// reproducible.
+    pub fn nondeterministic_for(&self, id: &str) -> Option<&Nondeterministic> {
+        self.nondeterministic.iter().find(|n| n.matches(id))
     }
 
     /// The first `[[accept]]` entry naming benchmark `id`.
@@ -657,6 +683,33 @@ budgets."dhat.TotalBytes" = { absolute = 0 }
         }
         for name in ["ir", "L1HitRate", "dhat.Ir", "TotalBytes", ""] {
             assert!(!is_count_metric(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn budgets_written_as_minus_zero_or_exponents_read_as_people_mean_them() {
+        let config = parse("[budgets]\nIr = { relative_pct = -0.0, absolute = 5 }\n").unwrap();
+        assert_eq!(config.budgets_for("a")[IR].to_string(), "max(0%, 5)");
+        let config = parse("[budgets]\nIr = { relative_pct = 9.9e1 }\n").unwrap();
+        assert_eq!(config.budgets_for("a")[IR].to_string(), "max(99%, 0)");
+        for (text, says) in [
+            (
+                "[budgets]\nIr = { absolute = 9.9e1 }\n",
+                "gate.toml:2:19: absolute is the decimal number 99.0: a count of instructions is \
+                 a whole number, written `99`",
+            ),
+            (
+                "[budgets]\nIr = { absolute = -5 }\n",
+                "gate.toml:2:19: absolute is -5: a budget is a non-negative count of instructions",
+            ),
+            (
+                "[budgets]\nIr = { absolute = 2.5 }\n",
+                "gate.toml:2:19: absolute is 2.5: a budget is a whole, non-negative count",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.contains(says), "{text}: {error}");
+            assert!(!error.contains("u64"), "{error}");
         }
     }
 }

@@ -372,6 +372,7 @@ mod tests {
                 .collect(),
             durations_ms: Default::default(),
             carried: Vec::new(),
+            shard: None,
         }
     }
 

@@ -327,6 +327,7 @@ mod tests {
             )]),
             durations_ms: Default::default(),
             carried: Vec::new(),
+            shard: None,
         }
     }
 

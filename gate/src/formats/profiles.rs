@@ -118,10 +118,28 @@ pub fn run_path(results: &Path) -> PathBuf {
 /// benchmark whose files cannot be read, or whose callgrind total is not its counted Ir (a file
 /// left from another run), gets no profile and no record but a reason, with a warning: the
 /// others keep theirs.
-pub fn collect(dir: &Path, root: &Path, results: &Results) -> Result<Profiles> {
+///
+/// With `since` (a run here), a summary written before it is skipped: an earlier run's, left in
+/// the library's home (a benchmark of this run that wrote no new one then has no profile).
+pub fn collect(
+    dir: &Path,
+    root: &Path,
+    results: &Results,
+    since: Option<std::time::SystemTime>,
+) -> Result<Profiles> {
     let mut profiles = Profiles::default();
     let mut objects = irgate_callgrind::inline::Objects::default();
+    let stale = |path: &Path| {
+        since.is_some_and(|since| {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|modified| modified < since)
+        })
+    };
     for summary_path in summary::find(dir)? {
+        if stale(&summary_path) {
+            continue;
+        }
         let id = summary::read(&summary_path)?.id;
         let Some(&ir) = results.benchmarks.get(&id).and_then(|c| c.get(EVENT)) else {
             continue;

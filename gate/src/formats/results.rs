@@ -26,6 +26,8 @@
 //! `carried` (schema 3) lists the benchmarks that did not run (`irgate run --only-touched`): they
 //! run none of the changed code, so `benchmarks` holds the baselines' counts for them. Written
 //! only when there are some; each must be in `benchmarks`.
+//! `shard` (schema 3, optional) is `"K/N"` when the run measured the K-th of N shards (`irgate run
+//! --shard K/N`); the merge refuses a set of shards with one missing, one twice, or of different N.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,6 +38,7 @@ use crate::error::{Error, Result};
 use crate::formats;
 use crate::id::Origins;
 use crate::model::fingerprint;
+use crate::model::shard::Part;
 use crate::model::{Counts, Fingerprint, Results};
 
 /// The schema version of results files this irgate writes: 2 records the build settings in the
@@ -67,6 +70,8 @@ pub struct ResultsFile {
     durations_ms: BTreeMap<String, u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     carried: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
 }
 
 /// Reads a results file.
@@ -92,6 +97,7 @@ impl ResultsFile {
             benchmarks: results.benchmarks.clone(),
             durations_ms: results.durations_ms.clone(),
             carried: results.carried.clone(),
+            shard: results.shard.map(|part| part.to_string()),
         }
     }
 
@@ -124,6 +130,11 @@ impl ResultsFile {
                 format!("`{id}` is carried from the baselines but has no counts"),
             ));
         }
+        let shard = self
+            .shard
+            .map(|text| text.parse::<Part>())
+            .transpose()
+            .map_err(|e| Error::invalid(origin, e))?;
         let mut carried = self.carried;
         carried.sort();
         carried.dedup();
@@ -138,6 +149,7 @@ impl ResultsFile {
             benchmarks: self.benchmarks,
             durations_ms,
             carried,
+            shard,
         })
     }
 }
@@ -153,6 +165,7 @@ pub fn write(path: &Path, results: &Results) -> Result<()> {
 /// environment and at the same commit; the merged fingerprint carries the latest date. The merged
 /// run covers the whole suite if any shard did, else every shard's filters.
 pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
+    check_shards(&parts)?;
     let mut parts = parts.into_iter();
     let Some((first_origin, mut merged)) = parts.next() else {
         return Err(Error::Tool("nothing to merge: no results given".to_owned()));
@@ -213,7 +226,54 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
         merged.carried.extend(part.carried);
         merged.carried.sort();
     }
+    merged.shard = None;
     Ok(merged)
+}
+
+/// Refuses shards that do not make one whole run: shards of different N, a shard given twice, or
+/// a shard missing (named). Parts without a shard (a whole run, summaries) may come with them.
+fn check_shards(parts: &[(String, Results)]) -> Result<()> {
+    let shards: Vec<(&str, Part)> = parts
+        .iter()
+        .filter_map(|(origin, results)| Some((origin.as_str(), results.shard?)))
+        .collect();
+    let Some(&(first_origin, first)) = shards.first() else {
+        return Ok(());
+    };
+    let n = first.count.get();
+    let mut seen: BTreeMap<usize, &str> = BTreeMap::new();
+    for &(origin, part) in &shards {
+        if part.count != first.count {
+            return Err(Error::invalid(
+                origin,
+                format!(
+                    "cannot merge with {first_origin}: shard {part} of {} shards, there {first} \
+                     of {n}: every shard must split the run alike",
+                    part.count
+                ),
+            ));
+        }
+        if let Some(other) = seen.insert(part.index.get(), origin) {
+            return Err(Error::invalid(
+                origin,
+                format!("shard {part} is given twice: here and in {other}"),
+            ));
+        }
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| !seen.contains_key(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Tool(format!(
+        "cannot merge {} of {n} shards: {} missing ({}): give every shard's results, or the run \
+         is not whole",
+        shards.len(),
+        crate::text::plural(missing.len(), "shard"),
+        missing.join(", ")
+    )))
 }
 
 #[cfg(test)]
@@ -237,6 +297,7 @@ mod tests {
                 .collect(),
             durations_ms: Default::default(),
             carried: Vec::new(),
+            shard: None,
         }
     }
 
@@ -302,6 +363,76 @@ mod tests {
                 && !error.contains("environment"),
             "{error}"
         );
+    }
+
+    fn of(ids: &[&str], part: &str) -> Results {
+        Results {
+            shard: Some(part.parse().unwrap()),
+            ..shard(ids, "")
+        }
+    }
+
+    #[test]
+    fn shards_merge_only_as_a_whole_set() {
+        let merged = merge(vec![
+            ("one".into(), of(&["a::x"], "1/2")),
+            ("two".into(), of(&["b::y"], "2/2")),
+        ])
+        .unwrap();
+        assert_eq!((merged.benchmarks.len(), merged.shard), (2, None));
+        let error = merge(vec![
+            ("one".into(), of(&["a::x"], "1/4")),
+            ("three".into(), of(&["b::y"], "3/4")),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            error,
+            "cannot merge 2 of 4 shards: 2 shards missing (2/4, 4/4): give every shard's \
+             results, or the run is not whole"
+        );
+        let error = merge(vec![("one".into(), of(&["a::x"], "1/2"))])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("1 shard missing (2/2)"), "{error}");
+        let error = merge(vec![
+            ("one".into(), of(&["a::x"], "1/2")),
+            ("again".into(), of(&["b::y"], "1/2")),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert_eq!(error, "again: shard 1/2 is given twice: here and in one");
+        let error = merge(vec![
+            ("one".into(), of(&["a::x"], "1/2")),
+            ("other".into(), of(&["b::y"], "2/3")),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error
+                .starts_with("other: cannot merge with one: shard 2/3 of 3 shards, there 1/2 of 2"),
+            "{error}"
+        );
+        // A whole run (or summaries) may come with a whole set of shards.
+        let merged = merge(vec![
+            ("one".into(), of(&["a::x"], "1/1")),
+            ("whole".into(), shard(&["c::z"], "")),
+        ])
+        .unwrap();
+        assert_eq!(merged.benchmarks.len(), 2);
+    }
+
+    #[test]
+    fn the_shard_round_trips_and_a_bad_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        write(&path, &of(&["a::x"], "2/3")).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"shard\": \"2/3\""), "{text}");
+        assert_eq!(read(&path).unwrap().shard, Some("2/3".parse().unwrap()));
+        std::fs::write(&path, text.replace("\"2/3\"", "\"4/3\"")).unwrap();
+        let error = read(&path).unwrap_err().to_string();
+        assert!(error.contains("K must be from 1 to N"), "{error}");
     }
 
     #[test]

@@ -129,11 +129,21 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 }
             }
         }
+        // A build that is not reproducible: no budget applies; shown only, when gate.toml says
+        // `info = true`, else any move is undecided.
+        let nondeterministic = config.nondeterministic_for(id);
+        let info_only = nondeterministic.is_some_and(|n| n.info);
         for (metric, limit) in &budgets {
             let baseline = old.and_then(|(counts, _)| counts.get(metric).copied());
             let current = new.and_then(|counts| counts.get(metric).copied());
             let mut accepted = None;
             let status = match (baseline, current) {
+                (Some(_), Some(_)) if info_only => Status::Info,
+                (Some(baseline), Some(current))
+                    if nondeterministic.is_some() && baseline != current =>
+                {
+                    Status::Nondeterministic
+                }
                 (Some(baseline), Some(current)) => {
                     let allowed = config::budgets::allowance(limit, baseline);
                     let change = current as f64 - baseline as f64;
@@ -176,6 +186,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 Status::Accepted
                 | Status::Layout
                 | Status::Unexplained
+                | Status::Nondeterministic
                 | Status::Vanished
                 | Status::Ok
                 | Status::Info => false,
@@ -185,7 +196,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                 metric: metric.clone(),
                 baseline,
                 new: current,
-                limit: (baseline.is_some() && current.is_some()).then_some(*limit),
+                limit: (baseline.is_some() && current.is_some() && !info_only).then_some(*limit),
                 status,
                 fails,
                 since: None,
@@ -300,7 +311,30 @@ fn outcome(
             .filter(|r| r.status == Status::Unexplained)
             .map(|r| r.benchmark.as_str())
             .collect();
-        if failed.is_empty() && !unexplained.is_empty() {
+        let nondeterministic: BTreeSet<&str> = rows
+            .iter()
+            .filter(|r| r.status == Status::Nondeterministic)
+            .map(|r| r.benchmark.as_str())
+            .collect();
+        if failed.is_empty() && !nondeterministic.is_empty() {
+            let named: Vec<&str> = nondeterministic.iter().take(3).copied().collect();
+            Outcome::Undecided {
+                reason: format!(
+                    "{} moved whose build is not reproducible ({}{}; gate.toml's \
+                     [[nondeterministic]]: two cold builds of one commit counted differently): no \
+                     budget tells a change from the build's randomness. Make the build \
+                     reproducible (a build script's random data, data generated into OUT_DIR, \
+                     hash seeds) and remove the entry, or mark it `info = true`",
+                    crate::text::plural(nondeterministic.len(), "benchmark"),
+                    named.join(", "),
+                    if nondeterministic.len() > 3 {
+                        ", ..."
+                    } else {
+                        ""
+                    },
+                ),
+            }
+        } else if failed.is_empty() && !unexplained.is_empty() {
             let named: Vec<&str> = unexplained.iter().take(3).copied().collect();
             Outcome::Undecided {
                 reason: format!(
@@ -325,19 +359,39 @@ fn outcome(
     }
 }
 
-/// Worst first: failing rows, then by status (over budget, accepted, new, stale, vanished, ok,
-/// info), then
-/// by the size of the change, largest first, then by name.
+/// Worst first: failing rows, furthest over budget first (their change as a multiple of what the
+/// budget allows), then by status (over budget, accepted, new, stale, vanished, ok, info), then
+/// by the size of the change, largest first, then by name. Every report (the table, markdown,
+/// JSON) shows the rows in this one order.
 fn sort_worst_first(rows: &mut [Row]) {
     rows.sort_by(|a, b| {
         let magnitude = |row: &Row| row.change_pct().map_or(-1.0, f64::abs);
+        let over = |row: &Row| if row.fails { overshoot(row) } else { 0.0 };
         b.fails
             .cmp(&a.fails)
+            .then(over(b).total_cmp(&over(a)))
             .then(a.status.cmp(&b.status))
             .then(magnitude(b).total_cmp(&magnitude(a)))
             .then_with(|| a.benchmark.cmp(&b.benchmark))
             .then_with(|| a.metric.cmp(&b.metric))
     });
+}
+
+/// How far a row is over its budget: its change as a multiple of what the budget allows (`-1`
+/// for a row without both counts and a budget, such as a new benchmark, so it comes after those
+/// that have them).
+fn overshoot(row: &Row) -> f64 {
+    match (row.baseline, row.new, row.limit.as_ref()) {
+        (Some(old), Some(new), Some(limit)) => {
+            let allowance = config::budgets::allowance(limit, old);
+            if allowance > 0.0 {
+                (new as f64 - old as f64) / allowance
+            } else {
+                f64::INFINITY
+            }
+        }
+        _ => -1.0,
+    }
 }
 
 #[cfg(test)]
@@ -417,6 +471,54 @@ mod tests {
             .iter()
             .map(|r| (r.benchmark.as_str(), r.metric.as_str(), r.status, r.fails))
             .collect()
+    }
+
+    #[test]
+    fn a_nondeterministic_build_is_never_budgeted_undecided_unless_info() {
+        let text = "[budgets]\nIr = { absolute = 5000 }\n\n[[nondeterministic]]\nbenchmarks = [\"nd::*\"]\n";
+        let judged = |text: &str, run: &[(&str, u64)]| {
+            judge(&Judgement {
+                results: &results(run),
+                baselines: &baselines(&[("nd::random", 100), ("a::fixed", 100)]),
+                config: &config(text),
+                policy: Policy::default(),
+                mode: &Mode::Baselines,
+                anchor: None,
+                change: None,
+            })
+            .unwrap()
+        };
+        // Within a budget of 5,000 Ir, yet a move of 1 Ir is undecided: no budget holds it.
+        let report = judged(text, &[("nd::random", 101), ("a::fixed", 100)]);
+        assert_eq!(
+            statuses(&report),
+            [
+                ("nd::random", "Ir", Status::Nondeterministic, false),
+                ("a::fixed", "Ir", Status::Ok, false),
+            ]
+        );
+        assert!(
+            matches!(&report.outcome, Outcome::Undecided { reason } if reason.contains("1 benchmark moved whose build is not reproducible (nd::random")),
+            "{:?}",
+            report.outcome
+        );
+        // The same count passes; a failure elsewhere decides.
+        let same = judged(text, &[("nd::random", 100), ("a::fixed", 100)]);
+        assert_eq!(same.outcome, Outcome::Passed);
+        let failed = judged(text, &[("nd::random", 90), ("a::fixed", 6000)]);
+        assert_eq!(failed.outcome, Outcome::Failed { count: 1 });
+        // Marked `info`: shown, never gated.
+        let info = judged(
+            &text.replace("\"nd::*\"]\n", "\"nd::*\"]\ninfo = true\n"),
+            &[("nd::random", 9000), ("a::fixed", 100)],
+        );
+        assert_eq!(info.outcome, Outcome::Passed);
+        let row = info
+            .rows
+            .iter()
+            .find(|r| r.benchmark == "nd::random")
+            .unwrap();
+        assert_eq!((row.status, row.limit), (Status::Info, None));
     }
 
     #[test]

@@ -83,14 +83,8 @@ pub fn measure(
         root: head_src,
         ..paths.clone()
     };
-    let head_place = Place {
-        dir: &head_dir,
-        label: "head ",
-    };
-    let base_place = Place {
-        dir: &base_dir,
-        label: "base ",
-    };
+    let head_place = Place::in_dir(&head_dir, "head ");
+    let base_place = Place::in_dir(&base_dir, "base ");
     // Only the base side's record serves: the change starts from it.
     let head_selection = Selection {
         record: false,
@@ -125,7 +119,7 @@ pub fn measure(
     Ok(Sides {
         head,
         base,
-        homes: [head_place.home(), base_place.home()],
+        homes: [head_dir.join("home"), base_dir.join("home")],
         roots,
         codes: [head_code, base_code],
     })

@@ -663,10 +663,7 @@ impl State<'_> {
             root: self.src.clone(),
             ..self.request.paths.clone()
         };
-        let place = Place {
-            dir: &self.place_dir,
-            label: "",
-        };
+        let place = Place::in_dir(&self.place_dir, "");
         (paths, place)
     }
 

@@ -1,8 +1,12 @@
-//! Calibration's builds: the working tree copied into scratch directories of their own
-//! (`<target>/irgate/calibrate/<n>/src`, paths of one length, like A/B), each [`Variant`]
-//! perturbed in code no benchmark runs, built with the measurement build and run; and the spread
-//! of each benchmark's count over the builds, with the budget it suggests.
+//! Calibration's builds: the working tree copied into one scratch directory whose path is as long
+//! as the checkout's ([`scratch_path`]: a count moves with the length of the paths compiled into
+//! the binary and handed to it), each [`Variant`] built there cold (its own target directory,
+//! inside the copy, emptied first) with the measurement build and run; the benchmarks whose counts
+//! differ between two cold builds of the same tree ([`Variant::Rebuild`]: not reproducible, never
+//! budgeted) and what differed between them (the data build scripts wrote into `OUT_DIR`); and the
+//! spread of each benchmark's count over the builds, with the budget it suggests.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -20,6 +24,9 @@ use crate::model::Results;
 pub enum Variant {
     /// The working tree as it is.
     Base,
+    /// The working tree as it is, built again from nothing at the same path: a benchmark whose
+    /// count differs from `base`'s has a build that is not reproducible.
+    Rebuild,
     /// Every workspace member's version one patch release higher, as a release bumps it: other
     /// symbol hashes, so another order of functions and data in the binary.
     Version,
@@ -45,12 +52,21 @@ pub fn __irgate_calibrate_unrelated(seed: u64) -> u64 {
 
 impl Variant {
     /// The builds `irgate calibrate` makes by default.
-    pub const DEFAULT: &[Variant] = &[Variant::Base, Variant::Version, Variant::Unrelated];
+    pub const DEFAULT: &[Variant] = &[
+        Variant::Base,
+        Variant::Rebuild,
+        Variant::Version,
+        Variant::Unrelated,
+    ];
+
+    /// The reproducibility check alone: the tree built twice from nothing at one path.
+    pub const REPRODUCIBILITY: &[Variant] = &[Variant::Base, Variant::Rebuild];
 
     /// Its name, which names its results file too.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Base => "base",
+            Variant::Rebuild => "rebuild",
             Variant::Version => "version",
             Variant::Unrelated => "unrelated",
         }
@@ -59,7 +75,7 @@ impl Variant {
     /// Perturbs the copy of the workspace at `src`, whose members are `members`.
     fn apply(self, src: &Path, members: &[Member]) -> Result<()> {
         match self {
-            Variant::Base => Ok(()),
+            Variant::Base | Variant::Rebuild => Ok(()),
             Variant::Version => {
                 bump_version(
                     &src.join("Cargo.toml"),
@@ -87,10 +103,121 @@ impl Variant {
 /// A workspace member, by paths relative to the workspace root.
 #[derive(Debug, Clone)]
 struct Member {
+    /// Its package name.
+    name: String,
+    /// Its version.
+    version: semver::Version,
     /// Its `Cargo.toml`.
     manifest: PathBuf,
     /// Its library's root source file, if it has a library.
     lib: Option<PathBuf>,
+}
+
+/// Calls `f` with the name (its `package` key, else its key) and the table of every dependency
+/// of a manifest given as a table: `[dependencies]`, `[dev-dependencies]`,
+/// `[build-dependencies]`, the same under `[target.*]`, `[workspace.dependencies]` and every
+/// `[patch.*]`. A dependency given as a bare version string has no table and is skipped.
+fn each_dependency(
+    doc: &mut toml_edit::DocumentMut,
+    f: &mut dyn FnMut(&str, &mut dyn toml_edit::TableLike),
+) {
+    const KINDS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    fn deps(
+        item: Option<&mut toml_edit::Item>,
+        f: &mut dyn FnMut(&str, &mut dyn toml_edit::TableLike),
+    ) {
+        let Some(table) = item.and_then(toml_edit::Item::as_table_like_mut) else {
+            return;
+        };
+        for (key, dep) in table.iter_mut() {
+            if let Some(dep) = dep.as_table_like_mut() {
+                let name = dep
+                    .get("package")
+                    .and_then(toml_edit::Item::as_str)
+                    .unwrap_or(key.get())
+                    .to_owned();
+                f(&name, dep);
+            }
+        }
+    }
+    fn nested(item: Option<&mut toml_edit::Item>) -> Vec<&mut toml_edit::Item> {
+        item.and_then(toml_edit::Item::as_table_like_mut)
+            .map(|t| t.iter_mut().map(|(_, item)| item).collect())
+            .unwrap_or_default()
+    }
+    // `TableLike::get_mut` finds without inserting (`Item::get_mut` would add an empty table).
+    fn get<'a>(item: &'a mut toml_edit::Item, key: &str) -> Option<&'a mut toml_edit::Item> {
+        item.as_table_like_mut()?.get_mut(key)
+    }
+    let root = doc.as_item_mut();
+    for kind in KINDS {
+        deps(get(root, kind), f);
+    }
+    for target in nested(get(root, "target")) {
+        for kind in KINDS {
+            deps(get(target, kind), f);
+        }
+    }
+    deps(
+        get(root, "workspace").and_then(|w| get(w, "dependencies")),
+        f,
+    );
+    for registry in nested(get(root, "patch")) {
+        deps(Some(registry), f);
+    }
+}
+
+/// Rewrites the manifests of the copy at `src` of the workspace at `root` (its root manifest and
+/// `members`'), so that the copy builds where it is: a relative `path` dependency that leaves the
+/// workspace (`path = "../shared"`) points to the same directory by its absolute path (cargo
+/// compiles such a crate by its absolute path either way, so its code does not change); with
+/// `bumped` (the `version` variant), a requirement on a member that its raised version no
+/// longer meets (`version = "=0.1.0"`) becomes `=` the raised version.
+fn rewrite_manifests(src: &Path, root: &Path, members: &[Member], bumped: bool) -> Result<()> {
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
+    let mut manifests = vec![PathBuf::from("Cargo.toml")];
+    manifests.extend(members.iter().map(|m| m.manifest.clone()));
+    manifests.dedup();
+    for manifest in manifests {
+        let copy = src.join(&manifest);
+        let Ok(text) = std::fs::read_to_string(&copy) else {
+            continue;
+        };
+        let mut doc: toml_edit::DocumentMut = text
+            .parse()
+            .map_err(|e: toml_edit::TomlError| Error::invalid(copy.display(), e.to_string()))?;
+        let dir = root.join(manifest.parent().unwrap_or(Path::new("")));
+        let mut changed = false;
+        each_dependency(&mut doc, &mut |name, dep| {
+            if let Some(path) = dep.get("path").and_then(toml_edit::Item::as_str)
+                && Path::new(path).is_relative()
+            {
+                let original = dir.join(path);
+                let real = original.canonicalize().unwrap_or(original);
+                if !real.starts_with(&real_root) {
+                    dep.insert("path", toml_edit::value(real.display().to_string()));
+                    changed = true;
+                }
+            }
+            let member = members.iter().find(|m| m.name == name);
+            if let (true, Some(member)) = (bumped, member) {
+                let mut raised = member.version.clone();
+                raised.patch += 1;
+                let requirement = dep
+                    .get("version")
+                    .and_then(toml_edit::Item::as_str)
+                    .and_then(|v| semver::VersionReq::parse(v).ok());
+                if requirement.is_some_and(|r| !r.matches(&raised)) {
+                    dep.insert("version", toml_edit::value(format!("={raised}")));
+                    changed = true;
+                }
+            }
+        });
+        if changed {
+            std::fs::write(&copy, doc.to_string()).map_err(|e| Error::write(&copy, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The members of the workspace at `root` (`cargo metadata`), those inside it.
@@ -118,6 +245,8 @@ fn members(root: &Path) -> Result<Vec<Member>> {
                 })
                 .and_then(|t| inside(t.src_path.as_std_path()));
             Some(Member {
+                name: package.name.to_string(),
+                version: package.version.clone(),
                 manifest: inside(package.manifest_path.as_std_path())?,
                 lib,
             })
@@ -157,9 +286,18 @@ fn bump_version(manifest: &Path, key: &[&str]) -> Result<()> {
     std::fs::write(manifest, doc.to_string()).map_err(|e| Error::write(manifest, e))
 }
 
-/// Refuses fewer than 2 variants (nothing to compare) or more than 10 (the scratch copies' paths
-/// have one digit, so they keep one length).
+/// Refuses fewer than 2 variants (nothing to compare), more than 10, or one twice.
 pub fn check_count(variants: &[Variant]) -> Result<()> {
+    if let Some(twice) = variants
+        .iter()
+        .enumerate()
+        .find_map(|(i, v)| variants[..i].contains(v).then_some(v))
+    {
+        return Err(Error::invalid(
+            "irgate calibrate",
+            format!("`{}` is named twice", twice.name()),
+        ));
+    }
     if (2..=10).contains(&variants.len()) {
         return Ok(());
     }
@@ -172,63 +310,286 @@ pub fn check_count(variants: &[Variant]) -> Result<()> {
     ))
 }
 
-/// Builds and runs each of `variants` in a scratch copy of the working tree at `paths.root` (one
-/// at a time, in the workspace's target directory, so they share the dependencies' builds with
-/// each other and with `irgate run`), writes each
-/// one's results beside them (`<target>/irgate/calibrate/<variant>.json`) and returns them.
+/// The scratch directory calibration copies the checkout at `root` into: a path exactly as long
+/// as `root`, so that the paths compiled into the binaries (panic locations, `file!()`,
+/// `CARGO_MANIFEST_DIR`) and those the benchmark process sees keep their lengths. A binary
+/// benchmark measured 297,472 Ir in a checkout and 301,151 Ir in a copy whose path was 34 bytes
+/// longer, so a copy at another length measures the path, not layout. `<temp>/igc/s` padded
+/// with `x` to the length, else (a short checkout path, such as the pinned container's
+/// `/irgate`) a sibling of the checkout whose name ends in `~` in place of its last character.
+pub fn scratch_path(root: &Path) -> Result<PathBuf> {
+    let length = root.as_os_str().len();
+    let base = std::env::temp_dir().join("igc").join("s");
+    let base_length = base.as_os_str().len();
+    if length >= base_length {
+        let mut path = base.into_os_string();
+        path.push("x".repeat(length - base_length));
+        let mut path = PathBuf::from(path);
+        if path == root {
+            // The checkout is the scratch path itself: its neighbour `t...`.
+            path.set_file_name(format!("t{}", "x".repeat(length - base_length)));
+        }
+        return Ok(path);
+    }
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match (root.parent(), name.chars().count()) {
+        (Some(parent), 2..) if name.is_ascii() => {
+            Ok(parent.join(format!("{}~", &name[..name.len() - 1])))
+        }
+        _ => Err(Error::Tool(format!(
+            "calibration copies the checkout to a path of the same length as {} (counts move with \
+             the path's length), and finds none: move the checkout to a path of at least {} bytes",
+            root.display(),
+            base_length
+        ))),
+    }
+}
+
+/// One calibration build: its variant's name, its counts, and a digest of every file the build
+/// scripts wrote into `OUT_DIR` (by path below the target directory, the package's hash
+/// stripped), so two builds of one tree can say which build script wrote other data.
+#[derive(Debug, Clone)]
+pub struct Build {
+    /// The variant's name.
+    pub name: String,
+    /// Its counts.
+    pub results: Results,
+    /// `OUT_DIR` files: `<package>/out/<file>` to a digest of the content.
+    pub out_dir: BTreeMap<String, String>,
+}
+
+/// Builds and runs each of `variants`, one after the other, in one scratch copy of the working
+/// tree at `paths.root` whose path is as long as the checkout's ([`scratch_path`]); each build
+/// starts from nothing (the copy's own target directory is emptied), writes its results beside
+/// the workspace's (`<target>/irgate/calibrate/<variant>.json`), and is returned.
 pub fn measure(
     config: &Config,
     paths: &Resolved,
     selection: &Selection,
     variants: &[Variant],
-) -> Result<Vec<(String, Results)>> {
+) -> Result<Vec<Build>> {
     check_count(variants)?;
-    // Each copy builds in a target directory of its own (`<dir>/<n>/target`). Sharing the
-    // workspace's was tried and is unsound: cargo hashes a member by its path relative to the
-    // workspace root, so a copy's artifacts took the member's place, with dep-info pointing into
-    // the copy, and the next `irgate run` kept running the copy's code after the member changed.
-    let target = Workspace::load(&paths.root)?.target_dir;
-    let dir = target.join("irgate").join("calibrate");
+    // The copy builds in a target directory of its own, inside it, at the same place relative
+    // to the copy as the checkout's. Sharing the workspace's was tried and is unsound: cargo
+    // hashes a member by its path relative to the workspace root, so a copy's artifacts took the
+    // member's place, with dep-info pointing into the copy, and the next `irgate run` kept
+    // running the copy's code after the member changed.
+    let workspace = Workspace::load(&paths.root)?;
+    let results_dir = workspace.target_dir.join("irgate").join("calibrate");
+    let src = scratch_path(&paths.root)?;
+    let target = match workspace.target_dir.strip_prefix(&paths.root) {
+        Ok(inside) => src.join(inside),
+        Err(_) => src.join("target"),
+    };
+    let lock = lock(&src)?;
     let members = members(&paths.root)?;
-    let mut runs = Vec::new();
+    let mut builds = Vec::new();
+    let started = Instant::now();
     for (index, variant) in variants.iter().enumerate() {
-        // One digit: every scratch copy's path has the same length.
-        let side = dir.join(index.to_string());
-        let src = side.join("src");
+        // The mirror removes every file git does not list, the copy's target directory with
+        // them: each build starts from nothing.
         crate::measure::ab::mirror(&paths.root, &src)?;
+        remove_dir(&target)?;
         variant.apply(&src, &members)?;
+        rewrite_manifests(&src, &paths.root, &members, *variant == Variant::Version)?;
         eprintln!(
-            "irgate: calibrate: build {} of {}, `{}`, in {}",
+            "irgate: calibrate: build {} of {}, `{}`, in {}{}",
             index + 1,
             variants.len(),
             variant.name(),
-            src.display()
+            src.display(),
+            estimate(started.elapsed(), index, variants.len())
         );
-        let started = Instant::now();
         let label = format!("{:<10}", variant.name());
-        let place = Place {
-            dir: &side,
-            label: &label,
-        };
         let variant_paths = Resolved {
             root: src.clone(),
             ..paths.clone()
         };
+        let place = Place {
+            target: target.clone(),
+            home: None,
+            label: &label,
+        };
+        let one = Instant::now();
         let mut results =
             collect::run_suites(config, selection, &variant_paths, None, Some(&place))
                 .map_err(|e| Error::Tool(format!("calibration build `{}`: {e}", variant.name())))?;
         results.fingerprint.commit = fingerprint::commit(&paths.root);
-        let file = dir.join(format!("{}.json", variant.name()));
+        results.fingerprint.workspace_root = paths.root.display().to_string();
+        let file = results_dir.join(format!("{}.json", variant.name()));
         crate::formats::results::write(&file, &results)?;
         eprintln!(
             "irgate: calibrate: `{}` built and ran in {:.0} s; wrote {}",
             variant.name(),
-            started.elapsed().as_secs_f64(),
+            one.elapsed().as_secs_f64(),
             file.display()
         );
-        runs.push((variant.name().to_owned(), results));
+        builds.push(Build {
+            name: variant.name().to_owned(),
+            results,
+            out_dir: out_dir_digests(&target),
+        });
     }
-    Ok(runs)
+    // Nothing of the copy is reused (every build starts from nothing): its space is given back.
+    remove_dir(&src)?;
+    drop(lock);
+    Ok(builds)
+}
+
+/// ", about N min left" after `done` of `total` builds took `elapsed` (the first build is the
+/// estimate of each; nothing before it).
+pub fn estimate(elapsed: std::time::Duration, done: usize, total: usize) -> String {
+    if done == 0 {
+        return String::new();
+    }
+    let left = elapsed.as_secs_f64() / done as f64 * (total - done) as f64;
+    format!(
+        " (about {} left, at {:.0} s a build so far)",
+        crate::text::duration(left),
+        elapsed.as_secs_f64() / done as f64
+    )
+}
+
+/// Holds the scratch copy for this process: another calibration at once would build into it.
+fn lock(src: &Path) -> Result<std::fs::File> {
+    let mut path = src.as_os_str().to_owned();
+    path.push(".lock");
+    let path = PathBuf::from(path);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::write(parent, e))?;
+    }
+    let file = std::fs::File::create(&path).map_err(|e| Error::write(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(_) => Err(Error::Tool(format!(
+            "another calibration is building in {} ({} is locked): wait for it to finish",
+            src.display(),
+            path.display()
+        ))),
+    }
+}
+
+/// Removes the directory `dir` and all it holds, if it exists.
+fn remove_dir(dir: &Path) -> Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::write(dir, e)),
+        _ => Ok(()),
+    }
+}
+
+/// A digest of every file below `<target>/<profile>/build/<package>-<hash>/out/`, by
+/// `<package>/out/<file>` (the hash stripped: it is the same for two builds of one tree).
+fn out_dir_digests(target: &Path) -> BTreeMap<String, String> {
+    use sha2::Digest as _;
+    let mut out = BTreeMap::new();
+    let dirs = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .map(|entries| entries.filter_map(|e| Some(e.ok()?.path())).collect())
+            .unwrap_or_default()
+    };
+    for profile in dirs(target) {
+        for package in dirs(&profile.join("build")) {
+            let name = package
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let name = name
+                .rsplit_once('-')
+                .map_or(name.as_str(), |(n, _)| n)
+                .to_owned();
+            let root = package.join("out");
+            let mut stack = vec![root.clone()];
+            while let Some(dir) = stack.pop() {
+                for path in dirs(&dir) {
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if let Ok(bytes) = std::fs::read(&path) {
+                        let rel = path.strip_prefix(&root).unwrap_or(&path);
+                        let digest = format!("{:x}", sha2::Sha256::digest(&bytes));
+                        out.insert(format!("{name}/out/{}", rel.display()), digest);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The benchmarks whose Ir differs between the builds `base` and `rebuild` (two cold builds of
+/// one tree at one path), with their counts, and the `OUT_DIR` files whose content differed:
+/// empty when the builds do not include both.
+pub fn unreproducible(builds: &[Build]) -> Unreproducible {
+    let find = |name: &str| builds.iter().find(|b| b.name == name);
+    let (Some(base), Some(again)) = (find("base"), find("rebuild")) else {
+        return Unreproducible::default();
+    };
+    let benchmarks = base
+        .results
+        .benchmarks
+        .iter()
+        .filter_map(|(id, counts)| {
+            let a = *counts.get(IR)?;
+            let b = *again.results.benchmarks.get(id)?.get(IR)?;
+            (a != b).then(|| (id.clone(), a, b))
+        })
+        .collect();
+    let out_dir = base
+        .out_dir
+        .iter()
+        .filter(|(file, digest)| again.out_dir.get(*file) != Some(*digest))
+        .map(|(file, _)| file.clone())
+        .chain(
+            again
+                .out_dir
+                .keys()
+                .filter(|file| !base.out_dir.contains_key(*file))
+                .cloned(),
+        )
+        .collect();
+    Unreproducible {
+        benchmarks,
+        out_dir,
+    }
+}
+
+/// What two cold builds of one tree at one path disagreed on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unreproducible {
+    /// Benchmark, Ir of the first build, Ir of the second.
+    pub benchmarks: Vec<(String, u64, u64)>,
+    /// The `OUT_DIR` files (`<package>/out/<file>`) whose content differed.
+    pub out_dir: Vec<String>,
+}
+
+impl Unreproducible {
+    /// The ids.
+    pub fn ids(&self) -> BTreeSet<String> {
+        self.benchmarks
+            .iter()
+            .map(|(id, _, _)| id.clone())
+            .collect()
+    }
+
+    /// The likely cause, in a sentence.
+    pub fn cause(&self) -> String {
+        if self.out_dir.is_empty() {
+            "the build scripts wrote the same OUT_DIR data both times: the benchmark's own run \
+             differs (hash seeds: a HashMap's RandomState, the time, addresses), or the compiled \
+             code does (a proc macro or build script emitting code that varies)"
+                .to_owned()
+        } else {
+            let named: Vec<&str> = self.out_dir.iter().take(5).map(String::as_str).collect();
+            format!(
+                "build scripts wrote other data into OUT_DIR each time ({}{}): a build script \
+                 drawing unseeded random numbers, the time or the environment",
+                named.join(", "),
+                if self.out_dir.len() > 5 { ", ..." } else { "" }
+            )
+        }
+    }
 }
 
 /// How far one benchmark's Ir moved across the builds.
@@ -347,10 +708,14 @@ mod tests {
         write("a/src/lib.rs", "//! a\npub fn a() {}\n");
         let members = [
             Member {
+                name: "a".into(),
+                version: "0.1.9-rc.1".parse().unwrap(),
                 manifest: "a/Cargo.toml".into(),
                 lib: Some("a/src/lib.rs".into()),
             },
             Member {
+                name: "b".into(),
+                version: "1.2.3".parse().unwrap(),
                 manifest: "b/Cargo.toml".into(),
                 lib: None,
             },
@@ -379,5 +744,124 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("a/Cargo.toml: version \"one\""), "{error}");
+    }
+
+    #[test]
+    fn the_scratch_copy_has_the_checkouts_path_length() {
+        for root in [
+            "/work/wt-harden2",
+            "/home/someone/projects/a-rather-long-checkout-name",
+            "/tmp/igc/sx",
+        ] {
+            let path = scratch_path(Path::new(root)).unwrap();
+            assert_eq!(path.as_os_str().len(), root.len(), "{}", path.display());
+            assert_ne!(path, Path::new(root));
+        }
+        // Shorter than the temporary directory's: a sibling.
+        let temp = std::env::temp_dir().join("igc").join("s");
+        if temp.as_os_str().len() > "/irgate".len() {
+            assert_eq!(
+                scratch_path(Path::new("/irgate")).unwrap(),
+                Path::new("/irgat~")
+            );
+        }
+        assert!(scratch_path(Path::new("/a")).is_err());
+        assert_eq!(estimate(std::time::Duration::from_secs(100), 0, 4), "");
+        assert_eq!(
+            estimate(std::time::Duration::from_secs(200), 1, 4),
+            " (about 10 min 0 s left, at 200 s a build so far)"
+        );
+    }
+
+    #[test]
+    fn a_variant_named_twice_is_refused() {
+        let error = check_count(&[Variant::Base, Variant::Base]).unwrap_err();
+        assert!(
+            error.to_string().contains("`base` is named twice"),
+            "{error}"
+        );
+        assert!(check_count(Variant::DEFAULT).is_ok());
+        assert!(check_count(Variant::REPRODUCIBILITY).is_ok());
+    }
+
+    /// Issue #33, item 13: a copy of a workspace with a relative path dependency outside it, and
+    /// a member pinned by another with `=x.y.z`, resolves (`cargo metadata`) after the rewrite,
+    /// in the `version` variant too; before it, neither did.
+    #[test]
+    fn a_copy_resolves_with_an_outside_path_dependency_and_an_exact_pin() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &Path, text: &str| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let root = dir.path().join("checkout");
+        let shared = dir.path().join("shared");
+        write(
+            &shared.join("Cargo.toml"),
+            "[package]\nname = \"shared\"\nversion = \"0.3.0\"\nedition = \"2021\"\n",
+        );
+        write(&shared.join("src/lib.rs"), "pub fn s() {}\n");
+        let tree = [
+            (
+                "Cargo.toml",
+                "[workspace]\nresolver = \"2\"\nmembers = [\"a\", \"b\"]\n",
+            ),
+            (
+                "a/Cargo.toml",
+                "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\nshared = { path = \"../../shared\" }\n",
+            ),
+            ("a/src/lib.rs", "pub fn a() {}\n"),
+            (
+                "b/Cargo.toml",
+                "[package]\nname = \"b\"\nversion = \"0.2.0\"\nedition = \"2021\"\n\n\
+                 [dev-dependencies.a]\npath = \"../a\"\nversion = \"=0.1.0\"\n",
+            ),
+            ("b/src/lib.rs", "pub fn b() {}\n"),
+        ];
+        for (path, text) in tree {
+            write(&root.join(path), text);
+        }
+        let members = members(&root).unwrap();
+        assert_eq!(members.len(), 2);
+        let resolves = |src: &Path| {
+            std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+                .args(["metadata", "--offline", "--format-version", "1"])
+                .current_dir(src)
+                .output()
+                .unwrap()
+                .status
+                .success()
+        };
+        for variant in [Variant::Base, Variant::Version] {
+            // A scratch copy elsewhere, as calibration makes it.
+            let src = dir.path().join("scratch").join(variant.name()).join("copy");
+            for (path, text) in tree {
+                write(&src.join(path), text);
+            }
+            variant.apply(&src, &members).unwrap();
+            assert!(
+                !resolves(&src),
+                "{}: resolved before the rewrite",
+                variant.name()
+            );
+            rewrite_manifests(&src, &root, &members, variant == Variant::Version).unwrap();
+            assert!(
+                resolves(&src),
+                "{}: does not resolve: {}",
+                variant.name(),
+                std::fs::read_to_string(src.join("a/Cargo.toml")).unwrap()
+            );
+            let a = std::fs::read_to_string(src.join("a/Cargo.toml")).unwrap();
+            let real = shared.canonicalize().unwrap();
+            assert!(a.contains(&format!("path = \"{}\"", real.display())), "{a}");
+            let b = std::fs::read_to_string(src.join("b/Cargo.toml")).unwrap();
+            let pin = if variant == Variant::Version {
+                "=0.1.1"
+            } else {
+                "=0.1.0"
+            };
+            assert!(b.contains(&format!("version = \"{pin}\"")), "{b}");
+        }
     }
 }

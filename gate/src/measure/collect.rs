@@ -14,7 +14,7 @@ use crate::filter::Filter;
 use crate::formats::{self, profiles, results, summary};
 use crate::id::Origins;
 use crate::measure::fingerprint;
-use crate::measure::library::Library;
+use crate::measure::library::{Kind, Library};
 use crate::measure::paths::Resolved;
 use crate::measure::record;
 use crate::measure::runner::{self, Settings};
@@ -28,7 +28,12 @@ use crate::model::code::{CodeRecord, Object};
 /// `irgate refresh` stores for `irgate explain`).
 pub fn save(paths: &Resolved, results: &Results) -> Result<()> {
     write_results(paths, results)?;
-    write_profiles(&runner_output(results, &paths.root), paths, results);
+    write_profiles(
+        &runner_output(results, &paths.root),
+        paths,
+        results,
+        run_started(results),
+    );
     Ok(())
 }
 
@@ -49,15 +54,36 @@ pub fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
 }
 
 /// Where the suites' runners wrote their files: `<home>/<package>/<bench>` for each suite that
-/// ran, with the library's home (`$GUNGRAUN_HOME` or `$IAI_CALLGRIND_HOME`, else `gungraun` or
-/// `iai` in the target directory).
+/// ran, in the home of each library that ran them (its fingerprint's `library`:
+/// `$GUNGRAUN_HOME` or `$IAI_CALLGRIND_HOME`, else `gungraun` or `iai` in the target directory).
+/// The other library's home is not read: after a suite moved from iai-callgrind to gungraun (or
+/// back), its old files there are another library's run.
 pub fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
     let target = crate::measure::paths::target_dir(root);
-    let homes: Vec<PathBuf> = [("GUNGRAUN_HOME", "gungraun"), ("IAI_CALLGRIND_HOME", "iai")]
-        .iter()
-        .map(|(var, dir)| std::env::var_os(var).map_or_else(|| target.join(dir), PathBuf::from))
+    let ran: Vec<&str> = results
+        .fingerprint
+        .library
+        .split(", ")
+        .filter_map(|library| library.split_whitespace().next())
+        .collect();
+    let homes: Vec<PathBuf> = [Kind::Gungraun, Kind::IaiCallgrind]
+        .into_iter()
+        .filter(|kind| ran.contains(&kind.crate_name()))
+        .map(|kind| {
+            std::env::var_os(kind.home_env())
+                .map_or_else(|| target.join(kind.default_home()), PathBuf::from)
+        })
         .collect();
     suite_dirs(results, &homes)
+}
+
+/// When the run of `results` started (its fingerprint's date, to the second, taken before the
+/// suites run); `None` when the date cannot be read. Summaries older than that are an earlier
+/// run's, left in the library's home.
+pub fn run_started(results: &Results) -> Option<std::time::SystemTime> {
+    let date = chrono::DateTime::parse_from_rfc3339(&results.fingerprint.date).ok()?;
+    let seconds = u64::try_from(date.timestamp()).ok()?;
+    Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds))
 }
 
 /// `<home>/<package>/<bench>` for each suite of `results` and each of `homes`, where it exists.
@@ -73,12 +99,17 @@ pub fn suite_dirs(results: &Results, homes: &[PathBuf]) -> Vec<PathBuf> {
 /// Writes the per-function profiles of `results` beside them, read from the callgrind files in
 /// `sources` (gungraun output directories) or from the profiles beside results files there. A
 /// failure is a warning: profiles explain a verdict, they never decide one.
-pub fn write_profiles(sources: &[PathBuf], paths: &Resolved, results: &Results) {
+pub fn write_profiles(
+    sources: &[PathBuf],
+    paths: &Resolved,
+    results: &Results,
+    since: Option<std::time::SystemTime>,
+) {
     let path = profiles::run_path(&paths.results);
     let mut all = profiles::Profiles::default();
     for source in sources {
         let found = if source.is_dir() && !source.join(results::FILE_NAME).is_file() {
-            profiles::collect(source, &paths.root, results)
+            profiles::collect(source, &paths.root, results, since)
         } else {
             let file = if source.is_dir() {
                 source.join(results::FILE_NAME)
@@ -218,24 +249,25 @@ pub fn prepare(
 }
 
 /// Where a run builds and writes its files, when not where the workspace says.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Place<'a> {
-    /// A directory of the run's own: cargo builds into `<dir>/target` and the library writes its
-    /// output to `<dir>/home`.
-    pub dir: &'a Path,
+    /// Cargo's target directory.
+    pub target: PathBuf,
+    /// The library's output directory (`None`: the library's default, in `target`).
+    pub home: Option<PathBuf>,
     /// Put before each progress line.
     pub label: &'a str,
 }
 
 impl Place<'_> {
-    /// Cargo's target directory.
-    pub fn target(&self) -> PathBuf {
-        self.dir.join("target")
-    }
-
-    /// The library's output directory.
-    pub fn home(&self) -> PathBuf {
-        self.dir.join("home")
+    /// A directory of the run's own: cargo builds into `<dir>/target` and the library writes its
+    /// output to `<dir>/home`.
+    pub fn in_dir<'a>(dir: &Path, label: &'a str) -> Place<'a> {
+        Place {
+            target: dir.join("target"),
+            home: Some(dir.join("home")),
+            label,
+        }
     }
 }
 
@@ -274,7 +306,10 @@ pub fn run_with_code(
             fingerprint.aslr
         );
     }
-    let (target, home) = (place.map(Place::target), place.map(Place::home));
+    let (target, home) = (
+        place.map(|p| p.target.clone()),
+        place.and_then(|p| p.home.clone()),
+    );
     let settings = Settings {
         root: &workspace.root,
         scratch: &scratch,
@@ -373,6 +408,7 @@ pub fn run_with_code(
         benchmarks,
         durations_ms,
         carried: Vec::new(),
+        shard: selection.shard.map(|shard| shard.part),
     };
     Ok((results, code))
 }
@@ -393,7 +429,7 @@ pub fn build_code(
     let scratch = workspace.target_dir.join("irgate");
     let build = runner::Build::new(config.measurement_build, &workspace.root)?
         .linked_for_identity(&scratch)?;
-    let target = place.map(Place::target);
+    let target = place.map(|p| p.target.clone());
     let built = target
         .clone()
         .unwrap_or_else(|| workspace.target_dir.clone());
@@ -616,6 +652,89 @@ fn read_summaries(
         benchmarks,
         durations_ms,
         carried: Vec::new(),
+        shard: None,
     };
     Ok((origin, results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Copies the fixture gungraun output `profiled/base` into `to`, every file dated `mtime`.
+    fn output(to: &Path, mtime: std::time::SystemTime) -> Results {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/profiled/base");
+        let mut results = Results::default();
+        let mut stack = vec![from.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let copy = to.join(path.strip_prefix(&from).unwrap());
+                if path.is_dir() {
+                    std::fs::create_dir_all(&copy).unwrap();
+                    stack.push(path);
+                    continue;
+                }
+                std::fs::copy(&path, &copy).unwrap();
+                std::fs::File::options()
+                    .write(true)
+                    .open(&copy)
+                    .unwrap()
+                    .set_modified(mtime)
+                    .unwrap();
+                if copy.file_name() == Some(summary::FILE_NAME.as_ref()) {
+                    let m = summary::read(&copy).unwrap();
+                    results.benchmarks.insert(m.id, m.counts);
+                }
+            }
+        }
+        results
+    }
+
+    #[test]
+    fn only_the_home_of_the_library_that_ran_is_read() {
+        if ["GUNGRAUN_HOME", "IAI_CALLGRIND_HOME", "CARGO_TARGET_DIR"]
+            .iter()
+            .any(|var| std::env::var_os(var).is_some())
+        {
+            return; // The homes are elsewhere.
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        for home in ["gungraun", "iai"] {
+            std::fs::create_dir_all(target.join(home).join("benches/callgrind")).unwrap();
+        }
+        let mut results = Results {
+            suites: vec!["benches/callgrind".to_owned()],
+            ..Results::default()
+        };
+        results.fingerprint.library = "gungraun 0.20.0".to_owned();
+        assert_eq!(
+            runner_output(&results, dir.path()),
+            [target.join("gungraun/benches/callgrind")]
+        );
+        results.fingerprint.library = "iai-callgrind 0.16.1".to_owned();
+        assert_eq!(
+            runner_output(&results, dir.path()),
+            [target.join("iai/benches/callgrind")]
+        );
+        results.fingerprint.library = "gungraun 0.20.0, iai-callgrind 0.16.1".to_owned();
+        assert_eq!(runner_output(&results, dir.path()).len(), 2);
+    }
+
+    #[test]
+    fn summaries_older_than_the_run_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1);
+        let mut results = output(dir.path(), long_ago);
+        assert_eq!(results.benchmarks.len(), 2);
+        let all = profiles::collect(dir.path(), dir.path(), &results, None).unwrap();
+        assert_eq!(all.benchmarks.len(), 2);
+        results.fingerprint.date = "2026-11-26T23:00:00Z".to_owned();
+        let since = run_started(&results);
+        assert!(since.is_some());
+        let fresh = profiles::collect(dir.path(), dir.path(), &results, since).unwrap();
+        assert!(fresh.benchmarks.is_empty(), "{:?}", fresh.benchmarks.keys());
+        assert!(fresh.unreadable.is_empty());
+    }
 }

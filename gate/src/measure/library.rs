@@ -66,6 +66,15 @@ impl Kind {
         }
     }
 
+    /// The library's output directory inside cargo's target directory when
+    /// [`Kind::home_env`] is not set.
+    pub fn default_home(self) -> &'static str {
+        match self {
+            Kind::IaiCallgrind => "iai",
+            Kind::Gungraun => "gungraun",
+        }
+    }
+
     /// The runner crate (and binary) name.
     pub fn runner(self) -> String {
         format!("{}-runner", self.crate_name())
@@ -268,8 +277,8 @@ impl Library {
         };
         Err(Error::Tool(format!(
             "the suite uses {self}, whose runner must be {runner} {wanted}: {there}`irgate runner \
-             install` installs it into irgate's cache beside any other version (about 2.5 \
-             minutes: `{}`), or point ${env} at one",
+             install` installs it into irgate's cache beside any other version (cargo builds it: \
+             about 3 minutes of CPU time, longer on busy cores: `{}`), or point ${env} at one",
             self.install_command().join(" ")
         )))
     }

@@ -36,12 +36,31 @@ pub struct Resolved {
 impl Paths {
     /// Resolves the defaults against the root found from the current directory.
     pub fn resolve(&self) -> Result<Resolved> {
+        self.resolve_with(true)
+    }
+
+    /// [`Paths::resolve`] for a command that reads no baselines (`irgate run --from`): outside a
+    /// repository, a named results file is enough.
+    pub fn resolve_without_baselines(&self) -> Result<Resolved> {
+        self.resolve_with(false)
+    }
+
+    fn resolve_with(&self, baselines: bool) -> Result<Resolved> {
         let cwd = std::env::current_dir()
             .map_err(|e| Error::Tool(format!("cannot read the current directory: {e}")))?;
         let root = match find_root(&cwd) {
             Ok(root) => root,
             // Named baselines and results need no root (gate.toml then defaults, or is named).
-            Err(_) if self.baselines.is_some() && self.results.is_some() => cwd.clone(),
+            Err(_) if (self.baselines.is_some() || !baselines) && self.results.is_some() => {
+                cwd.clone()
+            }
+            Err(_) if !baselines => {
+                return Err(Error::Tool(format!(
+                    "{}: neither in a Cargo workspace nor below a gate.toml: run irgate in your \
+                     repository, or name the results file to write (--results)",
+                    cwd.display()
+                )));
+            }
             Err(error) => return Err(error),
         };
         let target = target_dir(&root);

@@ -15,12 +15,10 @@
 //! function's hashed one. A refresh that changes Ir counts may deal the functions out anew.
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::num::NonZeroUsize;
-use std::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
+pub use crate::model::shard::{MAX_SHARDS, Part};
 
 /// What a benchmark takes under callgrind, in milliseconds, before its instructions: starting
 /// valgrind and the bench binary, and the runner's work around it. Read off the `durations_ms` of
@@ -38,57 +36,6 @@ pub const DEFAULT_MS: u64 = STARTUP_MS;
 /// The estimated milliseconds a benchmark of `ir` instructions takes under callgrind.
 pub fn estimated_ms(ir: u64) -> u64 {
     STARTUP_MS + ir / IR_PER_MS
-}
-
-/// `K/N`: the K-th of N shards, 1-based.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Part {
-    /// K, from 1 to N.
-    pub index: NonZeroUsize,
-    /// N.
-    pub count: NonZeroUsize,
-}
-
-/// The most shards a run may be split into: each runs at least one bench function in a CI job of
-/// its own, and no suite irgate has met comes near. Checked where `K/N` is read, before anything
-/// is planned or built, so that a mistyped N (`1/18446744073709551615`) is refused at once.
-pub const MAX_SHARDS: usize = 1_000;
-
-impl FromStr for Part {
-    type Err = String;
-
-    fn from_str(text: &str) -> std::result::Result<Part, String> {
-        let bad = || {
-            format!(
-                "`{}` is not a shard: write K/N, e.g. 2/3 (the 2nd of 3)",
-                crate::text::terminal(text)
-            )
-        };
-        let (index, count) = text.split_once('/').ok_or_else(bad)?;
-        // Any N of digits alone over the cap, however many digits (no number is made of it).
-        let digits = !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit());
-        if digits && count.parse::<usize>().ok().is_none_or(|n| n > MAX_SHARDS) {
-            return Err(format!(
-                "shard {}: N is more than the {MAX_SHARDS} shards irgate splits a run into (each \
-                 shard is a CI job running at least one bench function)",
-                crate::text::terminal(text)
-            ));
-        }
-        let index: NonZeroUsize = index.parse().map_err(|_| bad())?;
-        let count: NonZeroUsize = count.parse().map_err(|_| bad())?;
-        if index > count {
-            return Err(format!(
-                "shard {text}: K must be from 1 to N ({count} shards)"
-            ));
-        }
-        Ok(Part { index, count })
-    }
-}
-
-impl fmt::Display for Part {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
 }
 
 /// The unit a shard is made of: a bench function, `group::function` (an id without its `/id`).
@@ -159,6 +106,21 @@ impl Shard {
             loads.join(", ")
         )
     }
+}
+
+/// Refuses `part` when its N exceeds the `in_scope` benchmarks it would split (known before
+/// anything runs when the baselines hold them): some shard would hold none, and a CI job of its
+/// own would measure nothing.
+pub fn check_split(part: Part, in_scope: usize) -> Result<()> {
+    if part.count.get() <= in_scope || in_scope == 0 {
+        return Ok(());
+    }
+    Err(Error::Tool(format!(
+        "--shard {part}: {} shards for the {} in scope: at most {in_scope} shards, or some \
+         shard holds none",
+        part.count,
+        crate::text::plural(in_scope, "benchmark")
+    )))
 }
 
 /// FNV-1a, 64 bits: a hash that never changes between builds, platforms or Rust versions (the
@@ -323,6 +285,20 @@ mod tests {
             let error = huge.parse::<Part>().unwrap_err();
             assert!(error.contains("more than the 1000"), "{huge}: {error}");
         }
+    }
+
+    #[test]
+    fn more_shards_than_benchmarks_in_scope_are_refused() {
+        assert!(check_split(part("3/3"), 3).is_ok());
+        assert!(
+            check_split(part("1/2"), 0).is_ok(),
+            "no baselines: not known yet"
+        );
+        assert_eq!(
+            check_split(part("1/4"), 3).unwrap_err().to_string(),
+            "--shard 1/4: 4 shards for the 3 benchmarks in scope: at most 3 shards, or some \
+             shard holds none"
+        );
     }
 
     #[test]

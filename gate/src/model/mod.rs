@@ -5,6 +5,7 @@
 
 pub mod code;
 pub mod fingerprint;
+pub mod shard;
 
 use std::collections::BTreeMap;
 
@@ -93,6 +94,11 @@ pub struct Results {
     /// The benchmarks of `benchmarks` that did not run (`irgate run --only-touched`): they run
     /// none of the changed code, and their counts are the baselines'. Sorted.
     pub carried: Vec<String>,
+    /// The shard of the selection this run measured (`irgate run --shard K/N`); `None` for a
+    /// whole run and for merged shards. Written in results files as `"shard": "K/N"`.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub shard: Option<shard::Part>,
 }
 
 impl Results {
@@ -145,6 +151,10 @@ pub enum Status {
     /// Beyond the address budget although the benchmark executed none of the changed code: not
     /// the change's (the environment, or nondeterminism). The gate cannot decide.
     Unexplained,
+    /// Moved, but gate.toml's `[[nondeterministic]]` names the benchmark: two cold builds of one
+    /// commit gave it different counts, so no budget can tell a change from the build. The gate
+    /// cannot decide.
+    Nondeterministic,
     /// A baseline whose benchmark did not run.
     Vanished,
     /// Within budget.
@@ -164,6 +174,9 @@ impl Status {
             Status::Layout => "moved without executing changed code: within the address budget",
             Status::Unexplained => {
                 "moved without executing changed code, beyond the address budget: not the change's"
+            }
+            Status::Nondeterministic => {
+                "moved, but its build is not reproducible ([[nondeterministic]]): undecided"
             }
             Status::Vanished => "vanished: did not run",
             Status::Ok => "within budget",
@@ -553,7 +566,8 @@ impl std::fmt::Display for Budget {
         write!(
             f,
             "max({}%, {})",
-            self.relative_pct,
+            // `+ 0.0` makes a negative zero (`relative_pct = -0.0`) read `0%`, not `-0%`.
+            self.relative_pct + 0.0,
             crate::text::thousands(self.absolute)
         )
     }
@@ -570,5 +584,15 @@ mod tests {
             absolute: 1_000,
         };
         assert_eq!(limit.to_string(), "max(0.5%, 1,000)");
+        let zero = Budget {
+            relative_pct: -0.0,
+            absolute: 50,
+        };
+        assert_eq!(zero.to_string(), "max(0%, 50)");
+        let large = Budget {
+            relative_pct: 9.9e1,
+            absolute: 0,
+        };
+        assert_eq!(large.to_string(), "max(99%, 0)");
     }
 }

@@ -87,7 +87,7 @@ pub fn text(explained: &Explained, indent: &str) -> String {
     lines.extend(
         (rest.functions > 0 || rest.base > 0 || rest.new > 0).then(|| {
             vec![
-                format!("everything else ({})", plural(e.rest.functions, "function")),
+                rest_label(&e.rest),
                 thousands(e.rest.base),
                 thousands(e.rest.new),
                 signed(signed_delta(e.rest.new, e.rest.base)),
@@ -131,6 +131,18 @@ pub fn text(explained: &Explained, indent: &str) -> String {
 
 /// What a function outside the program's `main` is, in a whole-program run.
 pub const OUTSIDE_MAIN: &str = "outside main: process start-up or exit";
+
+/// The line of an explanation that sums what it does not list, in the terminal and in markdown.
+/// Its function count leaves out the functions below a profile's floor, so a change spread over
+/// many small functions has a rest of 0 functions that still moved: then it says so, rather than
+/// "0 functions".
+pub fn rest_label(rest: &irgate_callgrind::Rest) -> String {
+    if rest.functions == 0 {
+        "everything else (small functions, each below the profile's floor)".to_owned()
+    } else {
+        format!("everything else ({})", plural(rest.functions, "function"))
+    }
+}
 
 /// The label of the line of cost outside any function.
 pub const UNATTRIBUTED: &str = "no function (callgrind's count before the program's first function, \

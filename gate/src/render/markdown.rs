@@ -268,8 +268,8 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
         left = rest;
         taken.into_iter().map(|i| &report.rows[i]).collect()
     };
-    let mut failed = take(&|row| row.fails);
-    failed.sort_by(|a, b| overshoot(b).total_cmp(&overshoot(a)));
+    // The report's order: failing rows furthest over budget first (`judge`), as in the table.
+    let failed = take(&|row| row.fails);
     let accepted = take(&|row| row.accepted.is_some() || row.status == Status::Accepted);
     let moved: Vec<&Row> = {
         let mut movers: Vec<&Row> = report
@@ -299,6 +299,7 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
                 | Status::New
                 | Status::Vanished
                 | Status::Unexplained
+                | Status::Nondeterministic
         )
     });
     let rest = take(&|_| true);
@@ -431,22 +432,6 @@ fn lines_link(function: &ChangedFunction, diff: Option<&str>) -> String {
     format!("[{text}]({diff}#diff-{hash}{lines})")
 }
 
-/// How far a failed row is over its budget: its change as a multiple of what the budget allows
-/// (`-1` for a row without both counts and a budget, so it comes after those that have them).
-fn overshoot(row: &Row) -> f64 {
-    match (row.baseline, row.new, row.limit.as_ref()) {
-        (Some(old), Some(new), Some(limit)) => {
-            let allowance = crate::config::budgets::allowance(limit, old);
-            if allowance > 0.0 {
-                (new as f64 - old as f64) / allowance
-            } else {
-                f64::INFINITY
-            }
-        }
-        _ => -1.0,
-    }
-}
-
 /// The size of a row's relative change, `-1` when it has none.
 fn magnitude(row: &Row) -> f64 {
     row.change_pct().map_or(-1.0, f64::abs)
@@ -542,8 +527,8 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
     let _ = (rest.functions > 0 || rest.base > 0 || rest.new > 0).then(|| {
         writeln!(
             out,
-            "| everything else ({}) | {} | {} | {} | | |",
-            plural(e.rest.functions, "function"),
+            "| {} | {} | {} | {} | | |",
+            crate::render::explanation::rest_label(&e.rest),
             thousands(e.rest.base),
             thousands(e.rest.new),
             signed(signed_delta(e.rest.new, e.rest.base)),
@@ -908,7 +893,7 @@ fn verdict_cell(row: &Row) -> String {
         (Status::New, false) => "🆕",
         (Status::Stale, false) => "⬇️",
         (Status::Layout, false) => "〰️",
-        (Status::Unexplained, false) => "❔",
+        (Status::Unexplained, false) | (Status::Nondeterministic, false) => "❔",
         (Status::Accepted, false) => "☑️",
         (Status::Vanished, false) => "➖",
         (Status::Ok | Status::OverBudget, false) => "✅",

@@ -275,6 +275,11 @@ fn verdict(report: &Report) -> String {
             "",
             "moved beyond the address budget without executing changed code (not the change's)",
         ),
+        (
+            Status::Nondeterministic,
+            "",
+            "moved, but its build is not reproducible ([[nondeterministic]]: undecided)",
+        ),
         (Status::Vanished, "vanished", "vanished"),
     ];
     let (mut failing, mut passing) = (Vec::new(), Vec::new());

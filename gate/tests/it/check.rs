@@ -408,3 +408,73 @@ fn the_markdown_format_keeps_within_max_chars() {
     let tiny = sandbox.check("many.json", &["--format", "markdown", "--max-chars", "100"]);
     assert_eq!(tiny.code, 2, "{}", tiny.stderr);
 }
+
+/// A benchmark whose build is not reproducible (gate.toml's `[[nondeterministic]]`, which
+/// calibration writes) is never held to a budget: a move, however small, is undecided (exit 2),
+/// until the entry says `info = true`.
+#[test]
+fn a_nondeterministic_build_is_undecided_until_marked_info() {
+    let entry = "\n[[nondeterministic]]\nbenchmarks = [\"filter::scan/*\"]\n";
+    let sandbox = Sandbox::with_config(&format!("{}{entry}", crate::harness::GATE_TOML));
+    sandbox.baselines();
+    // 2,778 -> 2,780: within the budget of 50 Ir, yet undecided.
+    sandbox.results("base", "new.json", |r| {
+        set_ir(r, "filter::scan/s512", 2_780)
+    });
+    let run = sandbox.check("new.json", &[]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("filter::scan/s512")
+            && run.stdout.contains("its build is not reproducible"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("1 benchmark moved whose build is not reproducible (filter::scan/s512"),
+        "{}",
+        run.stdout
+    );
+    // The same counts decide nothing against it.
+    assert_eq!(sandbox.check("base.json", &[]).code, 0);
+    sandbox.write(
+        "gate.toml",
+        &format!("{}{entry}info = true\n", crate::harness::GATE_TOML),
+    );
+    let run = sandbox.check("new.json", &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+/// The table and the markdown list failing rows in one order: furthest over budget first.
+#[test]
+fn the_table_and_the_markdown_order_failing_rows_alike() {
+    let sandbox = Sandbox::new();
+    sandbox.baselines();
+    // s512: +500 Ir (+18%), ten times its 50-Ir budget; v0: +61 Ir (+62%), 1.2 times it.
+    sandbox.results("base", "new.json", |r| {
+        set_ir(r, "filter::scan/s512", 2_778 + 500);
+        set_ir(r, "varint::encode/v0", 99 + 61);
+    });
+    let order = |text: &str| -> Vec<&str> {
+        let s512 = text.find("filter::scan/s512").unwrap();
+        let v0 = text.find("varint::encode/v0").unwrap();
+        if s512 < v0 {
+            vec!["s512", "v0"]
+        } else {
+            vec!["v0", "s512"]
+        }
+    };
+    let table = sandbox.check("new.json", &[]);
+    let markdown = sandbox.check("new.json", &["--format", "markdown"]);
+    let json = sandbox.check("new.json", &["--format", "json"]);
+    assert_eq!(order(&table.stdout), ["s512", "v0"], "{}", table.stdout);
+    assert_eq!(
+        order(&markdown.stdout),
+        ["s512", "v0"],
+        "{}",
+        markdown.stdout
+    );
+    assert_eq!(failing(&json.stdout).len(), 2);
+    let rows: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(rows["rows"][0]["benchmark"], "filter::scan/s512");
+}

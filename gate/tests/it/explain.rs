@@ -409,3 +409,36 @@ fn ab_check_explains_from_both_sides_profiles() {
         table.stdout
     );
 }
+
+/// A change spread over many small functions, each below the profile's floor, lands in the rest
+/// with no function counted: both the terminal and the markdown say so, not "0 functions".
+#[test]
+fn a_change_spread_over_small_functions_is_not_everything_else_of_0_functions() {
+    use irgate::model::Explained;
+    use irgate_callgrind::{Explanation, Rest};
+    let explained = Explained {
+        benchmark: "spread::wide/b1".into(),
+        explanation: Explanation {
+            base_total: 1_000,
+            new_total: 1_180,
+            movers: Vec::new(),
+            rest: Rest {
+                base: 1_000,
+                new: 1_180,
+                functions: 0,
+            },
+            unattributed: None,
+            inclusive: Vec::new(),
+        },
+        flamegraph: None,
+    };
+    let terminal = irgate::render::explanation::text(&explained, "");
+    let markdown = irgate::render::markdown::explanation(&explained, None);
+    for (what, text) in [("terminal", &terminal), ("markdown", &markdown)] {
+        assert!(!text.contains("0 functions"), "{what}: {text}");
+        assert!(
+            text.contains("everything else (small functions, each below the profile's floor)"),
+            "{what}: {text}"
+        );
+    }
+}

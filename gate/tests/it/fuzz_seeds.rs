@@ -142,7 +142,9 @@ const CONFIG: &[(&str, Expected)] = &[
     ),
     (
         "bad-absolute-float.toml",
-        Err(":2:19: invalid type: floating point `99.0`"),
+        Err(
+            ":2:19: absolute is the decimal number 99.0: a count of instructions is a whole number, written `99`",
+        ),
     ),
     ("bad-glob.toml", Err(":2:15: invalid glob")),
     ("bad-escape-in-key.toml", Err(":1:2: invalid basic string")),

@@ -344,6 +344,7 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
                 .into(),
                 durations_ms: Default::default(),
                 carried: Vec::new(),
+                shard: None,
             };
             Run::from_results(results, None, false, "run.json").unwrap()
         };
@@ -373,5 +374,53 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
         for (name, html) in pages {
             assert_inert_html(&html, &name);
         }
+    }
+}
+
+/// Calibration names the files build scripts wrote into `OUT_DIR` (the build's own names) in its
+/// report and in the comment it writes into gate.toml: neither may start a line there, forge a
+/// table or reach the terminal raw.
+#[test]
+fn calibration_keeps_hostile_out_dir_names_inert() {
+    use irgate::commands::calibrate::{Calibration, render_unreproducible, write_budgets};
+    use irgate::measure::calibrate::Unreproducible;
+    let mut names: Vec<String> = HOSTILE.iter().map(|h| format!("pkg/out/{h}")).collect();
+    names.push("pkg/out/x\n[budgets]\nIr = { absolute = 999999 }".to_owned());
+    let found = Unreproducible {
+        benchmarks: vec![("data::lookup".to_owned(), 100, 104)],
+        out_dir: names,
+    };
+    assert_inert_log(&render_unreproducible(&found), "calibration report");
+    for many in [1, 5, found.out_dir.len()] {
+        let calibration = Calibration {
+            builds: vec!["base".to_owned(), "rebuild".to_owned()],
+            spreads: Vec::new(),
+            unreproducible: Unreproducible {
+                out_dir: found.out_dir[found.out_dir.len() - many..].to_vec(),
+                ..found.clone()
+            },
+        };
+        let text = write_budgets(
+            "[budgets]\nIr = { absolute = 1 }\n",
+            std::path::Path::new("gate.toml"),
+            &calibration,
+            true,
+        )
+        .unwrap();
+        assert!(
+            !text.contains("999999\n")
+                || text
+                    .lines()
+                    .all(|l| !l.starts_with("Ir = { absolute = 999999")),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("\n[budgets]").count() + usize::from(text.starts_with("[budgets]")),
+            1,
+            "{text}"
+        );
+        let config =
+            irgate::config::Config::parse(&text, std::path::Path::new("gate.toml")).unwrap();
+        assert!(config.nondeterministic_for("data::lookup").unwrap().info);
     }
 }

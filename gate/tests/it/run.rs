@@ -324,3 +324,93 @@ fn a_shard_count_no_suite_could_use_is_refused_at_once() {
         assert!(started.elapsed().as_secs() < 10, "{shard}: not at once");
     }
 }
+
+/// Shards record K/N in their results, and `run --from` merges only a whole set: one missing,
+/// one twice or another N exits 2, naming what is wrong.
+#[test]
+fn merging_shards_refuses_a_set_that_is_not_whole() {
+    let sandbox = Sandbox::new();
+    let filter = format!("{}/filter", summaries("base"));
+    let varint = format!("{}/varint", summaries("base"));
+    sandbox.ok(&["run", "--from", &filter, "--results", "s1.json"]);
+    sandbox.ok(&["run", "--from", &varint, "--results", "s3.json"]);
+    let mark = |name: &str, part: &str| {
+        sandbox.edit_json(name, |v| v["shard"] = Value::from(part));
+    };
+    mark("s1.json", "1/3");
+    mark("s3.json", "3/3");
+    let run = sandbox.irgate(&["run", "--from", "s1.json", "--from", "s3.json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("cannot merge 2 of 3 shards: 1 shard missing (2/3)"),
+        "{}",
+        run.stderr
+    );
+    mark("s3.json", "1/3");
+    let run = sandbox.irgate(&["run", "--from", "s1.json", "--from", "s3.json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("shard 1/3 is given twice"),
+        "{}",
+        run.stderr
+    );
+    mark("s3.json", "2/2");
+    let run = sandbox.irgate(&["run", "--from", "s1.json", "--from", "s3.json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("every shard must split the run alike"),
+        "{}",
+        run.stderr
+    );
+    mark("s1.json", "1/2");
+    sandbox.ok(&[
+        "run",
+        "--from",
+        "s1.json",
+        "--from",
+        "s3.json",
+        "--results",
+        "all.json",
+    ]);
+    assert!(sandbox.read_json("all.json").get("shard").is_none());
+}
+
+/// More shards than benchmarks in scope (by the baselines) is refused before anything is built.
+#[test]
+fn more_shards_than_benchmarks_in_scope_are_refused_before_building() {
+    let sandbox = Sandbox::new();
+    sandbox.baselines();
+    let run = sandbox.irgate(&["run", "--shard", "1/900", "varint::*"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--shard 1/900: 900 shards for the") && run.stderr.contains("in scope"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("irgate: suite"), "{}", run.stderr);
+}
+
+/// `run --from` reads no baselines: outside a workspace, naming the results file is enough.
+#[test]
+fn merging_outside_a_workspace_needs_only_the_results_file() {
+    let sandbox = Sandbox::empty();
+    let run = sandbox.irgate(&["run", "--from", &summaries("base"), "--results", "r.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        sandbox.read_json("r.json")["benchmarks"]
+            .as_object()
+            .unwrap()
+            .len(),
+        6
+    );
+    let run = sandbox.irgate(&["run", "--from", &summaries("base")]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("name the results file to write (--results)")
+            && !run.stderr.contains("--baselines"),
+        "{}",
+        run.stderr
+    );
+}

@@ -33,6 +33,7 @@ fn the_results_file_is_frozen() {
         benchmarks: BTreeMap::from([("frame::decode/b32".to_owned(), counts(47))]),
         durations_ms: Default::default(),
         carried: Vec::new(),
+        shard: None,
     };
     results::write(&path, &run).unwrap();
     insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());

@@ -207,10 +207,7 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
                 args: Vec::new(),
             }];
             // Each variant builds and writes into a directory of its own.
-            let place = Place {
-                dir: &dir.join("callgrind"),
-                label: "",
-            };
+            let place = Place::in_dir(&dir.join("callgrind"), "");
             let results = collect::run_suites(
                 &config,
                 &Selection::default(),
