@@ -137,7 +137,59 @@ impl CodeRecord {
             object
                 .functions
                 .retain(|name, _| keep.contains(name.as_str()));
+            object.parts.retain(|name, _| keep.contains(name.as_str()));
+            object.path = None;
             self.objects.insert(key, object);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_narrowed_record_keeps_only_what_benchmarks_executed() {
+        let object = Object {
+            functions: BTreeMap::from([
+                ("ran".to_owned(), "1".repeat(32)),
+                ("idle".to_owned(), "2".repeat(32)),
+            ]),
+            whole: "3".repeat(32),
+            imprecise: None,
+            parts: BTreeMap::from([
+                ("ran".to_owned(), Parts::default()),
+                ("idle".to_owned(), Parts::default()),
+            ]),
+            path: Some("/t/release/deps/callgrind-0123456789abcdef".into()),
+        };
+        let mut record = CodeRecord {
+            objects: BTreeMap::from([
+                ("bench".to_owned(), object.clone()),
+                ("program".to_owned(), object.clone()),
+                ("unused".to_owned(), object),
+            ]),
+            benchmarks: BTreeMap::from([(
+                "g::f/x".to_owned(),
+                Executed {
+                    functions: BTreeMap::from([(
+                        "bench".to_owned(),
+                        BTreeSet::from(["ran".to_owned()]),
+                    )]),
+                    whole: BTreeSet::from(["program".to_owned()]),
+                    reads_files: None,
+                },
+            )]),
+            ..CodeRecord::default()
+        };
+        record.narrow_to_executed();
+        let bench = &record.objects["bench"];
+        assert_eq!(bench.functions.keys().collect::<Vec<_>>(), ["ran"]);
+        assert_eq!(bench.parts.keys().collect::<Vec<_>>(), ["ran"]);
+        assert_eq!(bench.path, None);
+        let program = &record.objects["program"];
+        assert!(program.functions.is_empty() && program.parts.is_empty());
+        assert_eq!(program.whole, "3".repeat(32));
+        assert!(!record.objects.contains_key("unused"));
     }
 }
