@@ -477,13 +477,17 @@ pub fn build_code(
     Ok((identities, refusals))
 }
 
-/// The suite's artifacts ([`runner::artifacts`]), each linked for the code identity: cargo does
-/// not rebuild for a new rustc wrapper, so an artifact linked before irgate linked it (no link map
-/// beside it) is removed and built again, once.
+/// The suite's artifacts ([`runner::artifacts`]), each executable linked for the code identity:
+/// cargo does not rebuild for a new rustc wrapper, so an executable linked before irgate linked
+/// it (no link map beside it) is removed and built again, once.
 fn linked(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<PathBuf>> {
     let artifacts = runner::artifacts(suite, library, settings)?;
+    // Only executables: a shared object may be a dependency's, which cargo builds without the
+    // workspace's wrapper (it has no map however often it is built; its identity is then
+    // refused, and what executes it counts as touched).
     let stale: Vec<&PathBuf> = artifacts
         .iter()
+        .filter(|a| a.extension().is_none_or(|e| e != "so"))
         .filter(|a| !crate::measure::link::map_path(a).is_file())
         .collect();
     if stale.is_empty() {
