@@ -17,9 +17,9 @@
 #   counts:   `measured` (built and run), `reused` (--inputs: no build input changed since the last
 #             measured commit, so its counts), `injected` (measured with the --inject slowdown).
 #   moved:    benchmarks whose Ir differs from the parent's (added and removed ones included).
-#   touched:  benchmarks the change map holds to their budget (touch other than `untouched`), of
-#             all; `all (everything)` when the change can alter any benchmark, `unmapped` when
-#             irgate could not map it.
+#   touched:  benchmarks the change map holds to their budget (touch other than `untouched`: they
+#             executed changed code, may read a changed file, or have no code record), of all;
+#             `all (unmapped: why)` when irgate could not map the change (docs/selection.md).
 #   failed old: the benchmarks `irgate check --no-change-map` fails (the verdict before the change
 #             map); `undecided` when it exits 2.
 #   selected: `same` (the selected run's exit code and failing set equal the full run's), `DIFFERS:
@@ -27,7 +27,10 @@
 #             select benchmarks by id), then how many benchmarks it ran.
 #   build s / full s / selected s: wall seconds of the build alone (`irgate run` with a filter no
 #             benchmark matches, which builds every suite and runs nothing), then of the full and
-#             of the selected run, both on that warm build.
+#             of the selected run, both on that warm build. The full run is a plain `irgate run`,
+#             as a pull request's would be; each measured commit is then run once more with
+#             `--record` (not timed here, about as long again) for its code record, which its
+#             child's baselines take (`irgate refresh` of that run).
 #   flagged:  the benchmarks the change-aware `irgate check` fails. verdict: of that check: `false alarm` (flagged, no file
 #             under PATHS changed), `alarm` (flagged, files changed: a person decides whether it
 #             is true), `pass`, or `undecided` (irgate check exited 2).
@@ -170,6 +173,8 @@ run() {
         git -C "$repo" diff --quiet "$measured" "$1" -- "${inputs[@]}"; then
         cp "$work/$measured.json" "$out"
         cp "$work/$measured.code.json" "$work/$1.code.json"
+        cp "$work/$measured.rec.json" "$work/$1.rec.json"
+        cp "$work/$measured.rec.code.json" "$work/$1.rec.code.json"
         echo "reused" >"$work/$1.how"
         echo "$out"
         return
@@ -177,10 +182,18 @@ run() {
     checkout "$1"
     echo "replay: irgate run at $(git -C "$repo" log -1 --format='%h %s' "$1")" >&2
     build "$1"
+    # The full run a pull request would take (timed: what the selected run is compared with),
+    # then the run with --record (every benchmark a second time under callgrind): this commit
+    # is the next one's parent, whose code record selection compares with. Its counts must be
+    # the plain run's (one build): a difference is counted in the summary line.
     local start=$EPOCHREALTIME
-    # --record: this commit is the next one's parent, whose code record selection compares with.
-    irgate_run "$work/$1.log" --record --results "$out"
+    irgate_run "$work/$1.log" --results "$out"
     seconds_since "$start" >"$work/$1.time"
+    start=$EPOCHREALTIME
+    irgate_run "$work/$1.rec.log" --record --results "$work/$1.rec.json"
+    seconds_since "$start" >"$work/$1.rectime"
+    [ "$(benchmark_irs "$out" | sort)" = "$(benchmark_irs "$work/$1.rec.json" | sort)" ] ||
+        echo "$1" >>"$work/record-differs"
     echo "measured" >"$work/$1.how"
     echo "$1" >"$work/last-measured"
     echo "$out"
@@ -205,8 +218,8 @@ failed() {
 
 # touched REPORT: how many benchmarks the change map holds to their budget, of all.
 touched() {
-    jq -r 'if .change == null then "unmapped"
-           elif .change.everything then "all (everything)"
+    jq -r 'if .change == null then "no change map"
+           elif .change.unmapped != null then "all (unmapped: \(.change.unmapped | gsub("[|`\n]"; " ") | .[0:60]))"
            else "\([.rows[] | select(.touch != null and .touch.kind != "untouched") | .benchmark]
                    | unique | length) of \([.rows[].benchmark] | unique | length)" end' "$1"
 }
@@ -246,7 +259,8 @@ for commit in $(git -C "$repo" rev-list "${walk[@]}" --reverse "$range"); do
     files=$(git -C "$work/tree" diff --name-only "$parent" -- "${paths[@]}" | wc -l)
     rm -rf "$work/baselines"
     gate=${config:-$work/tree/gate.toml}
-    "$irgate" refresh --results "$base" --baselines "$work/baselines" --config "$gate" >/dev/null
+    # The parent's recorded run: its counts and its code record (`<stem>.code.json` beside it).
+    "$irgate" refresh --results "${base%.json}.rec.json" --baselines "$work/baselines" --config "$gate" >/dev/null
     code=$(check full "$full")
     old_code=$(check old "$full" --no-change-map)
     failed_new=$(failed "$work/full.report.json")
@@ -292,4 +306,4 @@ for commit in $(git -C "$repo" rev-list "${walk[@]}" --reverse "$range"); do
         "$failed_old" "$selected" "$build" "$full_s" "$sel_s" "$failed_new" "$verdict"
 done
 echo
-echo "$rows commits: $alarms failed the change-aware check ($blind on a commit that changed no file under PATHS), $old_alarms failed the old one, $undecided had no verdict; injected slowdowns $injected_rows, missed $missed; the selected verdict differed on $differs; run time saved by selection: ${saved} s"
+echo "$rows commits: $alarms failed the change-aware check ($blind on a commit that changed no file under PATHS), $old_alarms failed the old one, $undecided had no verdict; injected slowdowns $injected_rows, missed $missed; the selected verdict differed on $differs; run time saved by selection: ${saved} s; recorded runs whose counts differ from the plain run of the same build: $(sort -u "$work/record-differs" 2>/dev/null | wc -l)"
