@@ -339,9 +339,10 @@ fn outcome(
             Outcome::Undecided {
                 reason: format!(
                     "{} moved beyond the address budget although {} executed none of the changed \
-                     code ({}{}): the change did not move {}; the environment or a \
-                     nondeterministic build or benchmark did (`irgate explain` shows where the \
-                     instructions went)",
+                     code ({}{}): the change did not move {} through its code. Code addresses \
+                     moved further than `[layout]` allows (raise it if this repeats), or the \
+                     environment, or a nondeterministic build or benchmark did (`irgate explain` \
+                     shows where the instructions went)",
                     crate::text::plural(unexplained.len(), "benchmark"),
                     if unexplained.len() == 1 { "it" } else { "they" },
                     named.join(", "),

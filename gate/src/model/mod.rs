@@ -149,7 +149,8 @@ pub enum Status {
     /// the address budget (`[layout]`): code addresses moved it. Passes.
     Layout,
     /// Beyond the address budget although the benchmark executed none of the changed code: not
-    /// the change's (the environment, or nondeterminism). The gate cannot decide.
+    /// the change's code (addresses beyond `[layout]`, the environment, or nondeterminism). The
+    /// gate cannot decide.
     Unexplained,
     /// Moved, but gate.toml's `[[nondeterministic]]` names the benchmark: two cold builds of one
     /// commit gave it different counts, so no budget can tell a change from the build. The gate
