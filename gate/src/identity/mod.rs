@@ -64,6 +64,7 @@ use object::read::{SectionIndex, SymbolIndex};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::model::code::Parts;
 
 use map::{Kind, Map};
 
@@ -82,18 +83,6 @@ pub struct Identity {
     pub parts: BTreeMap<String, Parts>,
     /// The start address of each function of [`Identity::parts`].
     addresses: BTreeMap<String, u64>,
-}
-
-/// A function's digest in two parts: its code (the bytes, every relocation's place and type, and
-/// the functions it refers to) and the data each data reference reads.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Parts {
-    /// The digest of the code.
-    pub code: String,
-    /// By the reference's offset in the function: the digest of the data it reads. With
-    /// executed addresses given to [`read_executed`], only the references of instructions that
-    /// may have executed.
-    pub data: BTreeMap<u32, String>,
 }
 
 /// The version of the rules that make a digest: digests of two versions do not compare (a code

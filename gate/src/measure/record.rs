@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::Result;
 use crate::formats::summary;
-use crate::model::code::{Executed, Object, Parts};
+use crate::model::code::{Executed, Object};
 
 /// The demangled path segment of gungraun's benchmark wrapper: its inclusive cost is the
 /// measured region.
@@ -370,17 +370,7 @@ fn object(identity: crate::identity::Identity) -> Object {
         functions: identity.functions,
         whole,
         imprecise: identity.imprecise,
-        parts: identity
-            .parts
-            .into_iter()
-            .map(|(name, parts)| {
-                let parts = Parts {
-                    code: parts.code,
-                    data: parts.data,
-                };
-                (name, parts)
-            })
-            .collect(),
+        parts: identity.parts,
         path: None,
     }
 }

@@ -363,13 +363,24 @@ fn bench_command(
     settings: &Settings,
     pattern: Option<&str>,
 ) -> Result<Command> {
+    // Instruction addresses let `profiles` charge inlined code to its own function.
+    runner_command(suite, library, settings, pattern, "--dump-instr=yes")
+}
+
+/// `cargo bench` with the runner's arguments, `callgrind` after the pinned cache model.
+fn runner_command(
+    suite: &Suite,
+    library: &Library,
+    settings: &Settings,
+    pattern: Option<&str>,
+    callgrind: &str,
+) -> Result<Command> {
     let mut command = cargo_bench(suite, library, settings);
     command
         .arg("--save-summary=json")
         .arg("--output-format=json")
         .arg("--allow-aslr=no")
-        // Instruction addresses let `profiles` charge inlined code to its own function.
-        .arg(format!("--callgrind-args={CACHE_MODEL} --dump-instr=yes"))
+        .arg(format!("--callgrind-args={CACHE_MODEL} {callgrind}"))
         .args(settings.dhat.then_some("--tools=dhat"))
         .args(
             library
@@ -410,21 +421,12 @@ pub fn record(
         )));
     }
     let pattern = settings.filter.and_then(runner_pattern);
-    let mut command = cargo_bench(suite, library, settings);
-    command
-        .arg("--save-summary=json")
-        .arg("--output-format=json")
-        .arg("--allow-aslr=no")
-        .arg(format!("--callgrind-args={CACHE_MODEL} {RECORD_ARGS}"))
-        .args(
-            library
-                .runs_parallel()
-                .then(|| format!("--parallel={}", settings.jobs)),
-        )
-        .args(&suite.args)
-        .args(pattern)
-        .env("GLIBC_TUNABLES", settings.tunables);
-    pass_tunables(&mut command, library, settings)?;
+    // DHAT has nothing to record.
+    let settings = &Settings {
+        dhat: false,
+        ..settings.clone()
+    };
+    let mut command = runner_command(suite, library, settings, pattern.as_deref(), RECORD_ARGS)?;
     eprintln!(
         "irgate: recording what each benchmark executes: {}",
         describe(&command)
@@ -455,12 +457,17 @@ pub fn record(
             );
         }
     }
+    wait_for(child, suite, "the record pass")
+}
+
+/// Waits for `cargo bench` of `suite` (`what` it was doing, for the error).
+fn wait_for(mut child: std::process::Child, suite: &Suite, what: &str) -> Result<()> {
     let status = child
         .wait()
         .map_err(|e| Error::Tool(format!("cargo bench: {e}")))?;
     if !status.success() {
         return Err(Error::Tool(format!(
-            "suite `{}`: the record pass failed ({status}); its output is above",
+            "suite `{}`: {what} failed ({status}); its output is above",
             suite.name()
         )));
     }
@@ -622,16 +629,7 @@ fn read_run(
         }
         read.benchmarks.insert(measurement.id, measurement.counts);
     }
-    let status = child
-        .wait()
-        .map_err(|e| Error::Tool(format!("cargo bench: {e}")))?;
-    if !status.success() {
-        return Err(Error::Tool(format!(
-            "suite `{}`: cargo bench failed ({status}); its output is above",
-            suite.name()
-        )));
-    }
-    Ok(())
+    wait_for(child, suite, "cargo bench")
 }
 
 /// The fewest runner patterns, over the module paths of `listed` (id, `file::group::function
