@@ -477,18 +477,9 @@ fn wait_for(mut child: std::process::Child, suite: &Suite, what: &str) -> Result
 /// The binaries and shared objects `cargo bench` builds for `suite` (the bench binary, the
 /// package's `[[bin]]` programs), from cargo's own messages: what the code identity reads.
 pub fn artifacts(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<PathBuf>> {
-    let command = cargo_bench(suite, library, settings);
-    let args: Vec<_> = command
-        .get_args()
-        .filter(|a| *a != "--")
-        .map(ToOwned::to_owned)
-        .collect();
-    let mut build = Command::new(command.get_program());
+    let mut build = no_run(suite, library, settings);
     build
-        .current_dir(settings.root)
-        .args(args)
-        .args(["--no-run", "--message-format=json-render-diagnostics"])
-        .envs(command.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .arg("--message-format=json-render-diagnostics")
         .stderr(Stdio::inherit());
     let output = build
         .output()
@@ -697,8 +688,8 @@ fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings) -> Command
     command
 }
 
-/// Builds the suite without running it (for runners that cannot list benchmarks).
-fn build(suite: &Suite, library: &Library, settings: &Settings) -> Result<()> {
+/// `cargo bench ... --no-run`: the suite's build alone, with the same arguments and environment.
+fn no_run(suite: &Suite, library: &Library, settings: &Settings) -> Command {
     let command = cargo_bench(suite, library, settings);
     // `--no-run` goes before `--`: rebuild the command's arguments without the separator.
     let args: Vec<_> = command
@@ -712,6 +703,12 @@ fn build(suite: &Suite, library: &Library, settings: &Settings) -> Result<()> {
         .args(args)
         .arg("--no-run")
         .envs(command.get_envs().filter_map(|(k, v)| Some((k, v?))));
+    build
+}
+
+/// Builds the suite without running it (for runners that cannot list benchmarks).
+fn build(suite: &Suite, library: &Library, settings: &Settings) -> Result<()> {
+    let mut build = no_run(suite, library, settings);
     let status = build
         .status()
         .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
