@@ -200,39 +200,57 @@ pub fn read(path: &Path, roots: &[PathBuf]) -> Result<Identity> {
     Reader::new(&origin, &data, map.as_deref(), &map_origin, roots)?.identity()
 }
 
-/// The source lines of the code of every function of key `key` in the object at `path`, as its
-/// line tables name them (file, line; inlined code under its own file), for reports; empty when
-/// the object has no line tables or no such function.
-pub fn source_lines(path: &Path, key: &str) -> Result<Vec<(String, u32)>> {
+/// Source lines as line tables name them: (file, line).
+pub type SourceLines = Vec<(String, u32)>;
+
+/// The source lines of the code of the functions of each key of `keys` in the object at `path`,
+/// by key, as its line tables name them (file, line; inlined code under its own file), for
+/// reports. The object and its line tables are read once; a key with no function or no line
+/// tables has no entry.
+pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, SourceLines>> {
     use object::{Object, ObjectSymbol, SymbolKind};
     let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
     let file = object::read::elf::ElfFile64::<LittleEndian>::parse(&*data)
         .map_err(|e| Error::invalid(path.display(), format!("not a readable ELF file: {e}")))?;
-    let ranges: Vec<(u64, u64)> = file
-        .symbols()
-        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
-        .filter(|s| s.name().is_ok_and(|name| self::key(name) == key))
-        .map(|s| (s.address(), s.address().saturating_add(s.size())))
-        .collect();
+    let wanted: std::collections::BTreeSet<&str> = keys.iter().copied().collect();
+    let mut ranges: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
+    for symbol in file.symbols() {
+        if symbol.kind() != SymbolKind::Text || symbol.size() == 0 {
+            continue;
+        }
+        let Ok(name) = symbol.name() else { continue };
+        let key = self::key(name);
+        if wanted.contains(key.as_str()) {
+            let start = symbol.address();
+            ranges
+                .entry(key)
+                .or_default()
+                .push((start, start.saturating_add(symbol.size())));
+        }
+    }
     if ranges.is_empty() {
-        return Ok(Vec::new());
+        return Ok(BTreeMap::new());
     }
     let loader = addr2line::Loader::new(path)
         .map_err(|e| Error::invalid(path.display(), format!("line tables: {e}")))?;
-    let mut lines = Vec::new();
-    for (low, high) in ranges {
-        let Ok(found) = loader.find_location_range(low, high) else {
-            continue;
-        };
-        for (_, _, location) in found {
-            if let (Some(file), Some(line)) = (location.file, location.line) {
-                lines.push((file.to_owned(), line));
+    let mut found = BTreeMap::new();
+    for (key, spans) in ranges {
+        let mut lines = Vec::new();
+        for (low, high) in spans {
+            let Ok(locations) = loader.find_location_range(low, high) else {
+                continue;
+            };
+            for (_, _, location) in locations {
+                if let (Some(file), Some(line)) = (location.file, location.line) {
+                    lines.push((file.to_owned(), line));
+                }
             }
         }
+        lines.sort();
+        lines.dedup();
+        found.insert(key, lines);
     }
-    lines.sort();
-    lines.dedup();
-    Ok(lines)
+    Ok(found)
 }
 
 /// The key of a symbol or of a function name as callgrind prints it with `--demangle=no`: Rust

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::change;
 use crate::config::Config;
+use crate::identity::SourceLines;
 use crate::judge::compare::Mapped;
 use crate::measure::paths::Resolved;
 use crate::model::code::{CodeRecord, Object};
@@ -82,10 +83,26 @@ pub fn map(
             change.inert.len()
         );
     }
-    let mut located = touches.functions.iter().enumerate().map(|(at, f)| {
-        let path = objects.get(&f.object).and_then(|o| o.path.as_deref());
-        match path.filter(|_| at < LOCATED && !f.name.is_empty()) {
-            Some(path) => locate(path, &f.name, root, &change.lines),
+    // Each object's line tables read once, for the first few changed functions it holds.
+    let mut wanted: BTreeMap<&Path, Vec<&str>> = BTreeMap::new();
+    for f in touches.functions.iter().take(LOCATED) {
+        if let Some(path) = objects.get(&f.object).and_then(|o| o.path.as_deref())
+            && !f.name.is_empty()
+        {
+            wanted.entry(path).or_default().push(&f.name);
+        }
+    }
+    let sources: BTreeMap<&Path, BTreeMap<String, SourceLines>> = wanted
+        .into_iter()
+        .filter_map(|(path, keys)| Some((path, crate::identity::source_lines(path, &keys).ok()?)))
+        .collect();
+    let mut located = touches.functions.iter().map(|f| {
+        let lines = objects
+            .get(&f.object)
+            .and_then(|o| o.path.as_deref())
+            .and_then(|path| sources.get(path)?.get(&f.name));
+        match lines {
+            Some(lines) => locate(lines, root, &change.lines),
             None => (String::new(), Vec::new()),
         }
     });
@@ -121,22 +138,18 @@ pub fn map(
 /// How many changed functions are looked up in the line tables: the rest are named by object.
 const LOCATED: usize = 64;
 
-/// Where function `name` of the object at `path` changed: the source file (relative to `root`)
-/// holding the most of its changed lines, and those lines (its line tables' lines, inlined code
-/// included, intersected with the diff's `changed` lines); else the file holding most of its
-/// code, with no lines. Empty when its line tables name nothing in the workspace.
+/// Where a changed function whose code has the source `lines` (its line tables' lines, inlined
+/// code included) changed: the source file (relative to `root`) holding the most of its lines
+/// the diff's `changed` lines hold, and those lines; else the file holding most of its code, with
+/// no lines. Empty when its line tables name nothing in the workspace.
 fn locate(
-    path: &Path,
-    name: &str,
+    lines: &[(String, u32)],
     root: &Path,
     changed: &BTreeMap<String, Vec<Lines>>,
 ) -> (String, Vec<Lines>) {
-    let Ok(lines) = crate::identity::source_lines(path, name) else {
-        return (String::new(), Vec::new());
-    };
     let mut by_file: BTreeMap<String, (usize, Vec<u32>)> = BTreeMap::new();
     for (file, line) in lines {
-        let file = Path::new(&file);
+        let (file, line) = (Path::new(file), *line);
         let Ok(relative) = file.strip_prefix(root).or_else(|_| {
             if file.is_relative() {
                 Ok(file)

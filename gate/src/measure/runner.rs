@@ -481,17 +481,7 @@ pub fn artifacts(suite: &Suite, library: &Library, settings: &Settings) -> Resul
     build
         .arg("--message-format=json-render-diagnostics")
         .stderr(Stdio::inherit());
-    let output = build
-        .output()
-        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
-    if !output.status.success() {
-        return Err(Error::Tool(format!(
-            "building suite `{}` failed: {} ({})",
-            suite.name(),
-            describe(&build),
-            output.status
-        )));
-    }
+    let output = built_output(&mut build, suite)?;
     Ok(linked_artifacts(&output.stdout))
 }
 
@@ -688,6 +678,22 @@ fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings) -> Command
     command
 }
 
+/// The output of `command`, a cargo command that builds `suite`; an error naming it when it fails.
+fn built_output(command: &mut Command, suite: &Suite) -> Result<std::process::Output> {
+    let output = command
+        .output()
+        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
+    if !output.status.success() {
+        return Err(Error::Tool(format!(
+            "building suite `{}` failed: {} ({})",
+            suite.name(),
+            describe(command),
+            output.status
+        )));
+    }
+    Ok(output)
+}
+
 /// `cargo bench ... --no-run`: the suite's build alone, with the same arguments and environment.
 fn no_run(suite: &Suite, library: &Library, settings: &Settings) -> Command {
     let command = cargo_bench(suite, library, settings);
@@ -727,17 +733,7 @@ fn build(suite: &Suite, library: &Library, settings: &Settings) -> Result<()> {
 fn list(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<(String, String)>> {
     let mut command = cargo_bench(suite, library, settings);
     command.arg("--list").stderr(Stdio::inherit());
-    let output = command
-        .output()
-        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
-    if !output.status.success() {
-        return Err(Error::Tool(format!(
-            "building suite `{}` failed: {} ({})",
-            suite.name(),
-            describe(&command),
-            output.status
-        )));
-    }
+    let output = built_output(&mut command, suite)?;
     let ids: Vec<(String, String)> = String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| {
