@@ -257,7 +257,7 @@ impl Library {
                 ))),
             };
         }
-        let on_path = find_on_path(&runner);
+        let on_path = find_on_path(&runner, None);
         let found = on_path.as_ref().and_then(|p| runner_version(p.as_os_str()));
         if let (Some(path), Some(found)) = (&on_path, &found)
             && *found == wanted
@@ -327,11 +327,13 @@ pub fn runners_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("irgate").join("runners")))
 }
 
-/// The first `name` on the PATH.
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
+/// The first file `name` on the PATH, outside the directory `skip`.
+pub fn find_on_path(name: &str, skip: Option<&Path>) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|dir| skip.is_none_or(|skip| dir != skip))
         .map(|dir| dir.join(name))
-        .find(|path| path.is_file())
+        .find(|candidate| candidate.is_file())
 }
 
 /// `command`'s output. A binary written a moment ago can still be open for writing in a child

@@ -3,13 +3,16 @@
 
 pub mod ab;
 pub mod bisect;
+mod build;
 pub mod calibrate;
+mod cargo;
 pub mod collect;
 pub mod cpu;
 pub mod fingerprint;
 pub mod library;
 pub mod link;
 pub mod paths;
+mod patterns;
 pub mod record;
 pub mod runner;
 pub mod shard;

@@ -19,13 +19,20 @@ use std::process::{Command, Stdio};
 
 use crate::config::suite::Suite;
 use crate::error::{Error, Result};
-use crate::filter::{self, Filter};
+use crate::filter;
 use crate::formats::summary;
 use crate::id::Origins;
-use crate::measure::library::Library;
-use crate::measure::shard::{self, Shard};
+use crate::measure::cargo::{build, cargo_bench, describe, list};
+use crate::measure::library::{Library, find_on_path};
+use crate::measure::patterns::{covering_patterns, runner_pattern};
+use crate::measure::shard;
 use crate::model::Counts;
 use crate::text::thousands;
+
+// The build and the settings a run takes, and the artifacts of its build, are found here by
+// their callers; each has one home in a module of its own.
+pub use crate::measure::build::{Build, MEASUREMENT_PROFILE};
+pub use crate::measure::cargo::{Settings, artifacts};
 
 /// The `GLIBC_TUNABLES` used when the environment sets none: glibc then never switches memcpy and
 /// memset to `rep movsb`/`rep stosb`, which callgrind counts as one instruction per byte, so
@@ -40,189 +47,6 @@ pub const CACHE_MODEL: &str = "--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,6
 /// The `GLIBC_TUNABLES` the benchmarks run with: the environment's, else the default.
 pub fn glibc_tunables() -> String {
     std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| DEFAULT_GLIBC_TUNABLES.to_owned())
-}
-
-/// The bench-profile settings of irgate's measurement build, as cargo configuration values: line
-/// tables, so per-function profiles name functions and files; one codegen unit, so code the
-/// benchmarks do not run (or a version bump, which changes every symbol hash) cannot re-partition
-/// the crate and change inlining in code they do run; nothing stripped, since stripping would
-/// remove the line tables. Incremental compilation is also off (`CARGO_INCREMENTAL=0`): it
-/// partitions each crate into many codegen units of its own.
-pub const MEASUREMENT_PROFILE: &[(&str, &str)] = &[
-    ("codegen-units", "1"),
-    ("debug", "\"line-tables-only\""),
-    ("strip", "\"none\""),
-];
-
-/// Compiler flags in `RUSTFLAGS` that would undo the measurement build: cargo passes them after
-/// the profile's.
-const CONFLICTING_FLAGS: &[&str] = &["codegen-units", "debuginfo", "strip", "incremental"];
-
-/// How the suites are built: irgate's measurement build ([`MEASUREMENT_PROFILE`], given to cargo
-/// as `--config profile.bench.…`, which wins over the workspace's profiles, config files and
-/// `CARGO_PROFILE_*` variables), or the workspace's bench profile as it is (`[build] measurement =
-/// false`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Build {
-    /// Whether irgate's measurement build applies.
-    measurement: bool,
-    /// The packages the workspace manifest gives bench or release profile overrides for: the
-    /// measurement settings are repeated for each, since an override wins over its profile.
-    overridden: Vec<String>,
-    /// The compiler flags the environment gives (`RUSTFLAGS` or `CARGO_ENCODED_RUSTFLAGS`).
-    rustflags: Option<String>,
-    /// The rustc wrapper that links the workspace's binaries for the code identity
-    /// ([`crate::measure::link`]), once written.
-    wrapper: Option<PathBuf>,
-}
-
-impl Build {
-    /// The build of the workspace at `root`: the measurement build when `measurement`, else its
-    /// bench profile. Refuses `RUSTFLAGS` that would undo the measurement build.
-    pub fn new(measurement: bool, root: &Path) -> Result<Build> {
-        Build::with_rustflags(measurement, root, environment_rustflags())
-    }
-
-    /// [`Build::new`] with the compiler flags the environment gives.
-    fn with_rustflags(measurement: bool, root: &Path, rustflags: Option<String>) -> Result<Build> {
-        if measurement
-            && let Some(flags) = &rustflags
-            && let Some(flag) = CONFLICTING_FLAGS.iter().find(|f| flags.contains(*f))
-        {
-            return Err(Error::Tool(format!(
-                "RUSTFLAGS sets `{flag}`, which would undo irgate's measurement build (one codegen \
-                 unit, line tables, nothing stripped): remove it from RUSTFLAGS, or build as the \
-                 bench profile says with `[build] measurement = false` in gate.toml"
-            )));
-        }
-        let overridden = if measurement {
-            profile_overrides(&root.join("Cargo.toml"))?
-        } else {
-            Vec::new()
-        };
-        Ok(Build {
-            measurement,
-            overridden,
-            rustflags,
-            wrapper: None,
-        })
-    }
-
-    /// This build, linked for the code identity through a wrapper written into `dir`.
-    pub fn linked_for_identity(mut self, dir: &Path) -> Result<Build> {
-        self.wrapper = Some(crate::measure::link::write_wrapper(dir)?);
-        Ok(self)
-    }
-
-    /// What the fingerprint records: the settings, and the environment's `RUSTFLAGS`.
-    pub fn describe(&self) -> String {
-        let mut text = if self.measurement {
-            let settings: Vec<String> = MEASUREMENT_PROFILE
-                .iter()
-                .map(|(key, value)| format!("{key}={}", value.trim_matches('"')))
-                .collect();
-            format!(
-                "irgate measurement build: {} incremental=off",
-                settings.join(" ")
-            )
-        } else {
-            "the workspace's bench profile ([build] measurement = false)".to_owned()
-        };
-        if let Some(flags) = &self.rustflags {
-            text.push_str(&format!("; RUSTFLAGS={flags}"));
-        }
-        text
-    }
-
-    /// The arguments and environment that give cargo this build.
-    fn apply(&self, command: &mut Command) {
-        if let Some(wrapper) = &self.wrapper {
-            crate::measure::link::apply(command, wrapper);
-        }
-        if !self.measurement {
-            return;
-        }
-        command.env("CARGO_INCREMENTAL", "0");
-        for (key, value) in MEASUREMENT_PROFILE {
-            command.args(["--config", &format!("profile.bench.{key}={value}")]);
-        }
-        for package in &self.overridden {
-            for (key, value) in MEASUREMENT_PROFILE {
-                command.args([
-                    "--config",
-                    &format!("profile.bench.package.\"{package}\".{key}={value}"),
-                ]);
-            }
-        }
-    }
-}
-
-/// The compiler flags of the environment, as cargo reads them: `CARGO_ENCODED_RUSTFLAGS` first
-/// (its separators shown as spaces), else `RUSTFLAGS`; `None` when empty.
-fn environment_rustflags() -> Option<String> {
-    std::env::var("CARGO_ENCODED_RUSTFLAGS")
-        .map(|flags| flags.replace('\x1f', " "))
-        .or_else(|_| std::env::var("RUSTFLAGS"))
-        .ok()
-        .filter(|flags| !flags.trim().is_empty())
-}
-
-/// The packages `[profile.bench.package.*]` and `[profile.release.package.*]` of the manifest at
-/// `manifest` name (the bench profile inherits the release profile's overrides); none when there
-/// is no manifest (cargo says so when it builds).
-fn profile_overrides(manifest: &Path) -> Result<Vec<String>> {
-    let text = match std::fs::read_to_string(manifest) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::read(manifest, e)),
-    };
-    let table: toml::Table = toml::from_str(&text)
-        .map_err(|e| Error::invalid(manifest.display(), e.message().to_owned()))?;
-    let mut names: Vec<String> = ["bench", "release"]
-        .iter()
-        .filter_map(|profile| {
-            table
-                .get("profile")?
-                .get(profile)?
-                .get("package")?
-                .as_table()
-        })
-        .flat_map(|packages| packages.keys().cloned())
-        .filter(|name| !name.contains(['"', '\\']))
-        .collect();
-    names.sort();
-    names.dedup();
-    Ok(names)
-}
-
-/// How to run a suite.
-#[derive(Debug, Clone)]
-pub struct Settings<'a> {
-    /// The workspace root, where cargo runs.
-    pub root: &'a Path,
-    /// A directory irgate may write its helpers to (the `valgrind` wrapper).
-    pub scratch: &'a Path,
-    /// The `GLIBC_TUNABLES` to pass to the benchmarks.
-    pub tunables: &'a str,
-    /// Whether to run DHAT too.
-    pub dhat: bool,
-    /// Only benchmarks matching this filter.
-    pub filter: Option<&'a Filter>,
-    /// The library's output directory, instead of its default under the target directory.
-    pub home: Option<&'a Path>,
-    /// Cargo's target directory, instead of the workspace's.
-    pub target: Option<&'a Path>,
-    /// Put before each progress line, to tell apart suites that run at once (A/B).
-    pub label: &'a str,
-    /// How many benchmarks run at once, each in its own callgrind process (runners that cannot
-    /// run them in parallel run one at a time).
-    pub jobs: usize,
-    /// How the suite is built.
-    pub build: &'a Build,
-    /// Only the benchmarks of this shard.
-    pub shard: Option<&'a Shard>,
-    /// Benchmarks not to run: they run none of the changed code (`run --only-touched`).
-    pub skip: Option<&'a BTreeSet<String>>,
 }
 
 /// What a suite's run gave.
@@ -474,56 +298,6 @@ fn wait_for(mut child: std::process::Child, suite: &Suite, what: &str) -> Result
     Ok(())
 }
 
-/// The binaries and shared objects `cargo bench` builds for `suite` (the bench binary, the
-/// package's `[[bin]]` programs), from cargo's own messages: what the code identity reads.
-pub fn artifacts(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<PathBuf>> {
-    let mut build = no_run(suite, library, settings);
-    build
-        .arg("--message-format=json-render-diagnostics")
-        .stderr(Stdio::inherit());
-    let output = built_output(&mut build, suite)?;
-    Ok(linked_artifacts(&output.stdout))
-}
-
-/// The linked files cargo's JSON messages name: executables, and `.so` files of artifacts.
-fn linked_artifacts(messages: &[u8]) -> Vec<PathBuf> {
-    #[derive(serde::Deserialize)]
-    struct Target {
-        #[serde(default)]
-        kind: Vec<String>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Message {
-        reason: String,
-        #[serde(default)]
-        executable: Option<PathBuf>,
-        #[serde(default)]
-        filenames: Vec<PathBuf>,
-        target: Option<Target>,
-    }
-    let mut found: Vec<PathBuf> = Vec::new();
-    for line in messages.split(|b| *b == b'\n') {
-        let Ok(message) = serde_json::from_slice::<Message>(line) else {
-            continue;
-        };
-        if message.reason != "compiler-artifact" {
-            continue;
-        }
-        // Shared objects the benchmarks can load; a proc-macro runs only while building.
-        let loaded = message
-            .target
-            .is_some_and(|t| t.kind.iter().any(|k| k == "cdylib" || k == "dylib"));
-        let shared = message
-            .filenames
-            .into_iter()
-            .filter(|f| loaded && f.extension().is_some_and(|e| e == "so"));
-        found.extend(message.executable.into_iter().chain(shared));
-    }
-    found.sort();
-    found.dedup();
-    found
-}
-
 /// Passes `GLIBC_TUNABLES` into the benchmarks' cleared environment: through `--envs` where the
 /// runner has it, else through a `valgrind` wrapper first on the PATH.
 fn pass_tunables(command: &mut Command, library: &Library, settings: &Settings) -> Result<()> {
@@ -613,159 +387,11 @@ fn read_run(
     wait_for(child, suite, "cargo bench")
 }
 
-/// The fewest runner patterns, over the module paths of `listed` (id, `file::group::function
-/// [::id]`), that run exactly the `wanted` ids: a group's pattern when it is wanted whole, else a
-/// function's, else each benchmark's own path.
-fn covering_patterns(listed: &[(String, String)], wanted: &BTreeSet<String>) -> Vec<String> {
-    let whole = |same: &dyn Fn(&String) -> bool| {
-        listed
-            .iter()
-            .filter(|(id, _)| same(id))
-            .all(|(id, _)| wanted.contains(id))
-    };
-    let mut patterns = Vec::new();
-    for (id, path) in listed.iter().filter(|(id, _)| wanted.contains(id)) {
-        let segments: Vec<&str> = path.split("::").collect();
-        let group = crate::id::group_of(id);
-        let function = shard::unit_of(id);
-        let pattern = if segments.len() >= 3 && whole(&|other| crate::id::group_of(other) == group)
-        {
-            format!("{}::{}::*", segments[0], segments[1])
-        } else if segments.len() == 4 && whole(&|other| shard::unit_of(other) == function) {
-            format!("{}::*", segments[..3].join("::"))
-        } else {
-            path.clone()
-        };
-        if !patterns.contains(&pattern) {
-            patterns.push(pattern);
-        }
-    }
-    patterns
-}
-
-/// gungraun's filter for one of ours: a glob over `group::function/id` becomes a pattern over
-/// `file::group::function::id`; `None` for brace alternatives, which gungraun has no equivalent
-/// for (everything runs then, and irgate filters afterwards).
-fn runner_pattern(filter: &Filter) -> Option<String> {
-    (!filter.text.contains(['{', '}'])).then(|| format!("*::{}", filter.text.replace('/', "::")))
-}
-
-/// `cargo bench -p <package> --bench <bench> [--features F] --`, run from the workspace root.
-fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings) -> Command {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command.current_dir(settings.root).args([
-        "bench",
-        "-p",
-        &suite.package,
-        "--bench",
-        &suite.bench,
-    ]);
-    if !suite.features.is_empty() {
-        command.args(["--features", &suite.features.join(",")]);
-    }
-    if let Some(home) = settings.home {
-        command.env(library.kind.home_env(), home);
-    }
-    if let Some(runner) = library.cached_runner() {
-        command.env(library.kind.runner_env(), runner);
-    }
-    if let Some(target) = settings.target {
-        command.env("CARGO_TARGET_DIR", target);
-    }
-    settings.build.apply(&mut command);
-    command.arg("--");
-    command
-}
-
-/// The output of `command`, a cargo command that builds `suite`; an error naming it when it fails.
-fn built_output(command: &mut Command, suite: &Suite) -> Result<std::process::Output> {
-    let output = command
-        .output()
-        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
-    if !output.status.success() {
-        return Err(Error::Tool(format!(
-            "building suite `{}` failed: {} ({})",
-            suite.name(),
-            describe(command),
-            output.status
-        )));
-    }
-    Ok(output)
-}
-
-/// `cargo bench ... --no-run`: the suite's build alone, with the same arguments and environment.
-fn no_run(suite: &Suite, library: &Library, settings: &Settings) -> Command {
-    let command = cargo_bench(suite, library, settings);
-    // `--no-run` goes before `--`: rebuild the command's arguments without the separator.
-    let args: Vec<_> = command
-        .get_args()
-        .filter(|a| *a != "--")
-        .map(ToOwned::to_owned)
-        .collect();
-    let mut build = Command::new(command.get_program());
-    build
-        .current_dir(settings.root)
-        .args(args)
-        .arg("--no-run")
-        .envs(command.get_envs().filter_map(|(k, v)| Some((k, v?))));
-    build
-}
-
-/// Builds the suite without running it (for runners that cannot list benchmarks).
-fn build(suite: &Suite, library: &Library, settings: &Settings) -> Result<()> {
-    let mut build = no_run(suite, library, settings);
-    let status = build
-        .status()
-        .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
-    if !status.success() {
-        return Err(Error::Tool(format!(
-            "building suite `{}` failed: {} ({status})",
-            suite.name(),
-            describe(&build)
-        )));
-    }
-    Ok(())
-}
-
-/// Every benchmark in the suite (`cargo bench ... -- --list`), which also builds it: its id and
-/// its module path, `file::group::function[::id]`.
-fn list(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<(String, String)>> {
-    let mut command = cargo_bench(suite, library, settings);
-    command.arg("--list").stderr(Stdio::inherit());
-    let output = built_output(&mut command, suite)?;
-    let ids: Vec<(String, String)> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| {
-            line.strip_suffix(": benchmark")
-                .or_else(|| line.strip_suffix(": bench"))
-        })
-        .map(|path| (listed_id(path), path.to_owned()))
-        .collect();
-    if ids.is_empty() {
-        return Err(Error::Tool(format!(
-            "{} lists no benchmark: is `{}` a callgrind suite?",
-            describe(&command),
-            suite.bench
-        )));
-    }
-    Ok(ids)
-}
-
-/// `file::group::function[::id]` as the runner lists it -> `group::function[/id]`.
-fn listed_id(module_path: &str) -> String {
-    let segments: Vec<&str> = module_path.split("::").collect();
-    match segments.as_slice() {
-        [_, group, function, id] => format!("{group}::{function}/{id}"),
-        _ => summary::benchmark_id(module_path, None),
-    }
-}
-
 /// Writes `<scratch>/valgrind-wrapper/valgrind`, which runs the real valgrind with
 /// `GLIBC_TUNABLES` set and the environment otherwise as it was given; returns its directory.
 fn write_valgrind_wrapper(scratch: &Path, tunables: &str) -> Result<PathBuf> {
     let dir = scratch.join("valgrind-wrapper");
-    let valgrind = find_on_path("valgrind", &dir).ok_or_else(|| {
+    let valgrind = find_on_path("valgrind", Some(&dir)).ok_or_else(|| {
         Error::Tool("valgrind is not on the PATH: install the Debian package `valgrind`".into())
     })?;
     let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
@@ -785,186 +411,9 @@ fn write_valgrind_wrapper(scratch: &Path, tunables: &str) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// The first executable `name` on the PATH outside `skip`.
-fn find_on_path(name: &str, skip: &Path) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|dir| dir != skip)
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
-}
-
-/// A command as a shell line, for messages.
-pub fn describe(command: &Command) -> String {
-    let quote = |s: &std::ffi::OsStr| {
-        let s = s.to_string_lossy();
-        if s.contains([' ', '*', '\'']) {
-            format!("'{s}'")
-        } else {
-            s.into_owned()
-        }
-    };
-    let envs = command
-        .get_envs()
-        .filter(|(k, _)| *k != "PATH")
-        .filter_map(|(k, v)| Some(format!("{}={}", k.to_string_lossy(), quote(v?))));
-    let words = std::iter::once(quote(command.get_program())).chain(command.get_args().map(quote));
-    envs.chain(words).collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn our_globs_become_gungraun_patterns() {
-        let pattern = |glob: &str| runner_pattern(&Filter::new(glob).unwrap());
-        assert_eq!(pattern("frame::*").as_deref(), Some("*::frame::*"));
-        assert_eq!(
-            pattern("pipeline::*/b512").as_deref(),
-            Some("*::pipeline::*::b512")
-        );
-        assert_eq!(
-            pattern("varint::decode/v0").as_deref(),
-            Some("*::varint::decode::v0")
-        );
-        assert_eq!(pattern("{frame,varint}::*"), None);
-    }
-
-    fn workspace(manifest: &str) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
-        dir
-    }
-
-    fn cargo_args(build: &Build) -> Vec<String> {
-        let mut command = Command::new("cargo");
-        build.apply(&mut command);
-        command
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
-
-    #[test]
-    fn the_measurement_build_wins_over_profiles_and_their_package_overrides() {
-        let dir = workspace(
-            "[workspace]\n[profile.bench]\nstrip = true\n[profile.release.package.codec]\n\
-             codegen-units = 16\n[profile.bench.package.\"*\"]\ndebug = false\n",
-        );
-        let build = Build::with_rustflags(true, dir.path(), None).unwrap();
-        let args = cargo_args(&build);
-        for expected in [
-            "profile.bench.codegen-units=1",
-            "profile.bench.debug=\"line-tables-only\"",
-            "profile.bench.strip=\"none\"",
-            "profile.bench.package.\"codec\".codegen-units=1",
-            "profile.bench.package.\"*\".debug=\"line-tables-only\"",
-            "profile.bench.package.\"*\".strip=\"none\"",
-        ] {
-            assert!(args.contains(&expected.to_owned()), "{expected}: {args:?}");
-        }
-        assert_eq!(args.len(), 2 * 3 * 3);
-        let mut command = Command::new("cargo");
-        build.apply(&mut command);
-        assert!(
-            command
-                .get_envs()
-                .any(|(k, v)| k == "CARGO_INCREMENTAL" && v == Some("0".as_ref()))
-        );
-        assert_eq!(
-            build.describe(),
-            "irgate measurement build: codegen-units=1 debug=line-tables-only strip=none \
-             incremental=off"
-        );
-    }
-
-    #[test]
-    fn opting_out_builds_as_the_profile_says_and_records_it() {
-        let dir = workspace("[workspace]\n");
-        let build =
-            Build::with_rustflags(false, dir.path(), Some("-C codegen-units=4".into())).unwrap();
-        assert!(cargo_args(&build).is_empty());
-        assert_eq!(
-            build.describe(),
-            "the workspace's bench profile ([build] measurement = false); RUSTFLAGS=-C \
-             codegen-units=4"
-        );
-    }
-
-    #[test]
-    fn rustflags_that_undo_the_measurement_build_are_refused() {
-        let dir = workspace("[workspace]\n");
-        let error = Build::with_rustflags(true, dir.path(), Some("-Ccodegen-units=16".into()))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.starts_with("RUSTFLAGS sets `codegen-units`, which would undo"),
-            "{error}"
-        );
-        assert!(error.contains("[build] measurement = false"), "{error}");
-        let build =
-            Build::with_rustflags(true, dir.path(), Some("-C target-cpu=native".into())).unwrap();
-        assert!(
-            build
-                .describe()
-                .ends_with("; RUSTFLAGS=-C target-cpu=native"),
-            "{}",
-            build.describe()
-        );
-        let broken = workspace("[workspace\n");
-        let error = Build::with_rustflags(true, broken.path(), None).unwrap_err();
-        assert!(error.to_string().contains("Cargo.toml"), "{error}");
-    }
-
-    #[test]
-    fn a_shard_runs_the_fewest_patterns_that_cover_exactly_its_benchmarks() {
-        let listed: Vec<(String, String)> = [
-            "cg::varint::encode::v0",
-            "cg::varint::encode::v1",
-            "cg::varint::decode::v0",
-            "cg::frame::encode::b1",
-            "cg::frame::encode::b2",
-            "cg::frame::decode::b1",
-            "cg::filter::alloc",
-            "cg::filter::chain::n1",
-        ]
-        .iter()
-        .map(|path| (listed_id(path), path.to_string()))
-        .collect();
-        let wanted = |ids: &[&str]| ids.iter().map(|id| id.to_string()).collect();
-        assert_eq!(
-            covering_patterns(
-                &listed,
-                &wanted(&[
-                    "varint::encode/v0",
-                    "varint::encode/v1",
-                    "varint::decode/v0"
-                ])
-            ),
-            ["cg::varint::*"]
-        );
-        assert_eq!(
-            covering_patterns(
-                &listed,
-                &wanted(&["frame::encode/b1", "frame::encode/b2", "filter::alloc"])
-            ),
-            ["cg::frame::encode::*", "cg::filter::alloc"]
-        );
-        assert_eq!(
-            covering_patterns(&listed, &wanted(&["frame::encode/b2", "filter::chain/n1"])),
-            ["cg::frame::encode::b2", "cg::filter::chain::*"]
-        );
-    }
-
-    #[test]
-    fn listed_module_paths_become_ids() {
-        assert_eq!(
-            listed_id("callgrind::varint::encode::v0"),
-            "varint::encode/v0"
-        );
-        assert_eq!(listed_id("callgrind::filter::alloc"), "filter::alloc");
-    }
 
     #[test]
     fn the_wrapper_sets_the_tunables_and_runs_the_real_valgrind() {
@@ -1000,7 +449,7 @@ mod tests {
             lines.sort();
             lines
         };
-        let real = find_on_path("valgrind", &dir).unwrap();
+        let real = find_on_path("valgrind", Some(&dir)).unwrap();
         let through_wrapper = env_seen(&dir.join("valgrind"), None);
         assert!(through_wrapper.contains(&"GLIBC_TUNABLES=glibc.cpu.x=1".to_owned()));
         assert_eq!(through_wrapper, env_seen(&real, Some("glibc.cpu.x=1")));
