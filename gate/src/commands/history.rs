@@ -87,6 +87,12 @@ pub fn add(options: &AddOptions) -> Result<ExitCode> {
             }
             run.bisection = Some(bisection);
         }
+        match store::append(&options.history, &run)? {
+            store::Appended::Added(path) => println!("added {}", path.display()),
+            store::Appended::AlreadyThere(path) => {
+                println!("already recorded: {}", path.display())
+            }
+        }
         for u in &run.unexplained {
             println!(
                 "unexplained: {} moved beyond the address budget although the code identity said \
@@ -101,12 +107,6 @@ pub fn add(options: &AddOptions) -> Result<ExitCode> {
                 crate::text::short_commit(&m.commit),
                 crate::text::terminal(&m.subject)
             );
-        }
-        match store::append(&options.history, &run)? {
-            store::Appended::Added(path) => println!("added {}", path.display()),
-            store::Appended::AlreadyThere(path) => {
-                println!("already recorded: {}", path.display())
-            }
         }
     }
     Ok(ExitCode::SUCCESS)
