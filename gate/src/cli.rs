@@ -284,7 +284,13 @@ The commit and date come from the results' fingerprint (--commit names another c
 file); results taken with uncommitted changes are refused. A run is added as a new file and never
 replaces one: the same run recorded twice is reported and kept, a different run under the same
 name is an error. So two pushes racing to the history branch write different files, and a
-`git pull --rebase` before the push merges them.";
+`git pull --rebase` before the push merges them.
+
+--bisect FILE keeps with the run what `irgate bisect --good <previous recorded commit> --bad
+<this commit> --format json` found: each commit that moved a count, with its subject, drawn on
+the dashboard's charts. --report FILE keeps the benchmarks this run's JSON report judged
+`unexplained` (moved beyond the address budget although the code identity said untouched):
+possible selection bugs, marked on the dashboard. Both files are checked as untrusted input.";
 
 const HISTORY_RENDER_ABOUT: &str = "\
 Draw the history as a static, self-contained HTML site in --out (inline CSS and SVG, no script,
@@ -363,6 +369,13 @@ pub struct HistoryAddArgs {
     /// Mark the run as one that accepted new baselines
     #[arg(long)]
     pub refreshed: bool,
+    /// Keep what `irgate bisect --format json` found since the previous recorded run (one run)
+    #[arg(long, value_name = "FILE")]
+    pub bisect: Option<PathBuf>,
+    /// Keep the benchmarks this run's `irgate check --format json` report judged unexplained
+    /// (one run)
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// Arguments of `irgate history render`.
@@ -890,6 +903,8 @@ impl From<&HistoryAddArgs> for history::AddOptions {
             results: args.results.clone(),
             commit: args.commit.clone(),
             refreshed: args.refreshed,
+            bisect: args.bisect.clone(),
+            report: args.report.clone(),
             paths: Paths::default(),
         }
     }

@@ -24,6 +24,12 @@ pub struct AddOptions {
     pub commit: Option<String>,
     /// Whether the run accepted new baselines.
     pub refreshed: bool,
+    /// `irgate bisect --format json` of the commits since the previous recorded run (one
+    /// results file only).
+    pub bisect: Option<PathBuf>,
+    /// The run's `irgate check --format json` report, whose `unexplained` benchmarks are kept
+    /// (one results file only).
+    pub report: Option<PathBuf>,
     /// Where the default results file is.
     pub paths: Paths,
 }
@@ -42,26 +48,65 @@ pub fn add(options: &AddOptions) -> Result<ExitCode> {
     } else {
         options.results.clone()
     };
-    if options.commit.is_some() && files.len() > 1 {
-        return Err(Error::Tool(
-            "--commit names the commit of one run: give one results file with it".to_owned(),
-        ));
+    for (given, option) in [
+        (options.commit.is_some(), "--commit"),
+        (options.bisect.is_some(), "--bisect"),
+        (options.report.is_some(), "--report"),
+    ] {
+        if given && files.len() > 1 {
+            return Err(Error::Tool(format!(
+                "{option} belongs to one run: give one results file with it"
+            )));
+        }
     }
     for file in &files {
         let results = crate::formats::results::read(file)?;
         let origin = file.display().to_string();
         results.require_measured(&origin, "the history")?;
-        let run = store::Run::from_results(
+        let mut run = store::Run::from_results(
             results,
             options.commit.as_deref(),
             options.refreshed,
             &origin,
         )?;
+        if let Some(path) = &options.report {
+            run.unexplained = store::unexplained(path, &run)?;
+        }
+        if let Some(path) = &options.bisect {
+            let bisection = crate::formats::bisect::read(path, &run.commit)?;
+            if !store::recorded(&options.history, &bisection.good)? {
+                return Err(Error::invalid(
+                    path.display(),
+                    format!(
+                        "its good end {} is no run recorded in {}: a bisection kept in the \
+                         history starts at the previous recorded run",
+                        bisection.good,
+                        options.history.display()
+                    ),
+                ));
+            }
+            run.bisection = Some(bisection);
+        }
         match store::append(&options.history, &run)? {
             store::Appended::Added(path) => println!("added {}", path.display()),
             store::Appended::AlreadyThere(path) => {
                 println!("already recorded: {}", path.display())
             }
+        }
+        for u in &run.unexplained {
+            println!(
+                "unexplained: {} moved beyond the address budget although the code identity said \
+                 untouched: a possible selection bug",
+                crate::text::terminal(&u.benchmark)
+            );
+        }
+        for m in run.bisection.iter().flat_map(|b| &b.moves) {
+            println!(
+                "moved: {} at {} {}",
+                crate::text::terminal(&m.benchmark),
+                crate::text::short_commit(&m.commit),
+                crate::text::terminal(&m.subject)
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -3,7 +3,7 @@
 //!
 //! ```json
 //! {
-//!   "schema_version": 3,
+//!   "schema_version": 4,
 //!   "commit": "0123abcd…",
 //!   "date": "2026-11-20T10:00:00Z",
 //!   "refreshed": false,
@@ -14,14 +14,27 @@
 //!     "filters": [],
 //!     "features": ["inject-slowdown"],
 //!     "benchmarks": { "frame::encode/512": { "Ir": 1983, "EstimatedCycles": 3012 } }
-//!   }
+//!   },
+//!   "bisection": {
+//!     "good": "fedc4321…",
+//!     "moves": [ { "benchmark": "frame::encode/512", "commit": "89ab…", "subject": "frame: a loop",
+//!                  "before": 1901, "after": 1983, "functions": ["demo::frame::encode"] } ],
+//!     "undecided": [ { "benchmark": "varint::decode/v5", "after": "…", "through": "…" } ]
+//!   },
+//!   "unexplained": [ { "benchmark": "varint::decode/v1", "baseline": 120, "new": 131 } ]
 //! }
 //! ```
 //!
 //! `commit` is the full hash the counts were taken at, `date` when (RFC 3339, UTC), `refreshed`
 //! whether that push accepted new baselines; `results` is the run's results file, embedded as
-//! [`crate::formats::results`] writes it (with its own schema version). Schema versions 1 and 2,
-//! still read, copied the results' fields beside these instead. A run is only
+//! [`crate::formats::results`] writes it (with its own schema version). Added in version 4, both
+//! absent when empty: `bisection`, what `irgate bisect` found in the commits since the previous
+//! recorded run (`good`, its commit): each move's benchmark, commit, subject, counts (`null`
+//! where the benchmark did not exist) and the changed functions it executes, and the moves whose
+//! commit stayed open (`undecided`, in `after..through`); `unexplained`, the Ir rows `irgate
+//! check` reported `unexplained` (moved beyond the address budget although the code identity
+//! said untouched: possible selection bugs). Version 3, still read, is version 4 without them;
+//! versions 1 and 2 copied the results' fields beside the run's instead. A run is only
 //! ever added as a new file, created without replacing anything, so appending never rewrites an
 //! earlier entry and two pushes racing to the history branch write different files. Everything
 //! read is checked: the schema version, the counts and ids (as in results files), the commit (hex
@@ -34,19 +47,23 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::formats::results::ResultsFile;
 use crate::model::{Counts, Fingerprint, Results};
 
-/// The schema version of history run files this irgate writes: 3 embeds the results file (2
-/// copied its fields and added the fingerprint's `build` and the cargo `features`, which 1
-/// dropped).
-pub const SCHEMA_VERSION: u32 = 3;
+/// The schema version of history run files this irgate writes: 4 adds the bisection and the
+/// unexplained benchmarks to 3, which embeds the results file (2 copied its fields and added the
+/// fingerprint's `build` and the cargo `features`, which 1 dropped).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The schema versions it reads: 1 (before `build`, read as [`crate::model::BUILD_UNRECORDED`]),
-/// 2 and 3.
-pub const READABLE_VERSIONS: &[u32] = &[1, 2, 3];
+/// 2, 3 and 4.
+pub const READABLE_VERSIONS: &[u32] = &[1, 2, 3, 4];
+
+/// The schema versions that embed the results file (3 is 4 without its additions).
+const EMBEDDING_VERSIONS: &[u32] = &[3, 4];
 
 /// The directory, inside the history directory, that holds one file per run.
 pub const RUNS_DIR: &str = "runs";
@@ -59,6 +76,10 @@ struct RunFile {
     date: String,
     refreshed: bool,
     results: ResultsFile,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bisection: Option<Bisected>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    unexplained: Vec<Unexplained>,
 }
 
 /// A run file of schema version 1 or 2: the results' fields copied beside the run's.
@@ -93,6 +114,67 @@ pub struct Run {
     pub refreshed: bool,
     /// The run's results.
     pub results: Results,
+    /// What a bisection of the commits since the previous recorded run found, if one ran.
+    pub bisection: Option<Bisected>,
+    /// The benchmarks `irgate check` reported `unexplained` at this run: possible selection bugs.
+    pub unexplained: Vec<Unexplained>,
+}
+
+/// What `irgate bisect` found between the previous recorded run and this one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bisected {
+    /// The good end: the previous recorded run's commit (a full hash).
+    pub good: String,
+    /// Each commit where a benchmark's count changed.
+    pub moves: Vec<Found>,
+    /// The moves whose commit stayed open.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undecided: Vec<Open>,
+}
+
+/// One commit where one benchmark's count changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Found {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The commit (a full hash).
+    pub commit: String,
+    /// Its subject, as git gave it (untrusted text: escape it wherever it is shown).
+    pub subject: String,
+    /// The count (Ir) before it; `None`: the commit added the benchmark.
+    pub before: Option<u64>,
+    /// The count at it; `None`: the commit removed the benchmark.
+    pub after: Option<u64>,
+    /// The changed functions the benchmark executes there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<String>,
+}
+
+/// A move the bisection could not pin to one commit: it lies in `after..through`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Open {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The last commit known to have the old count.
+    pub after: String,
+    /// The first commit known to have the new count.
+    pub through: String,
+}
+
+/// A benchmark the check reported `unexplained`: moved beyond the address budget although the
+/// code identity said untouched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unexplained {
+    /// The benchmark.
+    pub benchmark: String,
+    /// Its baseline count (Ir).
+    pub baseline: Option<u64>,
+    /// Its count at this run.
+    pub new: Option<u64>,
 }
 
 impl Run {
@@ -123,6 +205,8 @@ impl Run {
             date,
             refreshed,
             results,
+            bisection: None,
+            unexplained: Vec::new(),
         })
     }
 
@@ -148,6 +232,8 @@ impl Run {
             date: self.date.to_rfc3339_opts(SecondsFormat::Secs, true),
             refreshed: self.refreshed,
             results: ResultsFile::new(&self.results),
+            bisection: self.bisection.clone(),
+            unexplained: self.unexplained.clone(),
         }
     }
 }
@@ -245,12 +331,19 @@ pub fn load_each(dir: &Path, mut each: impl FnMut(Run) -> Result<()>) -> Result<
 pub fn read(path: &Path) -> Result<Run> {
     let invalid = |message: String| Error::invalid(path.display(), message);
     let origin = path.display().to_string();
-    let (commit, date, refreshed, results) = if formats::schema_version(path)?
-        == Some(u64::from(SCHEMA_VERSION))
-    {
-        let file: RunFile = formats::read_versioned(path, "history run", SCHEMA_VERSION)?;
+    let embeds = formats::schema_version(path)?
+        .is_some_and(|v| EMBEDDING_VERSIONS.iter().any(|&e| u64::from(e) == v));
+    let (commit, date, refreshed, results, bisection, unexplained) = if embeds {
+        let file: RunFile = formats::read_versions(path, "history run", EMBEDDING_VERSIONS)?;
         let results = file.results.into_results(&format!("{origin}: results"))?;
-        (file.commit, file.date, file.refreshed, results)
+        (
+            file.commit,
+            file.date,
+            file.refreshed,
+            results,
+            file.bisection,
+            file.unexplained,
+        )
     } else {
         let file: CopiedRunFile = formats::read_versions(path, "history run", READABLE_VERSIONS)?;
         let copied = Results {
@@ -262,15 +355,30 @@ pub fn read(path: &Path) -> Result<Run> {
             ..Results::default()
         };
         let results = ResultsFile::new(&copied).into_results(&origin)?;
-        (file.commit, file.date, file.refreshed, results)
+        (
+            file.commit,
+            file.date,
+            file.refreshed,
+            results,
+            None,
+            Vec::new(),
+        )
     };
     check_commit(&commit).map_err(|m| invalid(format!("commit: {m}")))?;
     let date = parse_date(&date).map_err(|m| invalid(format!("date: {m}")))?;
+    if let Some(bisection) = &bisection {
+        check_bisected(bisection, &commit).map_err(|m| invalid(format!("bisection: {m}")))?;
+    }
+    for u in &unexplained {
+        crate::id::check(&u.benchmark).map_err(|m| invalid(format!("unexplained: {m}")))?;
+    }
     let run = Run {
         commit,
         date,
         refreshed,
         results,
+        bisection,
+        unexplained,
     };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if name != run.file_name() {
@@ -280,6 +388,81 @@ pub fn read(path: &Path) -> Result<Run> {
         )));
     }
     Ok(run)
+}
+
+/// Whether a run of `commit` is recorded in the history in `dir` (by its file's name).
+pub fn recorded(dir: &Path, commit: &str) -> Result<bool> {
+    let runs = dir.join(RUNS_DIR);
+    if !runs.is_dir() {
+        return Ok(false);
+    }
+    let suffix = format!("-{commit}.json");
+    for entry in std::fs::read_dir(&runs).map_err(|source| Error::read(&runs, source))? {
+        let entry = entry.map_err(|source| Error::read(&runs, source))?;
+        if entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.ends_with(&suffix))
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The Ir rows the report in `path` (`irgate check --format json` of `run`: untrusted, read with
+/// [`crate::formats::report::read`]) judged `unexplained`. The report must be of the run's
+/// results: the same fingerprint commit.
+pub fn unexplained(path: &Path, run: &Run) -> Result<Vec<Unexplained>> {
+    let report = crate::formats::report::read(path)?;
+    if report.fingerprint.commit != run.results.fingerprint.commit {
+        return Err(Error::invalid(
+            path.display(),
+            format!(
+                "a report of commit {}, not of the results recorded ({})",
+                crate::id::escaped(&report.fingerprint.commit),
+                crate::id::escaped(&run.results.fingerprint.commit)
+            ),
+        ));
+    }
+    Ok(report
+        .rows
+        .into_iter()
+        .filter(|row| row.status == crate::model::Status::Unexplained && row.metric == IR)
+        .map(|row| Unexplained {
+            benchmark: row.benchmark,
+            baseline: row.baseline,
+            new: row.new,
+        })
+        .collect())
+}
+
+/// Why `bisection`, recorded with the run of `commit`, is not one the history keeps: every
+/// commit a full hash, the good end not `commit`, valid benchmark ids, and each move a change.
+pub(crate) fn check_bisected(bisection: &Bisected, commit: &str) -> Result<(), String> {
+    check_commit(&bisection.good).map_err(|m| format!("good: {m}"))?;
+    if bisection.good == commit {
+        return Err(format!(
+            "its good end is the run's own commit {commit}: there is no range"
+        ));
+    }
+    for m in &bisection.moves {
+        crate::id::check(&m.benchmark)?;
+        check_commit(&m.commit).map_err(|e| format!("{}: commit: {e}", m.benchmark))?;
+        if m.before == m.after {
+            return Err(format!(
+                "{}: a move at {} whose count did not change",
+                m.benchmark, m.commit
+            ));
+        }
+    }
+    for u in &bisection.undecided {
+        crate::id::check(&u.benchmark)?;
+        for commit in [&u.after, &u.through] {
+            check_commit(commit).map_err(|e| format!("{}: {e}", u.benchmark))?;
+        }
+    }
+    Ok(())
 }
 
 /// Why `commit` is not a full commit hash (40 or 64 lowercase hex digits), or `Ok`.
@@ -338,7 +521,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut with_features = results(1983);
         with_features.features = vec!["inject-slowdown".into()];
-        let run = Run::from_results(with_features, None, true, "r").unwrap();
+        let mut run = Run::from_results(with_features, None, true, "r").unwrap();
+        run.bisection = Some(Bisected {
+            good: "f".repeat(40),
+            moves: vec![Found {
+                benchmark: "frame::encode/b512".into(),
+                commit: "c".repeat(40),
+                subject: "frame: a loop".into(),
+                before: None,
+                after: Some(1983),
+                functions: vec!["demo::frame::encode".into()],
+            }],
+            undecided: vec![Open {
+                benchmark: "frame::encode/b32".into(),
+                after: "a".repeat(40),
+                through: "b".repeat(40),
+            }],
+        });
+        run.unexplained = vec![Unexplained {
+            benchmark: "varint::decode/v1".into(),
+            baseline: Some(41),
+            new: Some(48),
+        }];
         let Appended::Added(path) = append(dir.path(), &run).unwrap() else {
             panic!("not added")
         };
@@ -355,7 +559,7 @@ mod tests {
         assert_eq!(
             value,
             serde_json::json!({
-                "schema_version": 3,
+                "schema_version": 4,
                 "commit": COMMIT,
                 "date": "2026-11-20T10:00:00Z",
                 "refreshed": true,
@@ -366,10 +570,51 @@ mod tests {
                     "filters": [],
                     "features": ["inject-slowdown"],
                     "benchmarks": { "frame::encode/b512": { "Ir": 1983 } }
-                }
+                },
+                "bisection": {
+                    "good": "f".repeat(40),
+                    "moves": [{
+                        "benchmark": "frame::encode/b512",
+                        "commit": "c".repeat(40),
+                        "subject": "frame: a loop",
+                        "before": null,
+                        "after": 1983,
+                        "functions": ["demo::frame::encode"]
+                    }],
+                    "undecided": [{
+                        "benchmark": "frame::encode/b32",
+                        "after": "a".repeat(40),
+                        "through": "b".repeat(40)
+                    }]
+                },
+                "unexplained": [{ "benchmark": "varint::decode/v1", "baseline": 41, "new": 48 }]
             })
         );
-        assert_eq!(load(dir.path()).unwrap(), [run]);
+        assert_eq!(load(dir.path()).unwrap(), [run.clone()]);
+        // Without them, both are absent; version 3 is that file.
+        run.bisection = None;
+        run.unexplained.clear();
+        std::fs::remove_file(&path).unwrap();
+        append(dir.path(), &run).unwrap();
+        let mut value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            ["commit", "date", "refreshed", "results", "schema_version"]
+        );
+        value["schema_version"] = 3.into();
+        std::fs::write(&path, value.to_string()).unwrap();
+        assert_eq!(load(dir.path()).unwrap(), [run.clone()]);
+        // A bisection read back is checked as when it was added.
+        value["schema_version"] = 4.into();
+        value["bisection"] = serde_json::json!({"good": "x", "moves": []});
+        std::fs::write(&path, value.to_string()).unwrap();
+        let error = load(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains("bisection: good: \"x\" is not a full commit hash"),
+            "{error}"
+        );
     }
 
     /// Run files of schema version 1 (no `features`, no `build` in the fingerprint) and 2 (the

@@ -2,6 +2,7 @@
 //! first, counts that must be non-negative integers, no duplicate keys, and atomic writes.
 
 pub mod baseline;
+pub mod bisect;
 pub mod code;
 pub mod history;
 pub mod load;

@@ -3,9 +3,9 @@
 use crate::measure::bisect::{Bisection, count_text};
 use crate::text::{self, plural, short_commit, terminal};
 
-/// The schema version of the JSON `irgate bisect --format json` prints. Fields are only added
-/// within a version.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version of the JSON `irgate bisect --format json` prints (its reader's). Fields are
+/// only added within a version.
+pub use crate::formats::bisect::SCHEMA_VERSION;
 
 /// The bisection as JSON: `{"schema_version": 1, "moves": [...], ...}`.
 pub fn json(bisection: &Bisection) -> String {

@@ -38,6 +38,44 @@ impl Marker {
     }
 }
 
+/// A note drawn on a chart at one run: a commit a bisection found the count moved at (between the
+/// run before and this one), or a possible selection bug at this run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The run's index among the points.
+    pub run: usize,
+    /// What the note says.
+    pub kind: NoteKind,
+    /// The text drawn in the chart (untrusted: escaped here, and cut to [`NOTE_LABEL`]
+    /// characters).
+    pub label: String,
+    /// Its tooltip, in full (untrusted: escaped here).
+    pub title: String,
+}
+
+/// The kinds of [`Note`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    /// A commit where a bisection found the count moved: drawn between the run before and this
+    /// one, labelled with the commit's subject.
+    Found,
+    /// The check judged the benchmark `unexplained` at this run: a possible selection bug.
+    Unexplained,
+}
+
+impl NoteKind {
+    /// The CSS class of the note's group (its label's is this and `-label`).
+    pub fn class(self) -> &'static str {
+        match self {
+            NoteKind::Found => "found",
+            NoteKind::Unexplained => "unexplained",
+        }
+    }
+}
+
+/// At most this many characters of a note's label are drawn.
+pub const NOTE_LABEL: usize = 28;
+
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 260.0;
 const LEFT: f64 = 100.0;
@@ -49,6 +87,17 @@ const MAX_X_LABELS: usize = 6;
 
 /// A line chart of `points` with the y axis titled `metric`, `markers` at their run indices.
 pub fn line(title: &str, metric: &str, points: &[Point], markers: &[(usize, Marker)]) -> String {
+    line_with_notes(title, metric, points, markers, &[])
+}
+
+/// [`line`], with `notes` drawn on it.
+pub fn line_with_notes(
+    title: &str,
+    metric: &str,
+    points: &[Point],
+    markers: &[(usize, Marker)],
+    notes: &[Note],
+) -> String {
     let (low, high) = range(points.iter().filter_map(|p| p.value));
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
@@ -120,6 +169,35 @@ pub fn line(title: &str, metric: &str, points: &[Point], markers: &[(usize, Mark
             r#"<line class="marker {class}" x1="{0:.1}" x2="{0:.1}" y1="{TOP}" y2="{bottom}"/><text class="marker-label {class}" x="{0:.1}" y="{1:.1}" text-anchor="middle">{label}</text>"#,
             x(i),
             TOP - 14.0 + dy
+        );
+    }
+    // Notes: a solid line each, and its label low in the plot, stacked per run.
+    let mut stacked: std::collections::HashMap<usize, usize> = Default::default();
+    for note in notes.iter().filter(|n| n.run < points.len()) {
+        let at = match (note.kind, note.run) {
+            (NoteKind::Found, i) if i > 0 => (x(i - 1) + x(i)) / 2.0,
+            (_, i) => x(i),
+        };
+        let level = stacked.entry(note.run).or_default();
+        let label_y = bottom - 6.0 - 13.0 * *level as f64;
+        *level += 1;
+        let (anchor, dx) = if at > LEFT + plot_w / 2.0 {
+            ("end", -4.0)
+        } else {
+            ("start", 4.0)
+        };
+        let mut label: String = note.label.chars().take(NOTE_LABEL).collect();
+        if note.label.chars().count() > NOTE_LABEL {
+            label.pop();
+            label.push('…');
+        }
+        let class = note.kind.class();
+        let _ = write!(
+            out,
+            r#"<g class="{class}"><title>{}</title><line x1="{at:.1}" x2="{at:.1}" y1="{TOP}" y2="{bottom}"/><text class="{class}-label" x="{:.1}" y="{label_y:.1}" text-anchor="{anchor}">{}</text></g>"#,
+            escape(&note.title),
+            at + dx,
+            escape(&label)
         );
     }
     // The series, broken where the benchmark did not run.
@@ -320,6 +398,52 @@ mod tests {
         );
         let points = [day("11-20"), day("11-20")];
         assert_eq!(labels(&line("d", "Ir", &points, &[]), "xlabel"), ["11-20"]);
+    }
+
+    /// A note's label and tooltip are escaped (markup, quotes, bidi controls) and the label cut;
+    /// a found commit sits between its run and the one before.
+    #[test]
+    fn notes_are_escaped_and_placed_between_runs() {
+        let hostile = "<script>alert('x')</script> \"q\" \u{202E}evil";
+        let notes = [
+            Note {
+                run: 2,
+                kind: NoteKind::Found,
+                label: hostile.into(),
+                title: hostile.into(),
+            },
+            Note {
+                run: 1,
+                kind: NoteKind::Unexplained,
+                label: "selection bug?".into(),
+                title: "t".into(),
+            },
+            Note {
+                run: 9,
+                kind: NoteKind::Found,
+                label: "beyond the points".into(),
+                title: "t".into(),
+            },
+        ];
+        let points = [point(Some(1)), point(Some(2)), point(Some(3))];
+        let svg = line_with_notes("t", "Ir", &points, &[], &notes);
+        assert!(
+            !svg.contains("<script") && !svg.contains('\u{202E}'),
+            "{svg}"
+        );
+        assert!(svg.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &quot;q&quot;"));
+        assert_eq!(
+            labels(&svg, "found-label"),
+            ["&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;…"]
+        );
+        assert_eq!(labels(&svg, "unexplained-label"), ["selection bug?"]);
+        // x(1) and x(2) of three points over the plot's width: the found line halfway.
+        let middle = LEFT + (WIDTH - LEFT - RIGHT) * 0.75;
+        assert!(svg.contains(&format!(r#"<line x1="{middle:.1}""#)), "{svg}");
+        assert_eq!(
+            line("t", "Ir", &points, &[]),
+            line_with_notes("t", "Ir", &points, &[], &[])
+        );
     }
 
     #[test]

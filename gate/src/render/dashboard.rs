@@ -9,11 +9,14 @@
 //!   (a trend line of Ir, latest Ir, change), then, for those that moved most (at most
 //!   [`CHARTED_PER_GROUP`] a group and [`CHARTED`] a site), a section with a chart of Ir and one of
 //!   each other metric, points marked where the baselines were refreshed or the environment
-//!   changed. Every benchmark has its anchor there (`#b-<id>`, see [`anchor`]): its section, else
+//!   changed, and notes: each commit a bisection of the history workflow found the count moved
+//!   at, labelled with its subject, and each run where the check judged it `unexplained` (a
+//!   possible selection bug). Every benchmark has its anchor there (`#b-<id>`, see [`anchor`]): its section, else
 //!   its row of the index;
 //! - `runs.html`: every run (`#run-<date>-<commit>`), its commit (linked to the repository when
-//!   its URL is given), date, whether it refreshed the baselines and what changed in its
-//!   environment. Every chart point links to its run there.
+//!   its URL is given), date, whether it refreshed the baselines, what changed in its
+//!   environment, the commits its bisection found and its possible selection bugs. Every chart
+//!   point links to its run there.
 //!
 //! The pages grow with the number of benchmarks by a row each, and no more: the charts, which
 //! grow with the runs and the metrics, are drawn for a bounded number of benchmarks.
@@ -23,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::chart::{self, Marker, Point};
+use super::chart::{self, Marker, Note, NoteKind, Point};
 use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats::history::Run;
@@ -45,6 +48,9 @@ pub const CHARTED: usize = 100;
 
 /// How many of the charted benchmarks one group page holds, at most.
 pub const CHARTED_PER_GROUP: usize = 10;
+
+/// How many of a run's found commits and possible selection bugs the runs page lists, each.
+pub const LISTED_PER_RUN: usize = 20;
 
 /// How the site is drawn.
 #[derive(Debug, Clone)]
@@ -273,6 +279,9 @@ struct History<'a> {
     markers: Vec<(usize, Marker)>,
     /// The environment fields each run changed from the run before.
     env_changes: Vec<Vec<String>>,
+    /// The notes on each benchmark's Ir chart: the commits its bisections found, the runs
+    /// where it was unexplained.
+    notes: HashMap<&'a str, Vec<Note>>,
 }
 
 impl<'a> History<'a> {
@@ -349,6 +358,7 @@ impl<'a> History<'a> {
             charted,
             markers,
             env_changes,
+            notes: notes(runs),
         }
     }
 
@@ -356,6 +366,48 @@ impl<'a> History<'a> {
     fn runs(&self) -> impl DoubleEndedIterator<Item = &'a Run> + ExactSizeIterator {
         self.runs.runs.iter().map(|kept| &kept.run)
     }
+}
+
+/// The notes of every benchmark's Ir chart (see [`History::notes`]), by benchmark.
+fn notes(runs: &Runs) -> HashMap<&str, Vec<Note>> {
+    let mut notes: HashMap<&str, Vec<Note>> = HashMap::new();
+    for (i, kept) in runs.runs.iter().enumerate() {
+        for m in kept.run.bisection.iter().flat_map(|b| &b.moves) {
+            let Some((id, _)) = runs.index.get_key_value(m.benchmark.as_str()) else {
+                continue;
+            };
+            let count = |c: Option<u64>| c.map_or("none".to_owned(), thousands);
+            notes.entry(id).or_default().push(Note {
+                run: i,
+                kind: NoteKind::Found,
+                label: m.subject.clone(),
+                title: format!(
+                    "{} {}: Ir {} -> {} (found by bisection)",
+                    crate::text::short_commit(&m.commit),
+                    m.subject,
+                    count(m.before),
+                    count(m.after)
+                ),
+            });
+        }
+        for u in &kept.run.unexplained {
+            let Some((id, _)) = runs.index.get_key_value(u.benchmark.as_str()) else {
+                continue;
+            };
+            notes.entry(id).or_default().push(Note {
+                run: i,
+                kind: NoteKind::Unexplained,
+                label: "selection bug?".to_owned(),
+                title: format!(
+                    "{} moved beyond the address budget at {} although the code identity said \
+                     untouched: a possible selection bug",
+                    u.benchmark,
+                    kept.run.short_commit()
+                ),
+            });
+        }
+    }
+    notes
 }
 
 const STYLE: &str = "\
@@ -375,6 +427,10 @@ svg text{font-size:11px;fill:#333}svg .axis-title{font-size:12px;font-weight:600
 .marker{stroke-width:1.5;stroke-dasharray:4 3}.marker.refresh{stroke:#7b3fc4}\
 .marker.env{stroke:#d9730d}text.refresh{fill:#7b3fc4}text.env{fill:#d9730d}\
 .key-refresh{color:#7b3fc4}.key-env{color:#d9730d}\
+g.found line{stroke:#00a3a3;stroke-width:2}text.found-label{fill:#00a3a3;font-weight:600}\
+g.unexplained line{stroke:#c2185b;stroke-width:2;stroke-dasharray:2 2}\
+text.unexplained-label{fill:#c2185b;font-weight:600}.key-found{color:#00a3a3}\
+.key-unexplained{color:#c2185b}\
 @media (max-width:600px){body{padding:.5rem}th,td{padding:.2rem .3rem;font-size:.8rem}\
 svg.spark{width:64px}svg.chart text,svg.chart .axis-title{font-size:17px}}";
 
@@ -603,8 +659,18 @@ fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> Stri
         body.push_str(
             "<p>Every point links to its run. <span class=\"key-refresh\">- - refresh</span>: \
              the baselines were refreshed at that run; <span class=\"key-env\">- - env</span>: \
-             the environment changed (the counts before and after do not compare).</p>",
+             the environment changed (the counts before and after do not compare).",
         );
+        if charted.iter().any(|id| history.notes.contains_key(id)) {
+            body.push_str(
+                " <span class=\"key-found\">| subject</span>: the commit a bisection found the \
+                 Ir moved at, between two runs (its tooltip: the commit and the counts); \
+                 <span class=\"key-unexplained\">: selection bug?</span>: the check judged the \
+                 benchmark unexplained at that run (moved beyond the address budget although the \
+                 code identity said untouched).",
+            );
+        }
+        body.push_str("</p>");
     }
     for id in charted {
         let _ = write!(
@@ -630,11 +696,15 @@ fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> Stri
                 })
                 .collect();
             let title = format!("{id}: {metric}");
+            let notes = match history.notes.get(id) {
+                Some(notes) if metric == IR => notes.as_slice(),
+                _ => &[],
+            };
             let _ = write!(
                 body,
                 "<figure><h3>{}</h3>{}</figure>",
                 escape(&title),
-                chart::line(&title, metric, &points, &history.markers)
+                chart::line_with_notes(&title, metric, &points, &history.markers, notes)
             );
         }
         body.push_str("</div></section>");
@@ -645,7 +715,8 @@ fn group_page(group: &str, ids: &[&str], history: &History, site: &Site) -> Stri
 fn runs_page(history: &History, site: &Site) -> String {
     let mut body = String::from(
         "<h1>Runs</h1><div class=\"wrap\"><table><thead><tr><th>date (UTC)</th><th>commit</th>\
-         <th>baselines</th><th>environment</th><th class=\"num\">benchmarks</th></tr></thead><tbody>",
+         <th>baselines</th><th>environment</th><th class=\"num\">benchmarks</th>\
+         <th>found</th></tr></thead><tbody>",
     );
     for (i, kept) in history.runs.runs.iter().enumerate().rev() {
         let run = &kept.run;
@@ -685,7 +756,7 @@ fn runs_page(history: &History, site: &Site) -> String {
         let _ = write!(
             body,
             "<tr id=\"{}\"><td>{}</td><td>{commit}</td><td>{}</td><td>{env}</td>\
-             <td class=\"num\">{}</td></tr>",
+             <td class=\"num\">{}</td><td>{}</td></tr>",
             run_anchor(run),
             run.date.format("%Y-%m-%d %H:%M"),
             if run.refreshed {
@@ -693,11 +764,86 @@ fn runs_page(history: &History, site: &Site) -> String {
             } else {
                 "<span class=\"muted\">kept</span>"
             },
-            kept.benchmarks
+            kept.benchmarks,
+            found_cell(run, &history.runs.index)
         );
     }
     body.push_str("</tbody></table></div>");
     page("irgate: runs", &body)
+}
+
+/// What a run's bisection found and its possible selection bugs, for the runs page: at most
+/// [`LISTED_PER_RUN`] of each, every text escaped; a benchmark some run recorded (one of
+/// `known`) links to its chart.
+fn found_cell(run: &Run, known: &HashMap<String, u32>) -> String {
+    let name = |id: &str| {
+        if known.contains_key(id) {
+            benchmark_link(id)
+        } else {
+            format!("<code>{}</code>", escape(id))
+        }
+    };
+    let mut parts = Vec::new();
+    if let Some(bisection) = &run.bisection {
+        let moves: Vec<String> = bisection
+            .moves
+            .iter()
+            .take(LISTED_PER_RUN)
+            .map(|m| {
+                format!(
+                    "{} at <code title=\"{}\">{}</code> {}",
+                    name(&m.benchmark),
+                    m.commit,
+                    crate::text::short_commit(&m.commit),
+                    escape(&m.subject)
+                )
+            })
+            .collect();
+        let more = bisection.moves.len().saturating_sub(LISTED_PER_RUN);
+        let mut text = format!(
+            "<span class=\"key-found\">bisected since <code>{}</code>:</span> {}",
+            crate::text::short_commit(&bisection.good),
+            if moves.is_empty() {
+                "no move found".to_owned()
+            } else {
+                moves.join("; ")
+            }
+        );
+        if more > 0 {
+            let _ = write!(text, "; and {more} more");
+        }
+        if !bisection.undecided.is_empty() {
+            let _ = write!(
+                text,
+                " ({} undecided)",
+                plural(bisection.undecided.len(), "move")
+            );
+        }
+        parts.push(text);
+    }
+    if !run.unexplained.is_empty() {
+        let ids: Vec<String> = run
+            .unexplained
+            .iter()
+            .take(LISTED_PER_RUN)
+            .map(|u| name(&u.benchmark))
+            .collect();
+        let more = run.unexplained.len().saturating_sub(LISTED_PER_RUN);
+        parts.push(format!(
+            "<span class=\"key-unexplained\">possible selection bug:</span> {}{}",
+            ids.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if parts.is_empty() {
+        "<span class=\"muted\">–</span>".to_owned()
+    } else {
+        parts.join("<br>")
+    }
 }
 
 #[cfg(test)]

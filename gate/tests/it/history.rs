@@ -313,3 +313,379 @@ fn a_repo_url_without_a_host_is_refused() {
         );
     }
 }
+
+/// The commit of the fixture's run 7, and of run 8.
+const RUN7: &str = "550e6fabadb08f2fba1a98b4120c49f43d18cae5";
+pub const RUN8: &str = "84978120a13ee6abb749aced8a4d12be7c85cd69";
+
+/// Runs 1 to 7 of the fixture recorded: run 8 is added by the test.
+pub fn history_to_run7(dir: &Path) -> PathBuf {
+    let history = dir.join("history");
+    for n in 1..=7 {
+        let run: Run = irgate(dir)
+            .args(["history", "add", "--history"])
+            .arg(&history)
+            .arg(format!("{}/run{n}.json", fixture("history")))
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    history
+}
+
+/// `irgate bisect --format json` (the real writer) of run 7..run 8: `frame::encode/b512` moved
+/// at one commit (whose subject is `subject`), `frame::encode/b32` stayed open.
+pub fn bisect_json(subject: &str) -> String {
+    use irgate::measure::bisect::{Bisection, Move, Undecided};
+    irgate::render::bisect::json(&Bisection {
+        good: RUN7.to_owned(),
+        bad: RUN8.to_owned(),
+        commits: 4,
+        benchmarks: 4,
+        unchanged: 2,
+        moves: vec![Move {
+            benchmark: "frame::encode/b512".to_owned(),
+            commit: "c".repeat(40),
+            subject: subject.to_owned(),
+            before: Some(2095),
+            after: Some(2113),
+            functions: vec!["demo::frame::encode".to_owned()],
+            files: Vec::new(),
+        }],
+        undecided: vec![Undecided {
+            benchmark: "frame::encode/b32".to_owned(),
+            after: "a".repeat(40),
+            through: RUN8.to_owned(),
+            commits: 2,
+            before: Some(456),
+            count: Some(460),
+            why: "--max-builds 6 reached".to_owned(),
+        }],
+        builds: 6,
+        ..Bisection::default()
+    })
+}
+
+/// `irgate check --format json` of run 8 (the real writer): `varint::decode/v1` unexplained.
+pub fn report_json(commit: &str) -> String {
+    use irgate::model::{Budget, Outcome, Report, Row, Status};
+    let run8: irgate::model::Results =
+        irgate::formats::results::read(Path::new(&fixture("history/run8.json"))).unwrap();
+    let mut fingerprint = run8.fingerprint;
+    fingerprint.commit = commit.to_owned();
+    let row = |benchmark: &str, status, new| Row {
+        benchmark: benchmark.to_owned(),
+        metric: "Ir".into(),
+        baseline: Some(41),
+        new: Some(new),
+        limit: Some(Budget {
+            relative_pct: 1.0,
+            absolute: 2,
+        }),
+        status,
+        fails: false,
+        since: None,
+        accepted: None,
+        touch: None,
+    };
+    irgate::formats::report::render(&Report {
+        outcome: Outcome::Undecided {
+            reason: "varint::decode/v1 moved beyond the address budget".to_owned(),
+        },
+        mode: Default::default(),
+        rows: vec![
+            row("varint::decode/v1", Status::Unexplained, 48),
+            row("varint::decode/v5", Status::Ok, 41),
+        ],
+        fingerprint,
+        env_mismatches: Vec::new(),
+        attribution: Default::default(),
+        change: None,
+        carried: Vec::new(),
+    })
+}
+
+pub fn add_run8(dir: &Path, history: &Path, extra: &[&std::ffi::OsStr]) -> Run {
+    irgate(dir)
+        .args(["history", "add", "--commit", RUN8, "--history"])
+        .arg(history)
+        .args(extra)
+        .arg(fixture("history/run8.json"))
+        .output()
+        .unwrap()
+        .into()
+}
+
+/// `history add --bisect --report`: the run file (schema 4) keeps the moves with their subjects,
+/// the undecided move and the unexplained benchmark; it says so; the dashboard marks them.
+#[test]
+fn history_add_keeps_the_bisection_and_the_unexplained_benchmarks() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = history_to_run7(dir.path());
+    let bisect = dir.path().join("bisect.json");
+    std::fs::write(&bisect, bisect_json("frame: a \"faster\" loop <b>")).unwrap();
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, report_json(RUN8)).unwrap();
+    let run = add_run8(
+        dir.path(),
+        &history,
+        &[
+            "--bisect".as_ref(),
+            bisect.as_os_str(),
+            "--report".as_ref(),
+            report.as_os_str(),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "unexplained: varint::decode/v1 moved beyond the address budget although the code \
+             identity said untouched: a possible selection bug"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("moved: frame::encode/b512 at cccccccccccc frame: a \"faster\" loop <b>"),
+        "{}",
+        run.stdout
+    );
+    let file = history
+        .join("runs")
+        .join(format!("20261118T093000Z-{RUN8}.json"));
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(value["schema_version"], 4);
+    assert_eq!(
+        value["bisection"],
+        serde_json::json!({
+            "good": RUN7,
+            "moves": [{
+                "benchmark": "frame::encode/b512",
+                "commit": "c".repeat(40),
+                "subject": "frame: a \"faster\" loop <b>",
+                "before": 2095,
+                "after": 2113,
+                "functions": ["demo::frame::encode"]
+            }],
+            "undecided": [{
+                "benchmark": "frame::encode/b32",
+                "after": "a".repeat(40),
+                "through": RUN8
+            }]
+        })
+    );
+    assert_eq!(
+        value["unexplained"],
+        serde_json::json!([{"benchmark": "varint::decode/v1", "baseline": 41, "new": 48}])
+    );
+
+    let site = dir.path().join("site");
+    let drawn: Run = irgate(dir.path())
+        .args(["history", "render", "--history"])
+        .arg(&history)
+        .arg("--out")
+        .arg(&site)
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(drawn.code, 0, "{}", drawn.stderr);
+    let frame = std::fs::read_to_string(site.join("group-frame.html")).unwrap();
+    let b512 = &frame[frame.find("<section id=\"b-frame--encode-b512\">").unwrap()..];
+    let ir_chart = &b512[..b512.find("</figure>").unwrap()];
+    assert_eq!(ir_chart.matches("<g class=\"found\">").count(), 1);
+    assert!(ir_chart.contains(">frame: a &quot;faster&quot; loop &lt;b&gt;</text>"));
+    assert!(ir_chart.contains("<title>cccccccccccc frame: a &quot;faster&quot; loop &lt;b&gt;: Ir 2,095 -&gt; 2,113 (found by bisection)</title>"));
+    // Only the Ir chart carries it.
+    assert_eq!(b512.matches("<g class=\"found\">").count(), 1);
+    let varint = std::fs::read_to_string(site.join("group-varint.html")).unwrap();
+    let v1 = &varint[varint.find("<section id=\"b-varint--decode-v1\">").unwrap()..];
+    assert_eq!(
+        v1[..v1.find("</figure>").unwrap()]
+            .matches(">selection bug?</text>")
+            .count(),
+        1
+    );
+    let runs = std::fs::read_to_string(site.join("runs.html")).unwrap();
+    assert!(runs.contains(&format!(
+        "<span class=\"key-found\">bisected since <code>550e6fabadb0</code>:</span> \
+         <a href=\"group-frame.html#b-frame--encode-b512\"><code>frame::encode/b512</code></a> at \
+         <code title=\"{}\">cccccccccccc</code> frame: a &quot;faster&quot; loop &lt;b&gt; (1 move \
+         undecided)",
+        "c".repeat(40)
+    )));
+    assert!(runs.contains(
+        "<span class=\"key-unexplained\">possible selection bug:</span> \
+         <a href=\"group-varint.html#b-varint--decode-v1\"><code>varint::decode/v1</code></a>"
+    ));
+}
+
+/// The bisection comes from an artifact: whatever is wrong with it, `history add` stops with a
+/// clear error and exit 2, never a panic, and records nothing.
+#[test]
+fn a_bad_bisection_or_report_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = history_to_run7(dir.path());
+    let good: serde_json::Value = serde_json::from_str(&bisect_json("s")).unwrap();
+    let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut value = good.clone();
+        f(&mut value);
+        value.to_string()
+    };
+    let oversized = format!(
+        "{{\"schema_version\": 1, \"good\": \"{}\", \"padding\": \"{}\"}}",
+        RUN7,
+        "x".repeat(9 * 1024 * 1024)
+    );
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "malformed",
+            "{\"schema_version\": 1, \"moves\": [".to_owned(),
+            "not the output of `irgate bisect --format json`",
+        ),
+        (
+            "empty",
+            String::new(),
+            "not the output of `irgate bisect --format json`",
+        ),
+        ("oversized", oversized, "larger than 8388608 bytes"),
+        (
+            "future",
+            edit(&|v| v["schema_version"] = 2.into()),
+            "unsupported schema_version 2",
+        ),
+        (
+            "non-hex move",
+            edit(&|v| v["moves"][0]["commit"] = "../../etc/passwd".into()),
+            "is not a full commit hash",
+        ),
+        (
+            "short good",
+            edit(&|v| v["good"] = "550e6fab".into()),
+            "good: \"550e6fab\" is not a full commit hash",
+        ),
+        (
+            "upper-case hex",
+            edit(&|v| v["moves"][0]["commit"] = "C".repeat(40).into()),
+            "is not a full commit hash",
+        ),
+        (
+            "another bad end",
+            edit(&|v| v["bad"] = "d".repeat(40).into()),
+            "not up to this run's commit",
+        ),
+        (
+            "no range",
+            edit(&|v| v["good"] = RUN8.into()),
+            "its good end is the run's own commit",
+        ),
+        (
+            "unrecorded good end",
+            edit(&|v| v["good"] = "e".repeat(40).into()),
+            "is no run recorded in",
+        ),
+        (
+            "hostile id",
+            edit(&|v| v["moves"][0]["benchmark"] = "../\u{1b}[2Jx".into()),
+            "invalid benchmark id",
+        ),
+        (
+            "no move",
+            edit(&|v| v["moves"][0]["after"] = 2095.into()),
+            "whose count did not change",
+        ),
+        (
+            "negative count",
+            edit(&|v| v["moves"][0]["before"] = (-1).into()),
+            "not the output of `irgate bisect --format json`",
+        ),
+        (
+            "too many moves",
+            edit(&|v| {
+                let one = v["moves"][0].clone();
+                v["moves"] = serde_json::Value::Array(vec![one; 10_001]);
+            }),
+            "more than 10000 moves",
+        ),
+    ];
+    let bisect = dir.path().join("bisect.json");
+    for (what, text, expected) in cases {
+        std::fs::write(&bisect, text).unwrap();
+        let run = add_run8(
+            dir.path(),
+            &history,
+            &["--bisect".as_ref(), bisect.as_os_str()],
+        );
+        assert_eq!(run.code, 2, "{what}: {}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(expected), "{what}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{what}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .starts_with(&format!("irgate: error: {}", bisect.display())),
+            "{what}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains('\u{1b}'), "{what}");
+        assert_eq!(
+            std::fs::read_dir(history.join("runs")).unwrap().count(),
+            7,
+            "{what}"
+        );
+    }
+    // A missing file, and a report of another commit.
+    let missing = add_run8(
+        dir.path(),
+        &history,
+        &[
+            "--bisect".as_ref(),
+            dir.path().join("none.json").as_os_str(),
+        ],
+    );
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, report_json(&"f".repeat(40))).unwrap();
+    let other = add_run8(
+        dir.path(),
+        &history,
+        &["--report".as_ref(), report.as_os_str()],
+    );
+    assert_eq!(other.code, 2, "{}", other.stderr);
+    assert!(
+        other.stderr.contains("not of the results recorded"),
+        "{}",
+        other.stderr
+    );
+    std::fs::write(&report, "{\"schema_version\": 4").unwrap();
+    let broken = add_run8(
+        dir.path(),
+        &history,
+        &["--report".as_ref(), report.as_os_str()],
+    );
+    assert_eq!(broken.code, 2, "{}", broken.stderr);
+    assert!(
+        broken.stderr.contains("not an irgate JSON report"),
+        "{}",
+        broken.stderr
+    );
+    // Both belong to one run.
+    std::fs::write(&bisect, bisect_json("s")).unwrap();
+    let two: Run = irgate(dir.path())
+        .args(["history", "add", "--history"])
+        .arg(&history)
+        .arg("--bisect")
+        .arg(&bisect)
+        .arg(fixture("history/run7.json"))
+        .arg(fixture("history/run8.json"))
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(two.code, 2, "{}", two.stderr);
+    assert!(
+        two.stderr.contains("--bisect belongs to one run"),
+        "{}",
+        two.stderr
+    );
+    assert_eq!(std::fs::read_dir(history.join("runs")).unwrap().count(), 7);
+}

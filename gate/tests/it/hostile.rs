@@ -377,6 +377,109 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
     }
 }
 
+/// A commit's subject is the committer's text: on the dashboard (the chart's note, its tooltip
+/// and the runs page) every hostile subject stays inert, beside the unexplained mark, and both
+/// marks are there.
+#[test]
+fn the_dashboard_keeps_hostile_commit_subjects_inert() {
+    use irgate::formats::history::{Bisected, Found, Unexplained};
+    let subjects: Vec<String> = HOSTILE
+        .iter()
+        .map(|h| h.to_string())
+        .chain(["\"quoted\" 'single' </text><script>x</script>".to_owned()])
+        .collect();
+    for hostile in &subjects {
+        let run = |commit: char, date: &str, ir: u64| {
+            let mut fingerprint = fingerprint("valgrind-3.24.0");
+            fingerprint.commit = commit.to_string().repeat(40);
+            fingerprint.date = date.into();
+            let results = Results {
+                fingerprint,
+                suites: vec!["benches/callgrind".into()],
+                benchmarks: [(
+                    "filter::scan/s512".to_owned(),
+                    [("Ir".to_owned(), ir)].into(),
+                )]
+                .into(),
+                ..Results::default()
+            };
+            Run::from_results(results, None, false, "run.json").unwrap()
+        };
+        let mut second = run('b', "2026-11-21T10:00:00Z", 1_100);
+        second.bisection = Some(Bisected {
+            good: "a".repeat(40),
+            moves: vec![Found {
+                benchmark: "filter::scan/s512".into(),
+                commit: "c".repeat(40),
+                subject: hostile.clone(),
+                before: Some(1_000),
+                after: Some(1_100),
+                functions: vec![hostile.clone()],
+            }],
+            undecided: Vec::new(),
+        });
+        second.unexplained = vec![Unexplained {
+            benchmark: "filter::scan/s512".into(),
+            baseline: Some(1_000),
+            new: Some(1_100),
+        }];
+        let runs = [run('a', "2026-11-20T10:00:00Z", 1_000), second];
+        let site = Site {
+            window: 5,
+            repo_url: None,
+        };
+        let mut pages = Vec::new();
+        irgate::render::dashboard::render(&runs.into_iter().collect(), &site, |name, html| {
+            pages.push((name.to_owned(), html));
+            Ok(())
+        })
+        .unwrap();
+        for (name, html) in &pages {
+            assert_inert_html(html, name);
+            assert!(!html.contains("<script"), "{name}: {html}");
+            assert!(!html.contains("</text><script"), "{name}");
+        }
+        let group = &pages
+            .iter()
+            .find(|(n, _)| n == "group-filter.html")
+            .unwrap()
+            .1;
+        assert_eq!(group.matches("<g class=\"found\">").count(), 1, "{group}");
+        assert_eq!(group.matches("<g class=\"unexplained\">").count(), 1);
+        let runs_page = &pages.iter().find(|(n, _)| n == "runs.html").unwrap().1;
+        assert!(runs_page.contains("possible selection bug:"));
+        assert!(runs_page.contains("bisected since <code>aaaaaaaaaaaa</code>"));
+    }
+}
+
+/// `irgate history add --bisect` prints each move with its subject to the CI log: inert there.
+#[test]
+fn history_add_prints_hostile_subjects_inert() {
+    use crate::harness::{Run as Ran, fixture, irgate};
+    for hostile in HOSTILE {
+        let dir = tempfile::tempdir().unwrap();
+        let history = dir.path().join("history");
+        let add = |extra: &[&std::path::Path], run: &str| -> Ran {
+            let mut command = irgate(dir.path());
+            command.args(["history", "add", "--history"]).arg(&history);
+            for path in extra {
+                command.arg("--bisect").arg(path);
+            }
+            command.arg(fixture(run)).output().unwrap().into()
+        };
+        assert_eq!(add(&[], "history/run7.json").code, 0);
+        let bisect = dir.path().join("bisect.json");
+        std::fs::write(&bisect, crate::history::bisect_json(hostile)).unwrap();
+        let run = add(&[&bisect], "history/run8.json");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stdout
+                .contains("moved: frame::encode/b512 at cccccccccccc ")
+        );
+        assert_inert_log(&run.stdout, "history add");
+    }
+}
+
 /// Calibration names the files build scripts wrote into `OUT_DIR` (the build's own names) in its
 /// report and in the comment it writes into gate.toml: neither may start a line there, forge a
 /// table or reach the terminal raw.

@@ -333,3 +333,77 @@ fn charts_never_repeat_a_label() {
     let zero = &dom[dom.find("frame::encode/b32: DLmw").unwrap()..];
     assert_eq!(labels(zero, "ylabel")[..2], ["0", "1"]);
 }
+
+/// How many pixels of `png_path` are near `rgb`.
+fn pixels_near(png_path: &Path, rgb: [u8; 3]) -> usize {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(png_path).unwrap(),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    buf[..info.buffer_size()]
+        .chunks(channels)
+        .filter(|p| (0..3).all(|c| p[c].abs_diff(rgb[c]) < 16))
+        .count()
+}
+
+/// A commit found by the history workflow's bisection, with a hostile subject, and a benchmark the
+/// check judged unexplained: Chromium builds both marks into the chart, the subject as inert
+/// text, and draws them (the marks' colours are on the screen, and absent without them).
+#[test]
+fn found_commits_and_selection_bugs_are_marked_in_a_real_browser() {
+    use crate::history::{RUN8, add_run8, bisect_json, history_to_run7, report_json};
+    let dir = tempfile::tempdir().unwrap();
+    let history = history_to_run7(dir.path());
+    let subject = "frame: <script>alert(\"x\")</script> \u{202E}txt.exe 'q'";
+    let bisect = dir.path().join("bisect.json");
+    std::fs::write(&bisect, bisect_json(subject)).unwrap();
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, report_json(RUN8)).unwrap();
+    let added = add_run8(
+        dir.path(),
+        &history,
+        &[
+            "--bisect".as_ref(),
+            bisect.as_os_str(),
+            "--report".as_ref(),
+            report.as_os_str(),
+        ],
+    );
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let site = dir.path().join("site");
+    render(dir.path(), &history, &site, &[]);
+
+    let frame = load(dir.path(), &site.join("group-frame.html"));
+    assert!(frame.console.is_empty(), "{:?}", frame.console);
+    assert!(!frame.dom.contains("<script"), "{}", frame.dom);
+    assert!(!frame.dom.contains('\u{202E}'));
+    assert_eq!(frame.dom.matches("<g class=\"found\">").count(), 1);
+    assert_eq!(
+        labels(&frame.dom, "found-label"),
+        ["frame: &lt;script&gt;alert(\"x\")&lt;/…"]
+    );
+    assert!(frame.dom.contains("key-found"), "the legend names the mark");
+    let varint = load(dir.path(), &site.join("group-varint.html"));
+    assert_eq!(labels(&varint.dom, "unexplained-label"), ["selection bug?"]);
+    let runs = load(dir.path(), &site.join("runs.html"));
+    assert!(runs.dom.contains("possible selection bug:"));
+
+    // Drawn: the found mark's teal and the unexplained mark's magenta are on the screen, and
+    // neither is on the same pages drawn from the history without the marks.
+    std::fs::create_dir(dir.path().join("plain")).unwrap();
+    let plain = rendered_site(&dir.path().join("plain"));
+    for (page, rgb) in [
+        ("group-frame.html", [0x00, 0xa3, 0xa3]),
+        ("group-varint.html", [0xc2, 0x18, 0x5b]),
+    ] {
+        let marked = dir.path().join(format!("marked-{page}.png"));
+        screenshot(dir.path(), &site.join(page), 1280, 3000, &marked);
+        let unmarked = dir.path().join(format!("plain-{page}.png"));
+        screenshot(dir.path(), &plain.join(page), 1280, 3000, &unmarked);
+        let (with, without) = (pixels_near(&marked, rgb), pixels_near(&unmarked, rgb));
+        assert!(with > 50 && without == 0, "{page}: {with} then {without}");
+    }
+}
