@@ -689,3 +689,123 @@ fn a_bad_bisection_or_report_is_refused() {
     );
     assert_eq!(std::fs::read_dir(history.join("runs")).unwrap().count(), 7);
 }
+
+/// The history workflow's range (`docker/history-range`, run by the action's `bisect: "true"`):
+/// the last recorded commit when an Ir moved over more than one commit, fetched into a shallow
+/// checkout; nothing, with the reason, otherwise.
+#[test]
+fn the_range_to_bisect_is_the_last_recorded_commit_when_a_count_moved_over_several() {
+    use crate::harness::git;
+    let dir = tempfile::tempdir().unwrap();
+    // The repository as the server has it: `owner/repo.git`, five commits on main.
+    let origin = dir.path().join("owner/repo.git");
+    std::fs::create_dir_all(&origin).unwrap();
+    git(&origin, &["init", "-q", "-b", "main"]);
+    let mut commits = Vec::new();
+    for n in 1..=5 {
+        std::fs::write(origin.join("lib.rs"), format!("// {n}\n")).unwrap();
+        git(&origin, &["add", "lib.rs"]);
+        git(&origin, &["commit", "-q", "-m", &format!("commit {n}")]);
+        commits.push(git(&origin, &["rev-parse", "HEAD"]));
+    }
+    let record = |recorded: &str, ir: u64, extra: &str| {
+        git(&origin, &["checkout", "-q", "--orphan", "irgate-history"]);
+        git(&origin, &["rm", "-q", "-rf", "--cached", "."]);
+        std::fs::remove_file(origin.join("lib.rs")).ok();
+        std::fs::create_dir_all(origin.join("runs")).unwrap();
+        let run = serde_json::json!({"commit": recorded,
+            "results": {"benchmarks": {"a::b": {"Ir": ir}}}});
+        std::fs::write(
+            origin.join(format!("runs/20261101T000000Z-{recorded}.json")),
+            run.to_string(),
+        )
+        .unwrap();
+        // A file not named as a run is no run: ignored.
+        std::fs::write(origin.join(format!("runs/{extra}")), "{}").unwrap();
+        git(&origin, &["add", "runs"]);
+        git(&origin, &["commit", "-q", "-m", "run"]);
+        git(&origin, &["checkout", "-q", "-f", "main"]);
+        std::fs::remove_dir_all(origin.join("runs")).ok();
+    };
+    let head = commits[4].clone();
+    // The push's checkout: shallow, as actions/checkout with fetch-depth 2 leaves it.
+    let checkout = dir.path().join("checkout");
+    let url = format!("file://{}", dir.path().display());
+    let range = |results_ir: u64| -> (String, String) {
+        std::fs::remove_dir_all(&checkout).ok();
+        git(
+            dir.path(),
+            &[
+                "clone",
+                "-q",
+                "--depth",
+                "2",
+                &format!("{url}/owner/repo.git"),
+                "checkout",
+            ],
+        );
+        let results = checkout.join("results.json");
+        std::fs::write(
+            &results,
+            serde_json::json!({"benchmarks": {"a::b": {"Ir": results_ir}}}).to_string(),
+        )
+        .unwrap();
+        let out = std::process::Command::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../docker/history-range"),
+        )
+        .current_dir(&checkout)
+        .arg("results.json")
+        .env("GITHUB_SERVER_URL", &url)
+        .env("GITHUB_REPOSITORY", "owner/repo")
+        .env("GITHUB_SHA", &head)
+        .env("GITHUB_TOKEN", "")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap().trim().to_owned(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+
+    // No history branch yet.
+    let (good, why) = range(100);
+    assert_eq!(good, "");
+    assert!(why.contains("no irgate-history branch"), "{why}");
+
+    // Recorded at commit 1: four commits lie between, beyond the shallow checkout's two.
+    record(&commits[0], 100, "notes.json");
+    let (good, why) = range(100);
+    assert_eq!(good, "", "no count moved: {why}");
+    assert!(why.contains("no Ir moved"), "{why}");
+    let (good, why) = range(101);
+    assert_eq!(good, commits[0], "{why}");
+    assert!(why.contains("over 4 commits"), "{why}");
+    // The checkout was deepened until the recorded commit is there.
+    git(
+        &checkout,
+        &["cat-file", "-e", &format!("{}^{{commit}}", commits[0])],
+    );
+
+    // Recorded at the push's parent: the move is the push's own, nothing to bisect.
+    git(&origin, &["branch", "-q", "-D", "irgate-history"]);
+    record(&commits[3], 100, "20261101T000000Z-zz.json");
+    let (good, why) = range(101);
+    assert_eq!(good, "", "{why}");
+    assert!(why.contains("one commit since"), "{why}");
+
+    // Usage: no results file.
+    let out = std::process::Command::new(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docker/history-range"),
+    )
+    .current_dir(&checkout)
+    .arg("missing.json")
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
