@@ -335,7 +335,7 @@ fn path_check(
 
 /// The default budget after calibration: the largest per-benchmark budget it suggests (1.5 times
 /// the largest Ir shift seen, at least 1 Ir), with no relative part, which on large benchmarks
-/// would only let regressions through that layout never produced (docs/real-repos.md).
+/// would only let regressions through that layout never produced (docs/reports/real-repos.md).
 fn calibrated_budget(spreads: &[Spread]) -> (Budget, String) {
     let absolute = spreads.iter().map(Spread::suggested).max().unwrap_or(1);
     (
