@@ -377,8 +377,8 @@ fn chosen_budget(results: &Results) -> (Budget, String) {
 /// The text of gate.toml.
 fn gate_toml(suites: &[Suite], limit: &Budget, why: &str) -> String {
     let mut out = String::from(
-        "# irgate's configuration, written by `irgate init` (`irgate --help`, and irgate's README,\n\
-         # \"Budgets\").\n\
+        "# irgate's configuration, written by `irgate init` (`irgate --help`, and irgate's\n\
+         # docs/gate.md, \"Budgets\").\n\
          #\n\
          # The callgrind suites `irgate run` runs: bench targets written with gungraun or\n\
          # iai-callgrind. `features` builds a suite with cargo features; `args` adds runner\n\
