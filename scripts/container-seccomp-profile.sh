@@ -2,7 +2,7 @@
 # Regenerates docker/seccomp-aslr.json: Docker's default seccomp profile plus exactly one rule,
 # personality(PER_LINUX | ADDR_NO_RANDOMIZE) = personality(0x0040000), the call `setarch x86_64 -R`
 # makes. gungraun runs valgrind under `setarch -R` to switch ASLR off; the default profile refuses
-# that value, so in a default container every benchmark fails (README: "The pinned environment").
+# that value, so in a default container every benchmark fails (docs/container.md: "ASLR: measured, and why there is a seccomp profile").
 #
 # usage: scripts/container-seccomp-profile.sh [DEFAULT_PROFILE_JSON]
 # Without an argument the default profile is taken from Debian's golang-github-docker-docker-dev

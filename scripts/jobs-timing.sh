@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `irgate run --jobs`: the callgrind suite run with 1 job and with 2 jobs, one after the other in
 # one invocation. Every count of every benchmark (Ir and the other metrics) must be identical
-# (exit 1 otherwise); prints both wall times, their ratio and the load average, for the README.
+# (exit 1 otherwise); prints both wall times, their ratio and the load average, for docs/ab.md and docs/scale.md.
 # The suite is built first, so neither timed run includes the build. Needs valgrind, jq and the
 # runner. About 3 minutes here.
 #

@@ -16,7 +16,7 @@
 #       deals them (heaviest estimated first, 900 ms + Ir / 750 each, to the lightest shard), and
 #       each shard's recorded `durations_ms` summed; the longest shard is the wall time.
 # Then it holds the figures to the budgets below and exits 1 when one is over (2 on a failure).
-# Prints a markdown table for the README. Generated output stays in a temp dir (or --keep DIR).
+# Prints a markdown table for docs/scale.md. Generated output stays in a temp dir (or --keep DIR).
 #
 # usage: scripts/scale-suite.sh [--keep DIR] [N] [SYNTHETIC]    (defaults: 2000, 50000)
 #        scripts/scale-suite.sh [--keep DIR] --synthetic-only RESULTS [SYNTHETIC]

@@ -62,7 +62,7 @@ pub enum Error {
     #[error(
         "GitHub refused to {action} (403 Forbidden: {message}). The token may not write to this \
          pull request: runs on pull requests from forks get a read-only token, so the comment is \
-         posted by the separate `workflow_run` workflow (see the README's GitHub section)"
+         posted by the separate `workflow_run` workflow (see irgate's docs/github.md)"
     )]
     Forbidden {
         /// What irgate was doing.

@@ -335,7 +335,7 @@ fn path_check(
 
 /// The default budget after calibration: the largest per-benchmark budget it suggests (1.5 times
 /// the largest Ir shift seen, at least 1 Ir), with no relative part, which on large benchmarks
-/// would only let regressions through that layout never produced (docs/real-repos.md).
+/// would only let regressions through that layout never produced (docs/reports/real-repos.md).
 fn calibrated_budget(spreads: &[Spread]) -> (Budget, String) {
     let absolute = spreads.iter().map(Spread::suggested).max().unwrap_or(1);
     (
@@ -377,8 +377,8 @@ fn chosen_budget(results: &Results) -> (Budget, String) {
 /// The text of gate.toml.
 fn gate_toml(suites: &[Suite], limit: &Budget, why: &str) -> String {
     let mut out = String::from(
-        "# irgate's configuration, written by `irgate init` (`irgate --help`, and irgate's README,\n\
-         # \"Budgets\").\n\
+        "# irgate's configuration, written by `irgate init` (`irgate --help`, and irgate's\n\
+         # docs/gate.md, \"Budgets\").\n\
          #\n\
          # The callgrind suites `irgate run` runs: bench targets written with gungraun or\n\
          # iai-callgrind. `features` builds a suite with cargo features; `args` adds runner\n\

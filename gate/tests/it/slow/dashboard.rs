@@ -251,7 +251,7 @@ fn the_dashboard_renders_in_a_real_browser() {
         assert!(deviation > 10.0, "{name} at {width}: deviation {deviation}");
         assert!(colours > 20, "{name} at {width}: {colours} colours");
     }
-    // The README's screenshot: IRGATE_SCREENSHOT=docs/img/dashboard.png keeps the group page's.
+    // docs/history.md's screenshot: IRGATE_SCREENSHOT=docs/img/dashboard.png keeps the group page's.
     if let Some(keep) = std::env::var_os("IRGATE_SCREENSHOT") {
         std::fs::copy(dir.path().join("1280-group-frame.html.png"), keep).unwrap();
     }
