@@ -1,6 +1,6 @@
 //! The call graph a callgrind file describes ([`CallGraph`]): every function ([`Node`]) with its
 //! self cost per event, the part of it inlined from other files, its cost by instruction address,
-//! and its calls ([`Call`]) with their inclusive cost; and the queries on it. [`crate::parse`]
+//! and its calls ([`Call`]) with their inclusive cost; and the queries on it. [`mod@crate::parse`]
 //! reads a file into one.
 
 use std::collections::BTreeMap;

@@ -18,7 +18,7 @@
 //! without one is cut off), must not exceed its `summary:`, and what the summary holds beyond
 //! them is [`CallGraph::unattributed`]. gungraun counts a benchmark's Ir from `totals:` too.
 //!
-//! **Bounded memory.** The file is read line by line, names are held once ([`Arc<str>`]), costs
+//! **Bounded memory.** The file is read line by line, names are held once ([`Arc<str>`](std::sync::Arc)), costs
 //! are summed per function, call and instruction address as they are read, [`Options::event`]
 //! keeps one event's costs only, and the reader refuses a file whose graph would hold more than
 //! [`Options::max_bytes`] ([`MAX_BYTES`] by default).

@@ -8,7 +8,7 @@
 //! collapsed. Rows are added in that order while they fit, measured after escaping; from the
 //! first that does not, everything after is left out, and one line says how many of each kind
 //! and where the full report is. The environment fingerprint and how to accept a change close it.
-//! A new kind of row is one more [`Section`] in [`sections`].
+//! A new kind of row is one more `Section` in `sections`.
 //!
 //! Everything that comes from a run (benchmark names, reasons, fingerprint values) is escaped by
 //! [`crate::text::markdown`] so it cannot open HTML, markdown or mention anyone, nor reorder or
