@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::parse::CallGraph;
+use crate::graph::CallGraph;
 use crate::profile::Profile;
 
 /// The deepest stack unfolded.
@@ -23,7 +23,7 @@ const MAX_STACKS: usize = 2_000;
 const MAX_VISITS: usize = 20_000;
 
 /// `event`'s cost per call stack, root first, frames joined by `;`; inlined code is a frame above
-/// its host, named by `normalize` applied to its key in [`crate::parse::Node::inlined`] (as
+/// its host, named by `normalize` applied to its key in [`crate::graph::Node::inlined`] (as
 /// [`Profile::from_graph`] names it).
 pub fn stacks(
     graph: &CallGraph,

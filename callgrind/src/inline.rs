@@ -10,7 +10,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use crate::parse::{CallGraph, demangle};
+use crate::graph::CallGraph;
+use crate::parse::demangle;
 
 /// The debug information of the objects callgrind files name, each read once however many
 /// files name it (a suite's benchmarks share one binary): pass one to every [`resolve`] of a run.

@@ -11,10 +11,12 @@
 
 pub mod diff;
 pub mod flame;
+pub mod graph;
 pub mod inline;
 pub mod parse;
 pub mod profile;
 
 pub use diff::{Explanation, Inclusive, Kind, Mover, Rest, Unattributed, explain};
-pub use parse::{CallGraph, MAX_BYTES, Options, ParseError, demangle, parse, parse_with};
+pub use graph::CallGraph;
+pub use parse::{MAX_BYTES, Options, ParseError, demangle, parse, parse_with};
 pub use profile::{FLOOR_PARTS, Function, Profile, normalize_file};

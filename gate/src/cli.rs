@@ -327,7 +327,7 @@ pub enum RunnerCommand {
 /// Arguments of `irgate runner`.
 #[derive(Debug, Args)]
 pub struct RunnerArgs {
-    /// Budget configuration, whose [[suite]]s are used [default: gate.toml]
+    /// Budget configuration, whose `[[suite]]`s are used [default: gate.toml]
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
@@ -391,7 +391,7 @@ pub struct HistoryRenderArgs {
     #[arg(long, value_name = "RUNS", default_value_t = 10)]
     pub window: usize,
     /// The repository's https:// address, to link every run's commit to
-    /// (e.g. https://github.com/OWNER/NAME)
+    /// (e.g. <https://github.com/OWNER/NAME>)
     #[arg(long, value_name = "URL", value_parser = https_url)]
     pub repo_url: Option<String>,
 }
@@ -531,7 +531,7 @@ pub struct RunArgs {
     pub jobs: Option<NonZeroUsize>,
     /// A/B: also build and run the suite at this revision (a branch, tag or commit), at the same
     /// time and in the same environment. The revision is checked out in a git worktree and the
-    /// working tree mirrored beside it (<target>/irgate/ab/{base,head}/src: paths of one length,
+    /// working tree mirrored beside it (`<target>/irgate/ab/{base,head}/src`: paths of one length,
     /// which counts depend on); its results go beside the working tree's (results.base.json), for
     /// `irgate check --base`. A revision starting with `-` is refused
     #[arg(long, value_name = "REV", conflicts_with = "from", value_parser = revision)]
@@ -605,7 +605,7 @@ pub struct BisectArgs {
     /// Report format
     #[arg(long, value_enum, default_value_t = BisectFormatArg::Text)]
     pub format: BisectFormatArg,
-    /// Budget configuration (its suites and [change] inert) [default: gate.toml]
+    /// Budget configuration (its suites and `[change]` inert) [default: gate.toml]
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
@@ -686,8 +686,8 @@ pub struct CheckArgs {
     /// What a different environment does
     #[arg(long, value_enum, default_value_t = EnvPolicyArg::Fail, value_name = "POLICY")]
     pub on_env_mismatch: EnvPolicyArg,
-    /// The history (a checkout of the history branch), where gate.toml's [drift] anchor is
-    /// recorded; needed when gate.toml has a [drift] budget
+    /// The history (a checkout of the history branch), where gate.toml's `[drift]` anchor is
+    /// recorded; needed when gate.toml has a `[drift]` budget
     #[arg(long, value_name = "DIR")]
     pub history: Option<PathBuf>,
     /// The published dashboard's https:// address: the markdown report links each failing
@@ -759,7 +759,7 @@ pub struct CommentArgs {
     /// on (a newer push has its own run)
     #[arg(long, value_name = "SHA")]
     pub head_sha: Option<String>,
-    /// Only a comment by this login counts as irgate's, e.g. 'github-actions[bot]'
+    /// Only a comment by this login counts as irgate's, e.g. `github-actions[bot]`
     #[arg(long, value_name = "LOGIN")]
     pub author: Option<String>,
     /// Write the step summary and annotations only; post nothing (for the read-only

@@ -90,32 +90,47 @@ mod tests {
         parts.join("::")
     }
 
-    /// Every `crate::a::b` path in the code of `text` (comments left out), as the longest prefix
-    /// that names a module of `modules`.
-    fn uses(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    /// Every `crate::a::b` path in the code of `text` (comments left out), and every
+    /// `super::a::b` path resolved from `module`, as the longest prefix that names a module of
+    /// `modules`.
+    fn uses(text: &str, module: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+        let longest = |base: &[&str], rest: &str| {
+            let path: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let mut candidate = base.join("::");
+            let mut best = modules.contains(&candidate).then(|| candidate.clone());
+            for part in path.split("::").filter(|p| !p.is_empty()) {
+                if !candidate.is_empty() {
+                    candidate.push_str("::");
+                }
+                candidate.push_str(part);
+                if modules.contains(&candidate) {
+                    best = Some(candidate.clone());
+                }
+            }
+            best
+        };
         let mut found = BTreeSet::new();
         for line in text.lines().map(str::trim_start) {
             if line.starts_with("//") {
                 continue;
             }
             for (at, _) in line.match_indices("crate::") {
-                let rest = &line[at + "crate::".len()..];
-                let path: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
-                    .collect();
-                let mut candidate = String::new();
-                let mut best = None;
-                for part in path.split("::").filter(|p| !p.is_empty()) {
-                    if !candidate.is_empty() {
-                        candidate.push_str("::");
-                    }
-                    candidate.push_str(part);
-                    if modules.contains(&candidate) {
-                        best = Some(candidate.clone());
-                    }
+                found.extend(longest(&[], &line[at + "crate::".len()..]));
+            }
+            for (at, _) in line.match_indices("super::") {
+                if line[..at].ends_with("::") {
+                    continue;
                 }
-                found.extend(best);
+                let mut base: Vec<&str> = module.split("::").collect();
+                let mut rest = &line[at..];
+                while let Some(after) = rest.strip_prefix("super::") {
+                    base.pop();
+                    rest = after;
+                }
+                found.extend(longest(&base, rest));
             }
         }
         found
@@ -137,7 +152,7 @@ mod tests {
             let top = module.split("::").next().unwrap().to_owned();
             let text = std::fs::read_to_string(file).unwrap();
             let code = text.split("\n#[cfg(test)]").next().unwrap();
-            for used in uses(code, &modules) {
+            for used in uses(code, &module, &modules) {
                 let used_top = used.split("::").next().unwrap();
                 if layer(used_top) > layer(&top) {
                     upward.push(format!("{module} -> {used}"));

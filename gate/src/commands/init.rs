@@ -47,7 +47,7 @@ pub const ACTION_PLACEHOLDER: &str = "PIN-TO-THE-COMMIT-OF-";
 /// The action the workflows use, pinned by a full commit SHA like every other action they use,
 /// with the release tag as a trailing comment: irgate's repository (the package's `repository`,
 /// one place to change it) at the commit of the tag of this irgate's version, whose release holds
-/// the binary the action downloads. When this build does not know that commit ([`RELEASE_SHA`]),
+/// the binary the action downloads. When this build does not know that commit (`RELEASE_SHA`),
 /// [`ACTION_PLACEHOLDER`] and the tag stand in its place, with how to find it in the comment.
 pub fn action() -> String {
     action_at(RELEASE_SHA)

@@ -1,8 +1,11 @@
-//! Load-test comparisons (`irload compare --format json`, demo/proxy/README.md): latency of two sets of
-//! runs of one profile, with a statistic saying whether each difference stands out from run-to-run
-//! noise. irgate never gates on them: it shows them in the pull-request comment under their own
-//! heading, apart from the gated counts. The file is untrusted data: every value is checked or
-//! rendered inert.
+//! Load-test comparisons (`irgate comment --load`): latency of two sets of runs of one profile,
+//! with a statistic saying whether each difference stands out from run-to-run noise. irgate never
+//! gates on them: it shows them in the pull-request comment under their own heading, apart from
+//! the gated counts. The format is published as a JSON Schema, `docs/load.schema.json` (generated
+//! from the types below; a test keeps it current), so any load tool can write it; this
+//! repository's `irload compare --format json` (demo/proxy/README.md) does, and its tests check
+//! its output against that schema. The file is untrusted data: every value is checked or rendered
+//! inert.
 
 use std::path::Path;
 
@@ -12,17 +15,29 @@ use crate::error::{Error, Result};
 use crate::formats;
 
 /// The schema version of load comparisons: 1, the first with one (files without are refused).
+/// Frozen: a change to the layout below bumps it, and [`READABLE_VERSIONS`] keeps the old one.
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// The schema versions irgate reads.
 pub const READABLE_VERSIONS: &[u32] = &[1];
 
+/// Where the load comparison's JSON Schema is kept, from the workspace root (a test keeps it
+/// current).
+pub const SCHEMA_FILE: &str = "docs/load.schema.json";
+
 /// One comparison, as `irload compare --format json` writes it: the one definition `irload`
 /// writes and irgate reads.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    title = "irgate load comparison",
+    description = "`irgate comment --load FILE`: two sets of load-test runs of one profile, \
+                   compared statistic by statistic (`irload compare --format json` writes it). \
+                   Shown in the pull-request comment, never gated."
+)]
 pub struct LoadComparison {
-    /// [`SCHEMA_VERSION`].
+    /// The format's schema version: 1 (`SCHEMA_VERSION`).
+    #[schemars(extend("const" = SCHEMA_VERSION))]
     pub schema_version: u32,
     /// The profile every run shares (payload, connections, rate, wire, tool version, machine).
     pub profile: serde_json::Map<String, serde_json::Value>,
@@ -39,11 +54,12 @@ pub struct LoadComparison {
     /// Median packets per second, base then new.
     pub packets_per_sec: (f64, f64),
     /// One row per latency statistic.
+    #[schemars(length(min = 1))]
     pub rows: Vec<LoadRow>,
 }
 
 /// One latency statistic, compared.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoadRow {
     /// `mean`, `p50`, ... `max`.
@@ -63,7 +79,7 @@ pub struct LoadRow {
 }
 
 /// Whether a difference stands out from run-to-run noise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// p < alpha.
@@ -83,6 +99,14 @@ impl Verdict {
             Verdict::TooFewRuns => "too few runs",
         }
     }
+}
+
+/// The JSON Schema of the load comparison this irgate reads, pretty, with a final newline.
+pub fn schema() -> String {
+    let mut text = serde_json::to_string_pretty(&schemars::schema_for!(LoadComparison))
+        .expect("a schema serializes");
+    text.push('\n');
+    text
 }
 
 /// Reads and checks a comparison file.
@@ -129,6 +153,38 @@ mod tests {
         let path = dir.path().join("load.json");
         std::fs::write(&path, text).unwrap();
         (dir, path)
+    }
+
+    #[test]
+    fn the_committed_json_schema_is_the_load_comparisons() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(SCHEMA_FILE);
+        if std::env::var_os("IRGATE_BLESS").is_some() {
+            std::fs::write(&path, schema()).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == schema(),
+            "{SCHEMA_FILE} is not the load comparison's schema: regenerate it with \
+             `IRGATE_BLESS=1 cargo test -p irgate --lib formats::load`"
+        );
+        let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
+        assert_eq!(
+            schema["properties"]["schema_version"]["const"],
+            SCHEMA_VERSION
+        );
+    }
+
+    /// Version 1's layout, frozen: a change here is a new [`SCHEMA_VERSION`].
+    #[test]
+    fn the_layout_of_version_1_is_frozen() {
+        let comparison: LoadComparison = serde_json::from_str(SAMPLE).unwrap();
+        let written = serde_json::to_value(&comparison).unwrap();
+        let frozen: serde_json::Value = serde_json::from_str(SAMPLE).unwrap();
+        assert_eq!(written, frozen);
+        assert_eq!(SCHEMA_VERSION, 1);
+        assert_eq!(READABLE_VERSIONS, [1]);
     }
 
     #[test]

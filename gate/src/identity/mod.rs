@@ -97,7 +97,7 @@ const MAX_INSTRUCTION: u64 = 15;
 /// [`read`], with the addresses of the instructions that executed (callgrind's `--dump-instr`,
 /// the object's own addresses): [`Parts::data`] then keeps only the references that an executed
 /// instruction may hold. A reference belongs to the last executed instruction at or before it
-/// when that is at most [`MAX_INSTRUCTION`] bytes back, unless that instruction is a jump, a
+/// when that is at most `MAX_INSTRUCTION` bytes back, unless that instruction is a jump, a
 /// return or a trap whose encoding gives its exact length and it ends before the reference: this
 /// errs towards keeping.
 pub fn read_executed(

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::git::Commit;
 use crate::measure::cpu;
 use crate::measure::library::Library;
@@ -16,27 +16,24 @@ use crate::model::{Fingerprint, UNKNOWN};
 
 /// The environment variable naming a JSON file that holds a fingerprint (the `fingerprint` object
 /// of a results file): when it is set, [`collect`] reads that file and asks nothing of this
-/// machine (no valgrind, rustc or git). For tests only: counts taken with it set prove nothing.
+/// machine (no valgrind, rustc or git). A test hook: only a build with the `test-hooks` feature
+/// (irgate's own tests) reads it, since counts taken with it set prove nothing.
+#[cfg(feature = "test-hooks")]
 pub const INJECTED: &str = "IRGATE_FINGERPRINT";
 
 /// Collects the fingerprint of this machine, for suites written with `libraries`, built as
-/// `build` describes and run with `glibc_tunables` from `workspace_root`; or the one the file
-/// named by [`INJECTED`] holds, an error when that file cannot be read or is not a fingerprint.
+/// `build` describes and run with `glibc_tunables` from `workspace_root`. With the `test-hooks`
+/// feature, the one the file named by `INJECTED` holds when it is set, an error when that file
+/// cannot be read or is not a fingerprint.
 pub fn collect(
     glibc_tunables: &str,
     workspace_root: &Path,
     libraries: &[Library],
     build: String,
 ) -> Result<Fingerprint> {
+    #[cfg(feature = "test-hooks")]
     if let Some(path) = std::env::var_os(INJECTED) {
-        let path = Path::new(&path);
-        let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
-        return serde_json::from_str(&text).map_err(|e| {
-            Error::invalid(
-                format!("{} (named by {INJECTED})", path.display()),
-                format!("not a fingerprint: {e}"),
-            )
-        });
+        return injected(Path::new(&path));
     }
     // In the workspace: its rust-toolchain.toml picks the toolchain (an A/B base may pin another).
     let rustc =
@@ -66,6 +63,19 @@ pub fn collect(
         workspace_root: workspace_root.display().to_string(),
         commit: commit(workspace_root),
         date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    })
+}
+
+/// The fingerprint the file at `path` (named by [`INJECTED`]) holds.
+#[cfg(feature = "test-hooks")]
+fn injected(path: &Path) -> Result<Fingerprint> {
+    use crate::error::Error;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::invalid(
+            format!("{} (named by {INJECTED})", path.display()),
+            format!("not a fingerprint: {e}"),
+        )
     })
 }
 

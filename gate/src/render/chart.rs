@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::dashboard::escape;
+use crate::text::html::escape;
 use crate::text::thousands;
 
 /// One point of a series: its value (absent where the benchmark did not run), where it links to

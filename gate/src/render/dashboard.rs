@@ -31,6 +31,7 @@ use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats::history::Run;
 use crate::model::fingerprint;
+use crate::text::html::escape;
 use crate::text::{plural, signed_pct, thousands};
 
 /// The overview page's file name.
@@ -76,28 +77,6 @@ fn group_page_name(group: &str) -> String {
 /// as `-` (ids hold no `-`, so this is one to one).
 pub fn anchor(id: &str) -> String {
     format!("b-{}", id.replace("::", "--").replace('/', "-"))
-}
-
-/// Text escaped for HTML content and quoted attributes (the HTML and SVG escaper: see
-/// [`crate::text`]): markup characters as entities, control characters as spaces, characters that
-/// reorder or hide text as U+FFFD, and the first `#` of a `##[` as `&#35;` (no legacy workflow
-/// command forms, should the file be printed to a CI log).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for (at, c) in text.char_indices() {
-        match c {
-            '#' if text[at..].starts_with(crate::text::LEGACY_COMMAND) => out.push_str("&#35;"),
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() => out.push(' '),
-            c if crate::text::is_deceptive(c) => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The runs of the history as the dashboard keeps them, pushed oldest first: each run's commit,
@@ -895,10 +874,5 @@ mod tests {
         assert_eq!(anchor("frame::encode/b512"), "b-frame--encode-b512");
         assert_ne!(anchor("a::b::c"), anchor("a::b/c"));
         assert_eq!(page_of("frame::encode/b512"), "group-frame.html");
-        assert_eq!(
-            escape("<a href=\"x\">'&"),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;"
-        );
-        assert_eq!(escape("a\u{1b}b\u{202E}c"), "a b\u{FFFD}c");
     }
 }

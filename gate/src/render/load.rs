@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::formats::load::{LoadComparison, LoadRow};
-use crate::render::markdown::code;
+use crate::text::markdown::code;
 use crate::text::plural;
 
 /// The comment section in at most `max` bytes: its own heading, the profile, and one row per

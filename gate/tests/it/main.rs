@@ -1,6 +1,7 @@
 //! irgate's integration tests, one binary: a module per command or concern, sharing one harness
 //! (`harness`: the sandbox, running the binary, the one fingerprint fixture). `irgate` reads that
-//! fixture (`IRGATE_FINGERPRINT`) instead of collecting this machine's fingerprint, so no test
+//! fixture (`IRGATE_FINGERPRINT`, in a build with the `test-hooks` feature, which this target
+//! requires) instead of collecting this machine's fingerprint, so no test
 //! spawns valgrind, rustc or git for it. The tests that need valgrind, a real build or Chromium
 //! are in `slow`; the fast subset is
 //! `cargo test -p irgate --all-features --test it -- --skip slow::` (`make test-fast`).

@@ -8,130 +8,32 @@
 //! collapsed. Rows are added in that order while they fit, measured after escaping; from the
 //! first that does not, everything after is left out, and one line says how many of each kind
 //! and where the full report is. The environment fingerprint and how to accept a change close it.
-//! A new kind of row is one more [`Section`] in [`sections`].
+//! A new kind of row is one more `Section` in `sections`.
 //!
-//! Everything that comes from a run (benchmark names, reasons, fingerprint values) is escaped so it
-//! cannot open HTML, markdown or mention anyone: names and values go into code spans, prose is
-//! entity- and backslash-escaped with a zero-width space after `@` and `#`.
+//! Everything that comes from a run (benchmark names, reasons, fingerprint values) is escaped by
+//! [`crate::text::markdown`] so it cannot open HTML, markdown or mention anyone, nor reorder or
+//! hide text: names and values go into code spans, prose is entity- and backslash-escaped with a
+//! zero-width space after `@` and `#`.
 
 use std::fmt::Write as _;
-
-use irgate_callgrind::Kind;
 
 use sha2::{Digest, Sha256};
 
 use crate::model::{
-    Attribution, Budget, ChangedFunction, EnvDelta, Explained, FieldMismatch, Fingerprint, Mode,
-    Outcome, Report, Row, Status, Touch,
+    Attribution, Budget, ChangedFunction, EnvDelta, FieldMismatch, Fingerprint, Mode, Outcome,
+    Report, Row, Status, Touch,
 };
-use crate::text::{
-    is_deceptive, plural, short_commit, signed, signed_delta, signed_pct, thousands,
-};
+use crate::text::markdown::{code, prose};
+use crate::text::{plural, short_commit, signed, signed_delta, signed_pct, thousands};
 
-/// GitHub's limit on a pull-request comment: 65,536 characters (ANCHORS.md, "GitHub").
-pub const GITHUB_COMMENT_CHARS: usize = 65_536;
+mod explained;
+mod limit;
 
-/// GitHub's limit on a job's step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB per step (ANCHORS.md,
-/// "Peers today").
-pub const GITHUB_STEP_SUMMARY_BYTES: usize = 1024 * 1024;
-
-/// What a [`Limit`] keeps below GitHub's: room for the hidden marker line the comment client puts
-/// first (`irgate_github::MARKER`, 23 characters) or for what else the step writes to its summary,
-/// and for a count of GitHub's that differs from ours.
-pub const MARGIN: usize = 1_024;
-
-/// The longest a benchmark name, metric or fingerprint value is shown.
-const MAX_VALUE_CHARS: usize = 200;
-
-/// The longest a free-text reason is shown.
-const MAX_PROSE_CHARS: usize = 2_000;
+pub use explained::explanation;
+pub use limit::{GITHUB_COMMENT_CHARS, GITHUB_STEP_SUMMARY_BYTES, Limit, MARGIN, Unit};
 
 /// How many results that did not fail the "Moved most" section shows.
 pub const MOVERS: usize = 10;
-
-/// How a [`Limit`] counts a text's length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// Characters, as GitHub limits a comment. GitHub does not say whether it counts code points
-    /// or UTF-16 code units; this counts UTF-16 code units, never fewer than code points, so the
-    /// limit holds either way.
-    Chars,
-    /// Bytes of UTF-8, as a step summary file is measured.
-    Bytes,
-}
-
-/// The most a rendered report may hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limit {
-    /// The largest length, in `unit`s.
-    pub max: usize,
-    /// How the length is counted.
-    pub unit: Unit,
-}
-
-impl Limit {
-    /// The pull-request comment's body: GitHub's 65,536 characters less [`MARGIN`].
-    pub const COMMENT: Limit = Limit::chars(GITHUB_COMMENT_CHARS - MARGIN);
-
-    /// The step summary: GitHub's 1 MiB less [`MARGIN`].
-    pub const STEP_SUMMARY: Limit = Limit::bytes(GITHUB_STEP_SUMMARY_BYTES - MARGIN);
-
-    /// At most `max` characters.
-    pub const fn chars(max: usize) -> Limit {
-        Limit {
-            max,
-            unit: Unit::Chars,
-        }
-    }
-
-    /// At most `max` bytes.
-    pub const fn bytes(max: usize) -> Limit {
-        Limit {
-            max,
-            unit: Unit::Bytes,
-        }
-    }
-
-    /// The length of `text` as this limit counts it.
-    pub fn len(self, text: &str) -> usize {
-        match self.unit {
-            Unit::Chars => text.encode_utf16().count(),
-            Unit::Bytes => text.len(),
-        }
-    }
-
-    /// This limit with `used` of it taken.
-    pub fn less(self, used: usize) -> Limit {
-        Limit {
-            max: self.max.saturating_sub(used),
-            ..self
-        }
-    }
-
-    /// Cuts `text` to this limit, at a character boundary.
-    fn cut(self, text: &mut String) {
-        let mut used = 0;
-        for (at, c) in text.char_indices() {
-            used += match self.unit {
-                Unit::Chars => c.len_utf16(),
-                Unit::Bytes => c.len_utf8(),
-            };
-            if used > self.max {
-                text.truncate(at);
-                return;
-            }
-        }
-    }
-
-    /// The limit in words: "64,512 characters".
-    fn describe(self) -> String {
-        let unit = match self.unit {
-            Unit::Chars => "character",
-            Unit::Bytes => "byte",
-        };
-        format!("{} {unit}s", thousands(self.max as u64))
-    }
-}
 
 /// Renders `report` within `limit` (see the module's documentation for the layout).
 pub fn render(report: &Report, limit: Limit) -> String {
@@ -460,129 +362,6 @@ fn explanations(attribution: &Attribution) -> Option<Section> {
     })
 }
 
-/// One benchmark's explanation as a collapsed section: "Where the +3,890 Ir went".
-pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String {
-    let e = &explained.explanation;
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<details><summary>Where the {} Ir of {} went</summary>\n\n",
-        signed(e.delta()),
-        html_code(&explained.benchmark)
-    );
-    out.push_str(
-        "| Function | Baseline | New | Change | Inclusive change | File |\n\
-         |:--|--:|--:|--:|--:|:--|\n",
-    );
-    for m in &e.movers {
-        let note = crate::render::explanation::kind_note(&m.kind);
-        let function = crate::text::elide_generics(&m.function);
-        let mut name = if note.is_empty() {
-            code(&function)
-        } else {
-            format!(
-                "{} ({})",
-                code(&function),
-                prose(&crate::text::elide_generics(&note))
-            )
-        };
-        if m.outside_main {
-            let _ = write!(name, " ({})", crate::render::explanation::OUTSIDE_MAIN);
-        }
-        let count = |n: u64, present: bool| {
-            if present {
-                thousands(n)
-            } else {
-                "–".to_owned()
-            }
-        };
-        let mut file = if m.file.is_empty() {
-            String::new()
-        } else {
-            code(&m.file)
-        };
-        if let Some((from, delta)) = m.inlined_from.first() {
-            let _ = write!(
-                file,
-                ", {} of it inlined from {}",
-                signed(*delta),
-                code(from)
-            );
-        }
-        if let Kind::Added { called_from } = &m.kind {
-            for caller in called_from.iter().take(3) {
-                let _ = write!(file, ", called from {}", code(caller));
-            }
-        }
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} | {} | {} | {file} |",
-            count(m.base_self, !matches!(m.kind, Kind::Added { .. })),
-            count(m.new_self, !matches!(m.kind, Kind::Removed)),
-            signed(m.delta()),
-            signed(m.inclusive_delta()),
-        );
-    }
-    let rest = e.rest;
-    let _ = (rest.functions > 0 || rest.base > 0 || rest.new > 0).then(|| {
-        writeln!(
-            out,
-            "| {} | {} | {} | {} | | |",
-            crate::render::explanation::rest_label(&e.rest),
-            thousands(e.rest.base),
-            thousands(e.rest.new),
-            signed(signed_delta(e.rest.new, e.rest.base)),
-        )
-    });
-    if let Some(u) = e.unattributed {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | | |",
-            crate::render::explanation::UNATTRIBUTED,
-            thousands(u.base),
-            thousands(u.new),
-            signed(signed_delta(u.new, u.base)),
-        );
-    }
-    out.push('\n');
-    for i in &e.inclusive {
-        let _ = writeln!(
-            out,
-            "**Inclusive:** {} {} → {} ({}, of which its own code {})\n",
-            code(&crate::text::elide_generics(&i.function)),
-            thousands(i.base),
-            thousands(i.new),
-            signed(signed_delta(i.new, i.base)),
-            signed(i.self_delta)
-        );
-    }
-    if let Some(name) = &explained.flamegraph {
-        let artifact = match artifacts_url {
-            Some(url) => format!("[`irgate-flamegraphs` artifact]({url})"),
-            None => "`irgate-flamegraphs` artifact".to_owned(),
-        };
-        let _ = writeln!(
-            out,
-            "Differential flame graph: {} in the workflow run's {artifact}.\n",
-            code(name)
-        );
-    }
-    out.push_str("</details>\n\n");
-    out
-}
-
-/// Run text as an HTML `<code>` element (for `<summary>`, where markdown does not apply).
-fn html_code(text: &str) -> String {
-    let mut out = String::from("<code>");
-    for c in sanitized(text, MAX_VALUE_CHARS).chars() {
-        if !push_entity(&mut out, c) {
-            out.push(c);
-        }
-    }
-    out.push_str("</code>");
-    out
-}
-
 /// The heading and the sentence under it.
 /// What the run was compared with, as a phrase: the mode that produced the verdict.
 fn compared_with(mode: &Mode) -> String {
@@ -900,80 +679,4 @@ fn verdict_cell(row: &Row) -> String {
         (Status::Info, false) => "ℹ️",
     };
     format!("{icon} {}", row.status.label())
-}
-
-/// At most `max` characters of `text`, one line, without deceptive characters.
-fn sanitized(text: &str, max: usize) -> String {
-    let mut out: String = text
-        .chars()
-        .take(max)
-        .map(|c| {
-            if c.is_control() {
-                ' '
-            } else if is_deceptive(c) {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect();
-    if text.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
-}
-
-/// Run text as an inline code span inside a table cell: no markdown, HTML or mention inside it
-/// takes effect. `|` is escaped for the table, the fence is longer than any backtick run inside,
-/// and a `##[` is written `\u{23}#[` (as the terminal's escaper does), since the markdown is
-/// printed to the log too, where the runner reads `##[` anywhere as a workflow command.
-pub fn code(text: &str) -> String {
-    let text = sanitized(text, MAX_VALUE_CHARS);
-    if text.trim().is_empty() {
-        return "*(none)*".to_owned();
-    }
-    let longest_run = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest_run + 1);
-    let pad = if text.starts_with(['`', ' ']) || text.ends_with(['`', ' ']) {
-        " "
-    } else {
-        ""
-    };
-    let text = crate::text::no_legacy_command(&text).replace('|', "\\|");
-    format!("{fence}{pad}{text}{pad}{fence}")
-}
-
-/// Pushes `c` as an HTML entity (`<`, `>`, `&`, `"`), or followed by a zero-width space (`@`,
-/// `#`, so no mention or issue link forms); `false` for any other character.
-fn push_entity(out: &mut String, c: char) -> bool {
-    match c {
-        '&' => out.push_str("&amp;"),
-        '<' => out.push_str("&lt;"),
-        '>' => out.push_str("&gt;"),
-        '"' => out.push_str("&quot;"),
-        '@' => out.push_str("@&#8203;"),
-        '#' => out.push_str("#&#8203;"),
-        _ => return false,
-    }
-    true
-}
-
-/// Run text as prose: HTML entities for `<`, `>`, `&`, `"`; backslash escapes for markdown
-/// punctuation; a zero-width space after `@` and `#` so no mention or issue link forms.
-fn prose(text: &str) -> String {
-    let mut out = String::new();
-    for c in sanitized(text, MAX_PROSE_CHARS).chars() {
-        if push_entity(&mut out, c) {
-            continue;
-        }
-        match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '|' | '~' | '{' | '}' | '$'
-            | '=' | '+' | '-' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
