@@ -376,7 +376,9 @@ pub fn run_with_code(
     }
     let (identities, failed) =
         record::identities(&objects, &record::roots(&workspace.root), &executed);
-    for (key, why) in &failed {
+    // Only objects some benchmark executed matter (a dependency's shared object that nothing
+    // loads, built without the workspace's link flags, is no one's concern).
+    for (key, why) in failed.iter().filter(|(key, _)| executed.contains_key(*key)) {
         eprintln!(
             "irgate: warning: no code identity of {}: {}",
             crate::text::terminal(key),
@@ -467,7 +469,9 @@ pub fn build_code(
     }
     let (identities, failed) =
         record::identities(&objects, &record::roots(&workspace.root), &BTreeMap::new());
-    for (key, why) in &failed {
+    // A shared object without an identity is named where it matters: as the reason a benchmark
+    // that executes it is touched. An executable without one is worth a warning here.
+    for (key, why) in failed.iter().filter(|(key, _)| !key.ends_with(".so")) {
         eprintln!(
             "irgate: warning: no code identity of {}: {}",
             crate::text::terminal(key),
