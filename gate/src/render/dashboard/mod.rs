@@ -21,11 +21,11 @@
 //! The pages grow with the number of benchmarks by a row each, and no more: the charts, which
 //! grow with the runs and the metrics, are drawn for a bounded number of benchmarks.
 
+mod pages;
+
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
-
-mod pages;
 
 use pages::{group_page, overview, runs_page};
 
