@@ -4,6 +4,8 @@
 mod args;
 mod help;
 
+pub use args::*;
+
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -18,7 +20,6 @@ use crate::measure::calibrate::Variant;
 use crate::measure::paths::Paths;
 use crate::render::Format;
 use crate::render::dashboard::Site;
-pub use args::*;
 
 /// Reads irgate's command line from the process's arguments; on bad usage, or `--help`, prints
 /// clap's message and exits.
