@@ -1,11 +1,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-use irgate::cli::Cli;
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = irgate::cli::parse();
     let code = cli.command.execute().unwrap_or_else(|error| {
         eprintln!(
             "irgate: error: {}",

@@ -20,7 +20,7 @@ use crate::measure::workspace::Workspace;
 use crate::model::Results;
 
 /// A build of the working tree that differs from it only in code no benchmark runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
     /// The working tree as it is.
     Base,

@@ -90,7 +90,7 @@ pub fn line(title: &str, metric: &str, points: &[Point], markers: &[(usize, Mark
     line_with_notes(title, metric, points, markers, &[])
 }
 
-/// [`line`], with `notes` drawn on it.
+/// [`line()`], with `notes` drawn on it.
 pub fn line_with_notes(
     title: &str,
     metric: &str,

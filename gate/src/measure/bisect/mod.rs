@@ -15,20 +15,24 @@
 //! (moves that cancel out inside it are not seen). Midpoints are the same for every benchmark, so
 //! benchmarks that moved at the same commit share their builds.
 
+mod outcome;
+mod steps;
+
+pub use outcome::{
+    Bisection, Linear, Move, Skipped, Undecided, Unexplained, Unreproducible, count_text,
+};
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::Serialize;
-
-use crate::change::{self, Change, How};
+use crate::change::{Change, How};
 use crate::config::Config;
-use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::git;
 use crate::measure::ab;
-use crate::measure::collect::{self, Place, Selection};
+use crate::measure::collect::Selection;
 use crate::measure::paths::Resolved;
 use crate::measure::workspace::Workspace;
 use crate::model::Touch;
@@ -52,123 +56,6 @@ pub struct Request<'a> {
     pub bad: &'a str,
     /// The most builds to make (the two ends included); what stays open is reported undecided.
     pub max_builds: Option<usize>,
-}
-
-/// What a bisection found.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Bisection {
-    /// The good end (a full hash).
-    pub good: String,
-    /// The bad end (a full hash).
-    pub bad: String,
-    /// Commits on the first-parent path `good..bad` (the bad end included).
-    pub commits: usize,
-    /// Benchmarks measured at both ends with a count that repeats.
-    pub benchmarks: usize,
-    /// Of those, the ones whose count is equal at both ends.
-    pub unchanged: usize,
-    /// Each commit where a benchmark's count changed, by benchmark then commit order.
-    pub moves: Vec<Move>,
-    /// Moves whose commit could not be decided, and why.
-    pub undecided: Vec<Undecided>,
-    /// Benchmarks left out: their count at the bad end differed between two runs of one build.
-    pub unreproducible: Vec<Unreproducible>,
-    /// Benchmarks left out: their count differs between the ends, but the code they execute and
-    /// the files they may read do not (addresses, the environment, nondeterminism).
-    pub unexplained: Vec<Unexplained>,
-    /// Commits inside the range that did not build (or whose suite did not run), skipped.
-    pub skipped: Vec<Skipped>,
-    /// Builds made (the ends included).
-    pub builds: usize,
-    /// Suite runs (each a run of some benchmarks, with the record pass except the repeat).
-    pub runs: usize,
-    /// Benchmarks measured, summed over the runs.
-    pub benchmark_runs: usize,
-    /// The commits where the suite ran, in the order they first ran (full hashes).
-    pub measured: Vec<String>,
-    /// What a linear replay of the range costs: every commit and the good end built and run.
-    pub linear: Linear,
-    /// Wall time of the bisection, in seconds.
-    pub seconds: f64,
-}
-
-/// One change point of one benchmark.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Move {
-    /// The benchmark.
-    pub benchmark: String,
-    /// The commit (a full hash) whose count differs from its first parent's.
-    pub commit: String,
-    /// The commit's subject.
-    pub subject: String,
-    /// The count (Ir) at the first parent; `None`: the benchmark did not exist there.
-    pub before: Option<u64>,
-    /// The count at the commit; `None`: the benchmark was removed.
-    pub after: Option<u64>,
-    /// The changed functions the benchmark executes there (`name`, or `object (whole)`).
-    pub functions: Vec<String>,
-    /// The changed files it may read at run time, when that is what touched it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub files: Vec<String>,
-}
-
-/// A move whose commit stayed open.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Undecided {
-    /// The benchmark.
-    pub benchmark: String,
-    /// The last commit known to have the old count (a full hash).
-    pub after: String,
-    /// The first commit known to have the new count; the move is in `after..through`.
-    pub through: String,
-    /// How many commits that is.
-    pub commits: usize,
-    /// The counts at those two commits.
-    pub before: Option<u64>,
-    /// The count at `through`.
-    pub count: Option<u64>,
-    /// Why it stayed open.
-    pub why: String,
-}
-
-/// A benchmark whose count did not repeat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Unreproducible {
-    /// The benchmark.
-    pub benchmark: String,
-    /// Its counts at the bad end, run twice.
-    pub counts: [Option<u64>; 2],
-}
-
-/// A benchmark that moved between the ends with no change to what it executes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Unexplained {
-    /// The benchmark.
-    pub benchmark: String,
-    /// Its count at the good end.
-    pub good: u64,
-    /// Its count at the bad end.
-    pub bad: u64,
-}
-
-/// A commit inside the range that was skipped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Skipped {
-    /// The commit (a full hash).
-    pub commit: String,
-    /// Why (the first line of the error; the rest is on stderr).
-    pub why: String,
-}
-
-/// The cost of a linear replay of the same range.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Linear {
-    /// Every commit of the range and the good end.
-    pub builds: usize,
-    /// A full run of the suite at each.
-    pub runs: usize,
-    /// Every benchmark at each.
-    pub benchmark_runs: usize,
 }
 
 /// A commit of the path: index 0 is the good end, the last the bad end.
@@ -656,185 +543,6 @@ impl State<'_> {
             why: first,
         });
     }
-
-    /// The resolved paths and the place of the scratch worktree.
-    fn place(&self) -> (Resolved, Place<'_>) {
-        let paths = Resolved {
-            root: self.src.clone(),
-            ..self.request.paths.clone()
-        };
-        let place = Place::in_dir(&self.place_dir, "");
-        (paths, place)
-    }
-
-    /// Checks point `p` out in the scratch worktree and builds it: its code identity, or why it
-    /// cannot be built (an error of irgate's own, such as git failing, is an `Err`).
-    fn build(&mut self, p: usize) -> Result<std::result::Result<(), Failed>> {
-        if let Some(built) = self.builds.get(&p) {
-            return Ok(built.as_ref().map(|_| ()).map_err(Clone::clone));
-        }
-        self.out.builds += 1;
-        ab::checkout(&self.request.paths.root, &self.points[p].hash, &self.src)?;
-        let lock = "Cargo.lock";
-        let user_lock = self.request.paths.root.join(lock);
-        if !self.src.join(lock).exists() && user_lock.exists() {
-            // A repository that ignores its lock file: every commit builds with the working
-            // tree's, as A/B does.
-            std::fs::copy(&user_lock, self.src.join(lock))
-                .map_err(|e| Error::write(&self.src.join(lock), e))?;
-        }
-        let (paths, place) = self.place();
-        let built = collect::build_code(
-            self.request.config,
-            &self.request.selection,
-            &paths,
-            Some(&place),
-        );
-        let outcome = match built {
-            Ok((objects, refusals)) => {
-                self.refuses_selection |= !refusals.is_empty();
-                Ok(objects)
-            }
-            Err(error) => Err(error.to_string()),
-        };
-        let result = outcome.as_ref().map(|_| ()).map_err(Clone::clone);
-        self.builds.insert(p, outcome);
-        Ok(result)
-    }
-
-    /// Runs the benchmarks `only` (every selected one when `None`) at the built point `p`, with
-    /// the record pass when `record`; their counts. The record is kept for [`Self::same_code`].
-    fn measure(
-        &mut self,
-        p: usize,
-        only: Option<&BTreeSet<String>>,
-        record: bool,
-    ) -> Result<BTreeMap<String, u64>> {
-        self.build(p)?.map_err(Error::Tool)?;
-        ab::checkout(&self.request.paths.root, &self.points[p].hash, &self.src)?;
-        let skip: Option<BTreeSet<String>> = only
-            .filter(|_| !self.refuses_selection)
-            .map(|only| self.all.difference(only).cloned().collect());
-        let selection = Selection {
-            skip: skip.as_ref(),
-            record,
-            ..self.request.selection
-        };
-        let (paths, place) = self.place();
-        let hash = self.points[p].hash.clone();
-        let (results, code) = collect::run_with_code(
-            self.request.config,
-            &selection,
-            &paths,
-            self.request.filter,
-            Some(&place),
-        )?;
-        self.out.runs += 1;
-        self.out.benchmark_runs += results.benchmarks.len();
-        if !self.out.measured.contains(&hash) {
-            self.out.measured.push(hash.clone());
-        }
-        if record {
-            // Written (and kept for inspection), and read back: the record as its file holds it,
-            // as `irgate refresh` keeps it and `run --only-touched` compares with it.
-            let file = self
-                .place_dir
-                .join("records")
-                .join(format!("{hash}.code.json"));
-            crate::formats::code::write(&file, &code)?;
-            let code = crate::formats::code::read(&file)?.unwrap_or_default();
-            merge(self.records.entry(p).or_default(), code);
-        }
-        Ok(results
-            .benchmarks
-            .iter()
-            .filter(|(id, _)| only.is_none_or(|o| o.contains(*id)))
-            .filter_map(|(id, counts)| Some((id.clone(), *counts.get(IR)?)))
-            .collect())
-    }
-
-    /// The files changed between points `a` and `b`, in either order.
-    fn change(&mut self, a: usize, b: usize) -> Result<&Change> {
-        let key = (a.min(b), a.max(b));
-        if !self.changes.contains_key(&key) {
-            let paths = self.request.paths;
-            let config = self.request.config;
-            let found = change::between(
-                &paths.root,
-                (&self.points[key.0].hash, Some(&self.points[key.1].hash)),
-                &paths.own(),
-                &|path| config.is_inert(path),
-            )?;
-            self.changes.insert(key, found);
-        }
-        Ok(&self.changes[&key])
-    }
-
-    /// Whether benchmark `id` is touched between the measured point `from` (its record) and the
-    /// built point `to`.
-    fn touches(&mut self, id: &str, from: usize, to: usize) -> Result<change::Touches> {
-        let change = self.change(from, to)?.clone();
-        let empty = CodeRecord::default();
-        let record = self.records.get(&from).unwrap_or(&empty);
-        let objects = match self.builds.get(&to) {
-            Some(Ok(objects)) => objects,
-            _ => return Err(Error::Tool(format!("bisect: point {to} was not built"))),
-        };
-        Ok(change::touched(record, objects, &change, &[id.to_owned()]))
-    }
-
-    /// Whether benchmark `id` executes the same code and may read the same files at the built
-    /// point `to` as at the measured point `from`: then its count there is the same.
-    fn same_code(&mut self, id: &str, from: usize, to: usize) -> Result<bool> {
-        Ok(self.differs(id, from, to)?.is_none())
-    }
-
-    /// What differs for benchmark `id` between the measured point `from` and the built point
-    /// `to`: the changed code it executes, or the changed file it may read, or why irgate cannot
-    /// tell; `None` when nothing does.
-    fn differs(&mut self, id: &str, from: usize, to: usize) -> Result<Option<String>> {
-        if from == to {
-            return Ok(None);
-        }
-        let touches = self.touches(id, from, to)?;
-        Ok(match touches.touch.get(id) {
-            Some(Touch::Untouched) => None,
-            Some(Touch::Runs { functions }) => {
-                let names: Vec<String> = functions
-                    .iter()
-                    .filter_map(|&k| touches.functions.get(k))
-                    .take(3)
-                    .map(|f| format!("`{}` ({})", f.name, f.object))
-                    .collect();
-                Some(format!(
-                    "executes changed code: {}{}",
-                    names.join(", "),
-                    if functions.len() > 3 { ", ..." } else { "" }
-                ))
-            }
-            Some(Touch::Reads { reason } | Touch::Unrecorded { reason }) => Some(reason.clone()),
-            None => Some("no verdict".to_owned()),
-        })
-    }
-}
-
-/// Adds a run's code record to the record of the same build.
-fn merge(into: &mut CodeRecord, code: CodeRecord) {
-    into.commit = code.commit;
-    into.identity = code.identity;
-    for (key, object) in code.objects {
-        let entry = into.objects.entry(key).or_insert_with(|| Object {
-            functions: BTreeMap::new(),
-            whole: object.whole.clone(),
-            imprecise: object.imprecise.clone(),
-            parts: BTreeMap::new(),
-            path: object.path.clone(),
-        });
-        entry.functions.extend(object.functions);
-        entry.parts.extend(object.parts);
-    }
-    into.benchmarks.extend(code.benchmarks);
-    into.unrecorded.extend(code.unrecorded);
 }
 
 /// About how many builds the open intervals still need: the depth of each distinct interval's
@@ -848,11 +556,6 @@ fn estimate<'a>(intervals: impl Iterator<Item = &'a Interval>) -> usize {
         .max(1)
 }
 
-/// A count, or `none` when the benchmark did not exist.
-pub fn count_text(count: Option<u64>) -> String {
-    count.map_or_else(|| "none".to_owned(), text::thousands)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -863,28 +566,5 @@ mod tests {
         let open = [(id.clone(), 0, 16), (id.clone(), 0, 16), (id, 4, 6)];
         assert_eq!(estimate(open.iter()), 4 + 1);
         assert_eq!(estimate([].iter()), 1);
-    }
-
-    #[test]
-    fn a_merged_record_holds_both_runs() {
-        let mut into = CodeRecord::default();
-        let mut a = CodeRecord::default();
-        a.objects.insert(
-            "o".to_owned(),
-            Object {
-                functions: [("f".to_owned(), "1".to_owned())].into(),
-                whole: "w".to_owned(),
-                ..Object::default()
-            },
-        );
-        a.benchmarks.insert("x".to_owned(), Default::default());
-        let mut b = a.clone();
-        b.objects.get_mut("o").unwrap().functions = [("g".to_owned(), "2".to_owned())].into();
-        b.benchmarks.clear();
-        b.benchmarks.insert("y".to_owned(), Default::default());
-        merge(&mut into, a);
-        merge(&mut into, b);
-        assert_eq!(into.objects["o"].functions.len(), 2);
-        assert_eq!(into.benchmarks.len(), 2);
     }
 }
