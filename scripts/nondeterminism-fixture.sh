@@ -208,5 +208,7 @@ grep -q 'Address budget (\[layout\]): 16 Ir, learned from 1 benchmark that `vers
 grep -q '^\[layout\]' gate.toml && { cat gate.toml >&2; die "a [layout] was written: the version build's own change was taken for layout"; }
 widest=$(grep -o 'absolute = [0-9]*' gate.toml | awk '{ print $3 }' | sort -n | tail -n 1)
 [ "${widest:-0}" -le 1 ] || { cat gate.toml >&2; die "a budget of $widest Ir was written: a change of the version build was budgeted"; }
+# Without `rebuild`, reproducibility was not checked: init's entry stays.
+grep -A4 '^\[\[nondeterministic\]\]' gate.toml | grep -q '"data::stamped/one"' || { cat gate.toml >&2; die "calibrate without a rebuild dropped the [[nondeterministic]] entry"; }
 say "data::versioned/one: $(jq '.benchmarks["data::versioned/one"].Ir' "$cal/base.json") Ir in base, $(jq '.benchmarks["data::versioned/one"].Ir' "$cal/version.json") Ir in version: reported as the version's change, not learned from; [layout] stays 16 Ir ($((SECONDS - step)) s)"
 say "PASS ($((SECONDS - start)) s)"

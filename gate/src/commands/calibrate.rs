@@ -377,13 +377,17 @@ pub fn write_budgets(
 }
 
 /// Replaces the marked `[[nondeterministic]]` entry of `doc` with one naming `found`'s
-/// benchmarks (none when there are none); entries written by hand are kept.
+/// benchmarks (none when there are none); entries written by hand are kept, and so is the marked
+/// one when reproducibility was not checked (no `base` and `rebuild` among the builds).
 fn write_nondeterministic(
     doc: &mut toml_edit::DocumentMut,
     path: &Path,
     found: &Unreproducible,
     info: bool,
 ) -> Result<()> {
+    if !found.checked {
+        return Ok(());
+    }
     let entries = doc
         .entry("nondeterministic")
         .or_insert_with(|| toml_edit::ArrayOfTables::new().into())
@@ -764,11 +768,22 @@ mod tests {
         assert!(!again.contains("\ninfo = true"), "{again}");
         // Reproducible again: the entry goes.
         let fixed = Calibration {
-            unreproducible: Unreproducible::default(),
-            ..calibration
+            unreproducible: Unreproducible {
+                checked: true,
+                ..Unreproducible::default()
+            },
+            ..calibration.clone()
         };
         let gone = write_budgets(&again, Path::new("gate.toml"), &fixed, false).unwrap();
         assert!(!gone.contains("nondeterministic"), "{gone}");
+        // Not checked (no `rebuild` among the builds): the entry stays as it was.
+        let unchecked = Calibration {
+            unreproducible: Unreproducible::default(),
+            ..calibration
+        };
+        let kept = write_budgets(&again, Path::new("gate.toml"), &unchecked, false).unwrap();
+        assert_eq!(kept.matches("[[nondeterministic]]").count(), 1, "{kept}");
+        assert!(kept.contains("    \"data::lookup\",\n]\n"), "{kept}");
     }
 
     /// One object `release/deps/b` holding functions of the given digests.

@@ -757,6 +757,7 @@ pub fn unreproducible(builds: &[Build]) -> Unreproducible {
         )
         .collect();
     Unreproducible {
+        checked: true,
         benchmarks,
         code,
         out_dir,
@@ -766,6 +767,8 @@ pub fn unreproducible(builds: &[Build]) -> Unreproducible {
 /// What two cold builds of one tree at one path disagreed on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Unreproducible {
+    /// Whether the builds held `base` and `rebuild`, so that reproducibility was checked at all.
+    pub checked: bool,
     /// Benchmark, Ir of the first build, Ir of the second.
     pub benchmarks: Vec<(String, u64, u64)>,
     /// By benchmark, the functions it executed whose code identity differed between the two

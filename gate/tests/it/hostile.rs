@@ -396,6 +396,7 @@ fn calibration_keeps_hostile_out_dir_names_inert() {
         })
         .collect();
     let found = Unreproducible {
+        checked: true,
         benchmarks: vec![("data::lookup".to_owned(), 100, 104)],
         code: std::collections::BTreeMap::from([("data::lookup".to_owned(), functions)]),
         out_dir: names,
