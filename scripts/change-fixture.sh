@@ -35,6 +35,9 @@
 #                                                   the path that never ran)
 #   version  the package's version                  none                      PASS
 #
+# At `shared`, the selected run is also taken in 2 shards (`--only-touched --shard K/2`): together
+# they must run and carry exactly what the unsharded selected run did, with its counts and verdict.
+#
 # (`generic` selects both: instances of a generic share one name under Rust's legacy mangling, so
 # their code is compared as one unit, which is sound and coarser than the change.) Each step starts
 # from the baselines' commit. The table of what each step gave is printed.
@@ -354,6 +357,38 @@ judge() {
     say "$name: exit $full_exit (without the change map: $old_exit); touched [$shown]; failed [$failed]; not run in the selected run: $(wc -w <<<"$carried") of $(wc -w <<<"$all")"
 }
 expect() { [ "$2" = "$3" ] || die "$1: expected [$3], got [$2]"; }
+# shards_check NAME (after `judge NAME`): the selected run in 2 shards (`irgate run --only-touched
+# --shard K/2`). Each shard holds its part of the benchmarks, runs the touched ones among them and
+# carries the others; together the shards run exactly what the unsharded selected run ran, carry
+# exactly what it carried with the same counts (the baselines'), and merged (`--from`) they give
+# its results and its verdict.
+shards_check() {
+    local name=$1 log=$work/$1 k whole ran=() held=() shard_carried=()
+    whole=$log-sel-results.json
+    cp target/irgate/results.json "$whole"
+    local unsharded_ran; unsharded_ran=$(jq -r '(.carried // []) as $c | .benchmarks | keys[] | select(. as $k | $c | index($k) | not)' "$whole" | sort | tr '\n' ' ')
+    for k in 1 2; do
+        "$irgate" run --only-touched --shard "$k/2" --results "$log-shard$k.json" >"$log-shard$k.log" 2>&1 ||
+            { cat "$log-shard$k.log" >&2; die "$name: irgate run --only-touched --shard $k/2 failed"; }
+        ran+=($(jq -r '(.carried // []) as $c | .benchmarks | keys[] | select(. as $k | $c | index($k) | not)' "$log-shard$k.json"))
+        held+=($(jq -r '.benchmarks | keys[]' "$log-shard$k.json"))
+        shard_carried+=($(jq -r '(.carried // [])[]' "$log-shard$k.json"))
+        # A carried count is the baselines', as in the unsharded run.
+        local differ
+        differ=$(jq -r --slurpfile whole "$whole" '(.carried // [])[] as $id | select(.benchmarks[$id].Ir != $whole[0].benchmarks[$id].Ir) | $id' "$log-shard$k.json")
+        [ -z "$differ" ] || die "$name: shard $k/2 carried other counts than the unsharded run for: $differ"
+    done
+    expect "$name: benchmarks held by the shards (each in one)" "$(printf '%s\n' "${held[@]}" | sort | tr '\n' ' ')" "$all"
+    expect "$name: benchmarks the shards ran" "$(printf '%s\n' "${ran[@]}" | sed '/^$/d' | sort | tr '\n' ' ')" "$unsharded_ran"
+    expect "$name: benchmarks the shards carried" "$(printf '%s\n' "${shard_carried[@]}" | sed '/^$/d' | sort | tr '\n' ' ')" "$carried"
+    "$irgate" run --from "$log-shard1.json" --from "$log-shard2.json" --results "$log-merged.json" >"$log-merge.log" 2>&1 ||
+        { cat "$log-merge.log" >&2; die "$name: merging the shards failed"; }
+    local same; same=$(jq -S --slurpfile whole "$whole" '[.benchmarks == $whole[0].benchmarks, ((.carried // []) | sort) == (($whole[0].carried // []) | sort)]' "$log-merged.json" | tr -d ' \n')
+    [ "$same" = "[true,true]" ] || die "$name: the merged shards' counts or carried list differ from the unsharded selected run's ($same)"
+    local merged_exit=0; "$irgate" check --results "$log-merged.json" >"$log-merged.txt" 2>&1 || merged_exit=$?
+    expect "$name: the merged shards' verdict (exit)" "$merged_exit" "$full_exit"
+    say "$name: in 2 shards, --only-touched ran [$(printf '%s ' "${ran[@]}")] and carried $(wc -w <<<"${shard_carried[*]}"): the unsharded selection, the same counts and verdict"
+}
 step() { git checkout --quiet --force --detach "$base"; }
 
 step; sed -i 's/^version = "0.1.0"/version = "0.1.1"/' changefix/Cargo.toml; sed -i 's/^inert = .*/inert = ["changefix\/src\/**"]/' gate.toml; commit uninert
@@ -367,6 +402,7 @@ expect "shared: touched" "$touched" "twice::shared/one twice::shared/two "
 expect "shared: failed" "$failed" "twice::shared/one twice::shared/two "
 expect "shared: exit" "$full_exit" 1
 expect "shared: carried" "$(wc -w <<<"$carried")" $(($(wc -w <<<"$all") - 2))
+shards_check shared
 
 step; sed -i 's/(0..n as u64)/(0..(n + n \/ 2) as u64)/' changefix/src/lib.rs; commit setup
 judge setup

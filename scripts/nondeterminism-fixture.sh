@@ -11,10 +11,17 @@
 #   - write it into gate.toml as [[nondeterministic]] with `info = true` and why, and budget no
 #     benchmark above 1 Ir (no budget absorbs the random draw);
 #   - give `data::fixed/one` the same count in the checkout and in the scratch copy (same path
-#     length: same count).
+#     length: same count);
+#   - name `data::stamped/one` too, whose count is the same in both builds but whose executed
+#     function `ndfix::stamped` reads a drawn `static` (issue #32, item 1: only the code identity
+#     sees it), with that function.
 #
 # Then, against baselines from init's run: the second scratch build's counts pass (`info`), and
-# without `info = true` they are undecided (exit 2), naming `data::drawn/one`.
+# without `info = true` they are undecided (exit 2), naming `data::drawn/one`. Last,
+# `irgate calibrate --variants base,version --write` must report `data::versioned/one` (whose
+# code the version is compiled into) as changed by the `version` build, learn the address budget
+# from `data::fixed/one` alone (the default, 16 Ir) and write no [layout] and no budget above 1 Ir
+# (issue #32, item 4).
 # (The two draws are equal once in 4,096 runs; the script then says so and fails.)
 #
 # usage: scripts/nondeterminism-fixture.sh [--keep DIR]
@@ -41,10 +48,17 @@ fn main() {
         .and_then(|mut f| f.read_exact(&mut bytes))
         .expect("/dev/urandom");
     let rounds = 64 + u64::from(u16::from_le_bytes(bytes) % 4096);
+    let mut stamp = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut stamp))
+        .expect("/dev/urandom");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     std::fs::write(
         format!("{out}/data.rs"),
-        format!("/// Drawn by build.rs.\npub const ROUNDS: u64 = {rounds};\n"),
+        format!(
+            "/// Drawn by build.rs.\npub const ROUNDS: u64 = {rounds};\n\
+             /// Drawn by build.rs: read in full whatever it holds.\npub static STAMP: [u8; 16] = {stamp:?};\n"
+        ),
     )
     .expect("OUT_DIR/data.rs");
     println!("cargo::rerun-if-changed=build.rs");
@@ -74,6 +88,36 @@ pub fn drawn(seed: u64) -> u64 {
 pub fn fixed(seed: u64) -> u64 {
     mix(std::hint::black_box(1_000), seed)
 }
+
+/// Folds the drawn STAMP into `seed`: the same instructions whatever the bytes, other data.
+#[inline(never)]
+pub fn stamped(seed: u64) -> u64 {
+    let stamp = std::hint::black_box(&STAMP);
+    let mut x = seed;
+    for byte in stamp {
+        x = x.rotate_left(3) ^ u64::from(*byte);
+    }
+    x
+}
+
+/// The package's patch version, read at compile time.
+pub const PATCH: u64 = digits(env!("CARGO_PKG_VERSION_PATCH"));
+
+const fn digits(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let (mut n, mut i) = (0, 0);
+    while i < bytes.len() {
+        n = n * 10 + (bytes[i] - b'0') as u64;
+        i += 1;
+    }
+    n
+}
+
+/// More rounds the higher the patch version: a version bump changes this code and its count.
+#[inline(never)]
+pub fn versioned(seed: u64) -> u64 {
+    mix(std::hint::black_box(100 + 64 * PATCH), seed)
+}
 EOF
 cat >"$fixture/ndfix/benches/data.rs" <<'EOF'
 use std::hint::black_box;
@@ -92,7 +136,19 @@ fn fixed(seed: u64) -> u64 {
     black_box(ndfix::fixed(black_box(seed)))
 }
 
-library_benchmark_group!(name = data, benchmarks = [drawn, fixed]);
+#[library_benchmark]
+#[bench::one(1)]
+fn stamped(seed: u64) -> u64 {
+    black_box(ndfix::stamped(black_box(seed)))
+}
+
+#[library_benchmark]
+#[bench::one(1)]
+fn versioned(seed: u64) -> u64 {
+    black_box(ndfix::versioned(black_box(seed)))
+}
+
+library_benchmark_group!(name = data, benchmarks = [drawn, fixed, stamped, versioned]);
 main!(library_benchmark_groups = data);
 EOF
 cd "$fixture"
@@ -101,12 +157,18 @@ git init --quiet && git add -A && git -c user.name=t -c user.email=t@t commit --
 start=$SECONDS
 "$irgate" init >"$work/init.log" 2>&1 || { cat "$work/init.log" >&2; die "irgate init failed"; }
 say "irgate init (a run and two builds from nothing) took $((SECONDS - start)) s"
-grep -q 'Not reproducible: 1 benchmark' "$work/init.log" || { cat "$work/init.log" >&2; die "init named no unreproducible benchmark (or the two draws were equal)"; }
+grep -q 'Not reproducible: 2 benchmarks' "$work/init.log" || { cat "$work/init.log" >&2; die "init did not name two unreproducible benchmarks (or the two draws were equal)"; }
 grep -q '^  data::drawn/one  ' "$work/init.log" || { cat "$work/init.log" >&2; die "init did not name data::drawn/one"; }
 grep -q 'ndfix/out/data.rs' "$work/init.log" || { cat "$work/init.log" >&2; die "init did not name the OUT_DIR file that differed"; }
-grep -q '^  data::fixed/one  ' "$work/init.log" && die "init named data::fixed/one, which is reproducible"
-grep -A3 '^\[\[nondeterministic\]\]' gate.toml | grep -q '"data::drawn/one"' || { cat gate.toml >&2; die "gate.toml has no [[nondeterministic]] entry for data::drawn/one"; }
-grep -A4 '^\[\[nondeterministic\]\]' gate.toml | grep -q '^info = true$' || { cat gate.toml >&2; die "init did not mark it info"; }
+# The same count in both builds, other data read by executed code: only the code identity sees it.
+grep -q '^  data::stamped/one  the same count both times; executes code that differed: `ndfix::stamped` (release/deps/data)' "$work/init.log" ||
+    { cat "$work/init.log" >&2; die "init did not name data::stamped/one with the function ndfix::stamped whose data differed"; }
+for reproducible in fixed versioned; do
+    grep -q "^  data::$reproducible/one  " "$work/init.log" && die "init named data::$reproducible/one, which is reproducible"
+done
+grep -A4 '^\[\[nondeterministic\]\]' gate.toml | grep -q '"data::drawn/one"' || { cat gate.toml >&2; die "gate.toml has no [[nondeterministic]] entry for data::drawn/one"; }
+grep -A4 '^\[\[nondeterministic\]\]' gate.toml | grep -q '"data::stamped/one"' || { cat gate.toml >&2; die "gate.toml has no [[nondeterministic]] entry for data::stamped/one"; }
+grep -A5 '^\[\[nondeterministic\]\]' gate.toml | grep -q '^info = true$' || { cat gate.toml >&2; die "init did not mark it info"; }
 grep -B3 '^\[\[nondeterministic\]\]' gate.toml | grep -q 'OUT_DIR' || { cat gate.toml >&2; die "the entry's comment does not say why"; }
 widest=$(grep -o 'absolute = [0-9]*' gate.toml | awk '{ print $3 }' | sort -n | tail -n 1)
 [ "${widest:-0}" -le 1 ] || { cat gate.toml >&2; die "a budget of $widest Ir was written: the random draw was budgeted"; }
@@ -127,4 +189,26 @@ sed -i '/^info = true$/d' gate.toml
 code=0; "$irgate" check --results "$cal/rebuild.json" >"$work/check.txt" 2>&1 || code=$?
 [ "$code" -eq 2 ] || { cat "$work/check.txt" >&2; die "unmarked, the check exited $code, not 2 (undecided)"; }
 grep -q 'moved whose build is not reproducible (data::drawn/one' "$work/check.txt" || { cat "$work/check.txt" >&2; die "the undecided verdict does not name data::drawn/one"; }
-say "PASS: not reproducible, named with its OUT_DIR file, never budgeted; info passes, unmarked it is undecided (exit 2) ($((SECONDS - start)) s)"
+say "not reproducible, named with its OUT_DIR file and the function whose code differed, never budgeted; info passes, unmarked it is undecided (exit 2) ($((SECONDS - start)) s)"
+
+# The address budget is learned only from what a perturbed build leaves untouched (issue #32,
+# item 4): in the `version` build, data::versioned/one executes code the version is compiled
+# into (and data::drawn/one, data::stamped/one other random data), so its move is the change's.
+step=$SECONDS
+code=0; "$irgate" calibrate --variants base,version --write >"$work/calibrate.log" 2>&1 || code=$?
+[ "$code" -eq 0 ] || { cat "$work/calibrate.log" >&2; die "irgate calibrate --variants base,version exited $code"; }
+grep -q '^  data::versioned/one in `version`: +[0-9,]* Ir: executes `ndfix::versioned` (release/deps/data)' "$work/calibrate.log" ||
+    { cat "$work/calibrate.log" >&2; die "calibrate did not report data::versioned/one as changed by the version build"; }
+for random in drawn stamped; do
+    grep -q "^  data::$random/one in \`version\`: " "$work/calibrate.log" ||
+        { cat "$work/calibrate.log" >&2; die "calibrate did not report data::$random/one as changed by the version build"; }
+done
+grep -q 'Address budget (\[layout\]): 16 Ir, learned from 1 benchmark that `version` left untouched' "$work/calibrate.log" ||
+    { cat "$work/calibrate.log" >&2; die "the address budget was not learned from data::fixed/one alone"; }
+grep -q '^\[layout\]' gate.toml && { cat gate.toml >&2; die "a [layout] was written: the version build's own change was taken for layout"; }
+widest=$(grep -o 'absolute = [0-9]*' gate.toml | awk '{ print $3 }' | sort -n | tail -n 1)
+[ "${widest:-0}" -le 1 ] || { cat gate.toml >&2; die "a budget of $widest Ir was written: a change of the version build was budgeted"; }
+# Without `rebuild`, reproducibility was not checked: init's entry stays.
+grep -A4 '^\[\[nondeterministic\]\]' gate.toml | grep -q '"data::stamped/one"' || { cat gate.toml >&2; die "calibrate without a rebuild dropped the [[nondeterministic]] entry"; }
+say "data::versioned/one: $(jq '.benchmarks["data::versioned/one"].Ir' "$cal/base.json") Ir in base, $(jq '.benchmarks["data::versioned/one"].Ir' "$cal/version.json") Ir in version: reported as the version's change, not learned from; [layout] stays 16 Ir ($((SECONDS - step)) s)"
+say "PASS ($((SECONDS - start)) s)"

@@ -256,7 +256,8 @@ fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Result<
 }
 
 /// Calibration as `init` runs it: the reproducibility check alone, the working tree built twice
-/// from nothing at one path of the checkout's length and run ([`Variant::REPRODUCIBILITY`]). The
+/// from nothing at one path of the checkout's length and run ([`Variant::REPRODUCIBILITY`]),
+/// compared by count and by the code identity of the functions each benchmark executed. The
 /// perturbed builds (`version`, `unrelated`) moved no count of the measurement build (0 of 132
 /// here, 0 of 24 in the layout fixture: docs/calibration.md), and with exact selection a
 /// benchmark that runs none of a change's code is held to the address budget (`[layout]`)
@@ -728,8 +729,9 @@ mod tests {
             spreads: Vec::new(),
             unreproducible: crate::measure::calibrate::Unreproducible {
                 benchmarks: vec![("nd::x".into(), 5, 9)],
-                out_dir: Vec::new(),
+                ..Default::default()
             },
+            layout: crate::measure::calibrate::Layout::default(),
         };
         let here = results(&[("bin::run", 297_472), ("a::y", 10), ("nd::x", 7)]);
         let same = results(&[("bin::run", 297_472), ("a::y", 10), ("nd::x", 5)]);

@@ -20,7 +20,9 @@ pub const DEFAULT_BUDGET: Budget = Budget {
 /// benchmark that runs none of a change's code is held to it. Layout moves a count by a number
 /// of instructions, not a fraction of it; the largest move measured on unrelated changes is 10
 /// Ir (docs/calibration.md: a codegen-unit split), and 16 is that times 1.5, rounded up to a
-/// power of two. `irgate calibrate --write` replaces it with what it measured.
+/// power of two. `irgate calibrate --write` raises it to what it learned, when that is more: one
+/// and a half times the largest spread of a benchmark the perturbed builds provably left
+/// untouched (docs/selection.md, "How the address budget is learned").
 pub const DEFAULT_LAYOUT_BUDGET: Budget = Budget {
     relative_pct: 0.0,
     absolute: 16,

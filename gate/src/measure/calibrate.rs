@@ -3,21 +3,27 @@
 //! the binary and handed to it), each [`Variant`] built there cold (its own target directory,
 //! inside the copy, emptied first) with the measurement build and run; the benchmarks whose counts
 //! differ between two cold builds of the same tree ([`Variant::Rebuild`]: not reproducible, never
-//! budgeted) and what differed between them (the data build scripts wrote into `OUT_DIR`); and the
-//! spread of each benchmark's count over the builds, with the budget it suggests.
+//! budgeted) and what differed between them (the data build scripts wrote into `OUT_DIR`, the
+//! code identity of the functions a benchmark executed); which benchmarks each perturbed build
+//! left untouched, by the code identity; the spread of each benchmark's count over the builds,
+//! with the budget it suggests; and the address budget (`[layout]`) learned from the benchmarks a
+//! perturbed build left untouched.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::change::{self, Change, ChangedFunction, How};
 use crate::config::Config;
+use crate::config::budgets::DEFAULT_LAYOUT_BUDGET;
 use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::measure::collect::{self, Place, Selection};
 use crate::measure::fingerprint;
 use crate::measure::paths::Resolved;
 use crate::measure::workspace::Workspace;
-use crate::model::Results;
+use crate::model::code::CodeRecord;
+use crate::model::{Results, Touch};
 
 /// A build of the working tree that differs from it only in code no benchmark runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +75,26 @@ impl Variant {
             Variant::Rebuild => "rebuild",
             Variant::Version => "version",
             Variant::Unrelated => "unrelated",
+        }
+    }
+
+    /// The files of the copy this variant changes, relative to its root (what a benchmark that
+    /// reads files at run time may read differently): the manifests and the lock file for
+    /// `version`, the libraries' root files for `unrelated`.
+    fn changed_files(self, members: &[Member]) -> Vec<String> {
+        let shown = |path: &Path| path.display().to_string();
+        match self {
+            Variant::Base | Variant::Rebuild => Vec::new(),
+            Variant::Version => ["Cargo.toml", "Cargo.lock"]
+                .into_iter()
+                .map(str::to_owned)
+                .chain(members.iter().map(|m| shown(&m.manifest)))
+                .collect(),
+            Variant::Unrelated => members
+                .iter()
+                .filter_map(|m| m.lib.as_deref())
+                .map(shown)
+                .collect(),
         }
     }
 
@@ -348,9 +374,9 @@ pub fn scratch_path(root: &Path) -> Result<PathBuf> {
     }
 }
 
-/// One calibration build: its variant's name, its counts, and a digest of every file the build
+/// One calibration build: its variant's name, its counts, a digest of every file the build
 /// scripts wrote into `OUT_DIR` (by path below the target directory, the package's hash
-/// stripped), so two builds of one tree can say which build script wrote other data.
+/// stripped), so two builds of one tree can say which build script wrote other data, and its code.
 #[derive(Debug, Clone)]
 pub struct Build {
     /// The variant's name.
@@ -359,6 +385,22 @@ pub struct Build {
     pub results: Results,
     /// `OUT_DIR` files: `<package>/out/<file>` to a digest of the content.
     pub out_dir: BTreeMap<String, String>,
+    /// Its code: for the reference build ([`reference`]) the record of what each benchmark
+    /// executed, for the others the identity of their objects; `None` when not known (results
+    /// of a build made elsewhere with no code record beside them).
+    pub code: Option<CodeRecord>,
+    /// The files this build changed against the reference build, relative to the workspace root
+    /// (what a benchmark that reads files at run time may read differently); `None` when not
+    /// known.
+    pub changed_files: Option<Vec<String>>,
+}
+
+/// The build the others are compared with, by code and by count: `base`, else the first.
+pub fn reference(builds: &[Build]) -> Option<&Build> {
+    builds
+        .iter()
+        .find(|b| b.name == Variant::Base.name())
+        .or(builds.first())
 }
 
 /// Builds and runs each of `variants`, one after the other, in one scratch copy of the working
@@ -386,6 +428,13 @@ pub fn measure(
     };
     let lock = lock(&src)?;
     let members = members(&paths.root)?;
+    // The reference build records what each benchmark executed (a second, recording pass of
+    // its benchmarks); the others only hash their objects.
+    let recorded = if variants.contains(&Variant::Base) {
+        Variant::Base
+    } else {
+        variants[0]
+    };
     let mut builds = Vec::new();
     let started = Instant::now();
     for (index, variant) in variants.iter().enumerate() {
@@ -414,9 +463,18 @@ pub fn measure(
             label: &label,
         };
         let one = Instant::now();
-        let mut results =
-            collect::run_suites(config, selection, &variant_paths, None, Some(&place))
-                .map_err(|e| Error::Tool(format!("calibration build `{}`: {e}", variant.name())))?;
+        let variant_selection = Selection {
+            record: *variant == recorded,
+            ..*selection
+        };
+        let (mut results, code) = collect::run_with_code(
+            config,
+            &variant_selection,
+            &variant_paths,
+            None,
+            Some(&place),
+        )
+        .map_err(|e| Error::Tool(format!("calibration build `{}`: {e}", variant.name())))?;
         results.fingerprint.commit = fingerprint::commit(&paths.root);
         results.fingerprint.workspace_root = paths.root.display().to_string();
         let file = results_dir.join(format!("{}.json", variant.name()));
@@ -431,12 +489,44 @@ pub fn measure(
             name: variant.name().to_owned(),
             results,
             out_dir: out_dir_digests(&target),
+            code: Some(code),
+            changed_files: Some(variant.changed_files(&members)),
         });
     }
     // Nothing of the copy is reused (every build starts from nothing): its space is given back.
     remove_dir(&src)?;
     drop(lock);
+    narrow_to_reference(&mut builds);
+    for build in &builds {
+        if let Some(code) = &build.code {
+            let file = results_dir.join(format!("{}.json", build.name));
+            crate::formats::code::write(&crate::formats::code::run_path(&file), code)?;
+        }
+    }
     Ok(builds)
+}
+
+/// Keeps, of every build's code but the reference's, only the functions the reference's
+/// benchmarks executed: all that is compared, and the files written beside the results stay
+/// small.
+fn narrow_to_reference(builds: &mut [Build]) {
+    let Some(executed) = reference(builds)
+        .and_then(|b| b.code.as_ref())
+        .map(|c| c.benchmarks.clone())
+    else {
+        return;
+    };
+    let name = reference(builds).map(|b| b.name.clone());
+    for build in builds.iter_mut() {
+        if Some(&build.name) == name.as_ref() {
+            continue;
+        }
+        if let Some(code) = &mut build.code {
+            code.benchmarks = executed.clone();
+            code.narrow_to_executed();
+            code.benchmarks.clear();
+        }
+    }
 }
 
 /// ", about N min left" after `done` of `total` builds took `elapsed` (the first build is the
@@ -518,8 +608,118 @@ fn out_dir_digests(target: &Path) -> BTreeMap<String, String> {
     out
 }
 
+/// How a benchmark's code in one build compares with the reference build's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Code {
+    /// Its process executed the same code reading the same data, and reads no file the build
+    /// changed: the build left it untouched.
+    Same,
+    /// It executed these functions, whose code differs, or (none) may read at run time a file
+    /// the build changed, as `reads` says.
+    Differs {
+        /// The functions (or whole objects) whose code differs.
+        functions: Vec<ChangedFunction>,
+        /// Why it may read a changed file, when that is what differs.
+        reads: Option<String>,
+    },
+    /// Not known (no code record of it, or no identity of an object it executed), and why.
+    Unknown(String),
+}
+
+impl Code {
+    /// What differs, in a phrase (escaped for a terminal: the names are the repository's).
+    pub fn describe(&self) -> String {
+        match self {
+            Code::Same => "the same code".to_owned(),
+            Code::Differs { functions, reads } if functions.is_empty() => {
+                crate::text::terminal(reads.as_deref().unwrap_or("")).into_owned()
+            }
+            Code::Differs { functions, .. } => {
+                let named: Vec<String> = functions.iter().take(4).map(function).collect();
+                format!(
+                    "executes {}{}",
+                    named.join(", "),
+                    if functions.len() > 4 {
+                        format!(" and {} more", functions.len() - 4)
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+            Code::Unknown(why) => crate::text::terminal(why).into_owned(),
+        }
+    }
+}
+
+/// A changed function, named with its object: `` `ndfix::drawn` (release/deps/data) ``.
+fn function(f: &ChangedFunction) -> String {
+    let object = crate::text::terminal(&f.object);
+    match f.how {
+        How::Whole => format!("the whole of `{object}`"),
+        How::Vanished => format!(
+            "`{}` ({object}; absent from one build)",
+            crate::text::terminal(&f.name)
+        ),
+        How::Changed => format!("`{}` ({object})", crate::text::terminal(&f.name)),
+    }
+}
+
+/// The code of every benchmark of `reference`'s results in `build`, compared with the
+/// reference's by the code identity ([`change::touched`], with the files `build` changed):
+/// every benchmark is [`Code::Unknown`] when either build has no code.
+pub fn compare_code(reference: &Build, build: &Build) -> BTreeMap<String, Code> {
+    let ids: Vec<String> = reference.results.benchmarks.keys().cloned().collect();
+    let (Some(base), Some(other)) = (&reference.code, &build.code) else {
+        let missing = if reference.code.is_none() {
+            &reference.name
+        } else {
+            &build.name
+        };
+        let why = format!("no code record of the build `{missing}`");
+        return ids
+            .into_iter()
+            .map(|id| (id, Code::Unknown(why.clone())))
+            .collect();
+    };
+    let change = Change {
+        files: build.changed_files.clone().unwrap_or_default(),
+        ..Change::default()
+    };
+    let change::Touches { functions, touch } = change::touched(base, &other.objects, &change, &ids);
+    touch
+        .into_iter()
+        .map(|(id, touch)| {
+            let reads = base
+                .benchmarks
+                .get(&id)
+                .and_then(|e| e.reads_files.as_ref());
+            let code = match touch {
+                Touch::Untouched => match (&build.changed_files, reads) {
+                    (None, Some(why)) => Code::Unknown(format!(
+                        "it may read files at run time ({why}), and which files the build `{}` \
+                         changed is not known",
+                        build.name
+                    )),
+                    _ => Code::Same,
+                },
+                Touch::Runs { functions: changed } => Code::Differs {
+                    functions: changed.iter().map(|&i| functions[i].clone()).collect(),
+                    reads: None,
+                },
+                Touch::Reads { reason } => Code::Differs {
+                    functions: Vec::new(),
+                    reads: Some(reason),
+                },
+                Touch::Unrecorded { reason } => Code::Unknown(reason),
+            };
+            (id, code)
+        })
+        .collect()
+}
+
 /// The benchmarks whose Ir differs between the builds `base` and `rebuild` (two cold builds of
-/// one tree at one path), with their counts, and the `OUT_DIR` files whose content differed:
+/// one tree at one path), with their counts; those that executed a function whose code identity
+/// differs between them, with the functions; and the `OUT_DIR` files whose content differed:
 /// empty when the builds do not include both.
 pub fn unreproducible(builds: &[Build]) -> Unreproducible {
     let find = |name: &str| builds.iter().find(|b| b.name == name);
@@ -536,6 +736,13 @@ pub fn unreproducible(builds: &[Build]) -> Unreproducible {
             (a != b).then(|| (id.clone(), a, b))
         })
         .collect();
+    let code = compare_code(base, again)
+        .into_iter()
+        .filter_map(|(id, code)| match code {
+            Code::Differs { functions, .. } if !functions.is_empty() => Some((id, functions)),
+            _ => None,
+        })
+        .collect();
     let out_dir = base
         .out_dir
         .iter()
@@ -550,7 +757,9 @@ pub fn unreproducible(builds: &[Build]) -> Unreproducible {
         )
         .collect();
     Unreproducible {
+        checked: true,
         benchmarks,
+        code,
         out_dir,
     }
 }
@@ -558,38 +767,164 @@ pub fn unreproducible(builds: &[Build]) -> Unreproducible {
 /// What two cold builds of one tree at one path disagreed on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Unreproducible {
+    /// Whether the builds held `base` and `rebuild`, so that reproducibility was checked at all.
+    pub checked: bool,
     /// Benchmark, Ir of the first build, Ir of the second.
     pub benchmarks: Vec<(String, u64, u64)>,
+    /// By benchmark, the functions it executed whose code identity differed between the two
+    /// builds (whatever the counts said).
+    pub code: BTreeMap<String, Vec<ChangedFunction>>,
     /// The `OUT_DIR` files (`<package>/out/<file>`) whose content differed.
     pub out_dir: Vec<String>,
 }
 
 impl Unreproducible {
-    /// The ids.
+    /// The ids: those whose count differed, and those whose executed code did.
     pub fn ids(&self) -> BTreeSet<String> {
         self.benchmarks
             .iter()
             .map(|(id, _, _)| id.clone())
+            .chain(self.code.keys().cloned())
             .collect()
+    }
+
+    /// The functions whose code differed, each once, named with their objects.
+    pub fn functions(&self) -> Vec<String> {
+        let all: BTreeSet<&ChangedFunction> = self.code.values().flatten().collect();
+        all.into_iter().map(function).collect()
     }
 
     /// The likely cause, in a sentence.
     pub fn cause(&self) -> String {
-        if self.out_dir.is_empty() {
-            "the build scripts wrote the same OUT_DIR data both times: the benchmark's own run \
-             differs (hash seeds: a HashMap's RandomState, the time, addresses), or the compiled \
-             code does (a proc macro or build script emitting code that varies)"
-                .to_owned()
-        } else {
+        let mut causes = Vec::new();
+        if !self.code.is_empty() {
+            let functions = self.functions();
+            let named: Vec<&str> = functions.iter().take(5).map(String::as_str).collect();
+            causes.push(format!(
+                "the two builds compiled other code or data into functions these benchmarks \
+                 execute ({}{}): a build script or macro writing random data, the time or the \
+                 environment into the code",
+                named.join(", "),
+                if functions.len() > 5 { ", ..." } else { "" }
+            ));
+        }
+        if !self.out_dir.is_empty() {
             let named: Vec<&str> = self.out_dir.iter().take(5).map(String::as_str).collect();
-            format!(
+            causes.push(format!(
                 "build scripts wrote other data into OUT_DIR each time ({}{}): a build script \
                  drawing unseeded random numbers, the time or the environment",
                 named.join(", "),
                 if self.out_dir.len() > 5 { ", ..." } else { "" }
-            )
+            ));
+        }
+        if causes.is_empty() {
+            "the build scripts wrote the same OUT_DIR data both times and the benchmarks \
+             executed the same code: the benchmark's own run differs (hash seeds: a HashMap's \
+             RandomState, the time, addresses)"
+                .to_owned()
+        } else {
+            causes.join("; ")
         }
     }
+}
+
+/// A benchmark a perturbed build touched: left out of its spread and of the address budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touched {
+    /// Benchmark id.
+    pub benchmark: String,
+    /// The build.
+    pub build: String,
+    /// Its Ir in that build minus its Ir in the reference build.
+    pub moved: i64,
+    /// What differs ([`Code::describe`]).
+    pub why: String,
+}
+
+/// The address budget (`[layout]`) learned from the benchmarks the perturbed builds left
+/// untouched ([`learn_layout`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// The budget in Ir; `None` when no benchmark was proven untouched in a perturbed build
+    /// (the default is kept).
+    pub budget: Option<u64>,
+    /// How many benchmarks it was learned from.
+    pub sample: usize,
+    /// The perturbed builds it was learned from.
+    pub builds: Vec<String>,
+    /// The largest spread among them: benchmark and Ir.
+    pub largest: Option<(String, u64)>,
+    /// The benchmarks a perturbed build touched, by build.
+    pub touched: Vec<Touched>,
+    /// How many benchmarks of perturbed builds could not be compared by code.
+    pub unknown: usize,
+}
+
+/// The address budget learned from `runs` (name, results) against the build `reference`, given
+/// how each other build's code compares with the reference's (`compared`, by build and
+/// benchmark). For each benchmark not in `unreproducible`, its learning set is the reference
+/// build and every perturbed build (neither the reference nor `rebuild`, which perturbs
+/// nothing) whose code is [`Code::Same`] for it; a benchmark whose set holds two builds or
+/// more is learned from, with its spread (largest count minus smallest) over the set. The
+/// budget is one and a half times the largest such spread, rounded up, and never below the
+/// default layout budget; with no benchmark learned from, there is none (the default stays).
+pub fn learn_layout(
+    runs: &[(String, Results)],
+    reference: &str,
+    compared: &[(String, BTreeMap<String, Code>)],
+    unreproducible: &BTreeSet<String>,
+) -> Layout {
+    let ir = |name: &str, id: &str| -> Option<u64> {
+        let (_, run) = runs.iter().find(|(n, _)| n == name)?;
+        run.benchmarks.get(id)?.get(IR).copied()
+    };
+    let mut layout = Layout::default();
+    let mut builds = BTreeSet::new();
+    let Some((_, base)) = runs.iter().find(|(n, _)| n == reference) else {
+        return layout;
+    };
+    for id in base.benchmarks.keys() {
+        let Some(first) = ir(reference, id).filter(|_| !unreproducible.contains(id)) else {
+            continue;
+        };
+        let (mut min, mut max, mut size) = (first, first, 1);
+        for (build, codes) in compared {
+            let Some(count) = ir(build, id) else {
+                continue;
+            };
+            match codes.get(id) {
+                Some(Code::Same) if build != Variant::Rebuild.name() => {
+                    min = min.min(count);
+                    max = max.max(count);
+                    size += 1;
+                    builds.insert(build.clone());
+                }
+                Some(code @ Code::Differs { .. }) => layout.touched.push(Touched {
+                    benchmark: id.clone(),
+                    build: build.clone(),
+                    moved: crate::text::signed_delta(count, first),
+                    why: code.describe(),
+                }),
+                Some(Code::Unknown(_)) | None if build != Variant::Rebuild.name() => {
+                    layout.unknown += 1;
+                }
+                _ => {}
+            }
+        }
+        if size < 2 {
+            continue;
+        }
+        layout.sample += 1;
+        if layout.largest.as_ref().is_none_or(|(_, l)| max - min > *l) {
+            layout.largest = Some((id.clone(), max - min));
+        }
+    }
+    layout.builds = builds.into_iter().collect();
+    layout.budget = layout
+        .largest
+        .as_ref()
+        .map(|(_, spread)| (3 * spread).div_ceil(2).max(DEFAULT_LAYOUT_BUDGET.absolute));
+    layout
 }
 
 /// How far one benchmark's Ir moved across the builds.
@@ -613,9 +948,13 @@ impl Spread {
     }
 }
 
-/// The spread of every benchmark over `runs` (name, results), in id order. Every run must hold
-/// the same benchmarks, taken in the same environment.
-pub fn spreads(runs: &[(String, Results)]) -> Result<Vec<Spread>> {
+/// The spread of every benchmark over `runs` (name, results), in id order, leaving out the
+/// builds `left_out` names for it (benchmark, build: a build that changed the code it
+/// executes). Every run must hold the same benchmarks, taken in the same environment.
+pub fn spreads(
+    runs: &[(String, Results)],
+    left_out: &BTreeSet<(String, String)>,
+) -> Result<Vec<Spread>> {
     let [(first_name, first), rest @ ..] = runs else {
         return Err(Error::invalid(
             "irgate calibrate",
@@ -665,6 +1004,9 @@ pub fn spreads(runs: &[(String, Results)]) -> Result<Vec<Spread>> {
         let (mut min, mut max, mut moved_in) = (reference, reference, Vec::new());
         for (name, run) in rest {
             let count = ir(name, run, id)?;
+            if left_out.contains(&(id.clone(), name.clone())) {
+                continue;
+            }
             min = min.min(count);
             max = max.max(count);
             if count != reference {
@@ -863,5 +1205,81 @@ mod tests {
             };
             assert!(b.contains(&format!("version = \"{pin}\"")), "{b}");
         }
+    }
+
+    /// The learning rule alone: a benchmark's spread over `base` and the perturbed builds that
+    /// left it untouched, one and a half times the largest, never below the default; `rebuild`
+    /// (nothing perturbed), touched and unknown builds teach nothing, and with nothing learned
+    /// the default stays.
+    #[test]
+    fn the_address_budget_is_learned_from_untouched_benchmarks_only() {
+        use crate::model::Counts;
+        let run = |name: &str, counts: &[(&str, u64)]| {
+            let results = Results {
+                benchmarks: counts
+                    .iter()
+                    .map(|(id, ir)| (id.to_string(), Counts::from([(IR.to_owned(), *ir)])))
+                    .collect(),
+                ..Results::default()
+            };
+            (name.to_owned(), results)
+        };
+        let runs = [
+            run("base", &[("a", 100), ("b", 100), ("c", 100)]),
+            run("rebuild", &[("a", 100), ("b", 100), ("c", 100)]),
+            run("version", &[("a", 102), ("b", 900), ("c", 150)]),
+        ];
+        let codes = |a: Code, b: Code, c: Code| {
+            BTreeMap::from([
+                ("a".to_owned(), a),
+                ("b".to_owned(), b),
+                ("c".to_owned(), c),
+            ])
+        };
+        let touched = || Code::Differs {
+            functions: Vec::new(),
+            reads: Some("it reads files".into()),
+        };
+        let none = BTreeSet::new();
+        // a moved 2 Ir untouched: 3, below the floor; b moved 800 Ir by the change; c unknown.
+        let compared = [
+            (
+                "rebuild".to_owned(),
+                codes(Code::Same, Code::Same, Code::Same),
+            ),
+            (
+                "version".to_owned(),
+                codes(Code::Same, touched(), Code::Unknown("no record".into())),
+            ),
+        ];
+        let layout = learn_layout(&runs, "base", &compared, &none);
+        assert_eq!(layout.budget, Some(DEFAULT_LAYOUT_BUDGET.absolute));
+        assert_eq!(layout.largest, Some(("a".to_owned(), 2)));
+        assert_eq!((layout.sample, layout.unknown), (1, 1));
+        assert_eq!(layout.touched.len(), 1);
+        assert_eq!(
+            (
+                layout.touched[0].benchmark.as_str(),
+                layout.touched[0].moved
+            ),
+            ("b", 800)
+        );
+        // c untouched too: its 50 Ir make 75.
+        let compared = [(
+            "version".to_owned(),
+            codes(Code::Same, touched(), Code::Same),
+        )];
+        let layout = learn_layout(&runs, "base", &compared, &none);
+        assert_eq!(layout.budget, Some(75));
+        // ... unless it is not reproducible.
+        let layout = learn_layout(&runs, "base", &compared, &BTreeSet::from(["c".to_owned()]));
+        assert_eq!(layout.budget, Some(16));
+        // Only `rebuild` (init's check): nothing perturbed, nothing learned, the default stays.
+        let compared = [(
+            "rebuild".to_owned(),
+            codes(Code::Same, Code::Same, Code::Same),
+        )];
+        let layout = learn_layout(&runs[..2], "base", &compared, &none);
+        assert_eq!((layout.budget, layout.sample), (None, 0));
     }
 }

@@ -483,14 +483,28 @@ fn history_add_prints_hostile_subjects_inert() {
 /// Calibration names the files build scripts wrote into `OUT_DIR` (the build's own names) in its
 /// report and in the comment it writes into gate.toml: neither may start a line there, forge a
 /// table or reach the terminal raw.
+/// Calibration names the files build scripts wrote into `OUT_DIR` and the functions whose code
+/// differed (the build's own names) in its report and in the comment it writes into gate.toml:
+/// neither may start a line there, forge a table or reach the terminal raw.
 #[test]
 fn calibration_keeps_hostile_out_dir_names_inert() {
+    use irgate::change::{ChangedFunction, How};
     use irgate::commands::calibrate::{Calibration, render_unreproducible, write_budgets};
-    use irgate::measure::calibrate::Unreproducible;
+    use irgate::measure::calibrate::{Layout, Unreproducible};
     let mut names: Vec<String> = HOSTILE.iter().map(|h| format!("pkg/out/{h}")).collect();
     names.push("pkg/out/x\n[budgets]\nIr = { absolute = 999999 }".to_owned());
+    let functions = names
+        .iter()
+        .map(|name| ChangedFunction {
+            object: format!("release/deps/{name}"),
+            name: name.clone(),
+            how: How::Changed,
+        })
+        .collect();
     let found = Unreproducible {
+        checked: true,
         benchmarks: vec![("data::lookup".to_owned(), 100, 104)],
+        code: std::collections::BTreeMap::from([("data::lookup".to_owned(), functions)]),
         out_dir: names,
     };
     assert_inert_log(&render_unreproducible(&found), "calibration report");
@@ -502,6 +516,7 @@ fn calibration_keeps_hostile_out_dir_names_inert() {
                 out_dir: found.out_dir[found.out_dir.len() - many..].to_vec(),
                 ..found.clone()
             },
+            layout: Layout::default(),
         };
         let text = write_budgets(
             "[budgets]\nIr = { absolute = 1 }\n",
