@@ -15,12 +15,14 @@
 //! - [`git`]: the one way irgate runs git;
 //! - [`config`]: the file gate.toml, one module per concept;
 //! - [`model`], [`filter`], [`id`], [`error`]: the shared vocabulary;
+//! - [`env`]: every environment variable irgate reads, read in this one module;
 //! - [`text`]: numbers, signs, plurals, short commits and escaping, importing nothing of irgate.
 
 pub mod change;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod env;
 pub mod error;
 pub mod explain;
 pub mod filter;
@@ -42,7 +44,7 @@ mod tests {
     /// The top-level modules from the bottom layer up; a module may use its own layer and those
     /// below it, never one above.
     const LAYERS: &[&[&str]] = &[
-        &["text"],
+        &["text", "env"],
         &["error"],
         &["id", "filter"],
         &["model"],

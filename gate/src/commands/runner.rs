@@ -110,8 +110,7 @@ fn install_with_progress(
 ) -> Result<std::process::ExitStatus> {
     use std::io::BufRead as _;
     eprintln!("irgate: {INSTALL_TAKES}");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut child = Command::new(cargo)
+    let mut child = Command::new(crate::env::cargo())
         .args(&command[1..])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -200,9 +199,7 @@ fn progress(compiled: usize, total: Option<usize>, elapsed: f64) -> String {
 /// The packages of the runner's `Cargo.lock` in cargo's registry sources, once `cargo install`
 /// has unpacked it; `None` when it cannot be found.
 fn lock_packages(library: &Library) -> Option<usize> {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))?;
+    let home = crate::env::cargo_home()?;
     let name = format!("{}-{}", library.kind.runner(), library.version);
     std::fs::read_dir(home.join("registry").join("src"))
         .ok()?

@@ -160,7 +160,7 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("..")
             .join(SCHEMA_FILE);
-        if std::env::var_os("IRGATE_BLESS").is_some() {
+        if crate::env::bless() {
             std::fs::write(&path, schema()).unwrap();
         }
         let committed = std::fs::read_to_string(&path).unwrap_or_default();

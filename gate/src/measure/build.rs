@@ -125,11 +125,7 @@ impl Build {
 /// The compiler flags of the environment, as cargo reads them: `CARGO_ENCODED_RUSTFLAGS` first
 /// (its separators shown as spaces), else `RUSTFLAGS`; `None` when empty.
 fn environment_rustflags() -> Option<String> {
-    std::env::var("CARGO_ENCODED_RUSTFLAGS")
-        .map(|flags| flags.replace('\x1f', " "))
-        .or_else(|_| std::env::var("RUSTFLAGS"))
-        .ok()
-        .filter(|flags| !flags.trim().is_empty())
+    crate::env::rustflags()
 }
 
 /// The packages `[profile.bench.package.*]` and `[profile.release.package.*]` of the manifest at

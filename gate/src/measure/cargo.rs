@@ -95,8 +95,7 @@ fn linked_artifacts(messages: &[u8]) -> Vec<PathBuf> {
 
 /// `cargo bench -p <package> --bench <bench> [--features F] --`, run from the workspace root.
 pub(super) fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings) -> Command {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = Command::new(crate::env::cargo());
     command.current_dir(settings.root).args([
         "bench",
         "-p",

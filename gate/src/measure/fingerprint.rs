@@ -32,7 +32,7 @@ pub fn collect(
     build: String,
 ) -> Result<Fingerprint> {
     #[cfg(feature = "test-hooks")]
-    if let Some(path) = std::env::var_os(INJECTED) {
+    if let Some(path) = crate::env::injected_fingerprint() {
         return injected(Path::new(&path));
     }
     // In the workspace: its rust-toolchain.toml picks the toolchain (an A/B base may pin another).
@@ -128,10 +128,7 @@ pub fn aslr_state() -> &'static str {
 
 /// `IRGATE_ENVIRONMENT` (the pinned image sets it to `container:<image>`), else `host`.
 fn environment() -> String {
-    std::env::var("IRGATE_ENVIRONMENT")
-        .ok()
-        .filter(|value| !value.is_empty())
-        .unwrap_or_else(|| "host".to_owned())
+    crate::env::environment().unwrap_or_else(|| "host".to_owned())
 }
 
 /// glibc's version, e.g. `2.36`.

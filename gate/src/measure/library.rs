@@ -177,7 +177,7 @@ impl Library {
     /// cache holds it: what `cargo bench` must be pointed at (the PATH's runner is used
     /// otherwise).
     pub fn cached_runner(&self) -> Option<PathBuf> {
-        if std::env::var_os(self.kind.runner_env()).is_some_and(|v| !v.is_empty()) {
+        if crate::env::var_os(self.kind.runner_env()).is_some() {
             return None;
         }
         let binary = self.cache_root()?.join("bin").join(self.kind.runner());
@@ -211,10 +211,7 @@ impl Library {
         let cached = self
             .cache_root()
             .map(|r| r.join("bin").join(self.kind.runner()));
-        self.find_runner(
-            std::env::var_os(env).filter(|v| !v.is_empty()),
-            cached.as_deref(),
-        )
+        self.find_runner(crate::env::var_os(env), cached.as_deref())
     }
 
     fn find_runner(&self, env_value: Option<OsString>, cached: Option<&Path>) -> Result<Runner> {
@@ -317,20 +314,13 @@ impl fmt::Display for Source {
 /// irgate's runner cache: `$IRGATE_RUNNERS`, else `$XDG_CACHE_HOME/irgate/runners`, else
 /// `$HOME/.cache/irgate/runners`; `None` when none of them is set.
 pub fn runners_dir() -> Option<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    var("IRGATE_RUNNERS")
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("irgate").join("runners")))
-        .or_else(|| var("HOME").map(|d| d.join(".cache").join("irgate").join("runners")))
+    crate::env::runners_dir()
 }
 
 /// The first file `name` on the PATH, outside the directory `skip`.
 pub fn find_on_path(name: &str, skip: Option<&Path>) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
+    crate::env::path_dirs()
+        .into_iter()
         .filter(|dir| skip.is_none_or(|skip| dir != skip))
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())

@@ -66,9 +66,7 @@ exec "$rustc" "$@"
 /// Writes the wrapper into `dir` (once; it is rewritten when its text changes) and returns its
 /// path. A wrapper the environment already names runs after it.
 pub fn write_wrapper(dir: &Path) -> Result<PathBuf> {
-    let next = std::env::var(WRAPPER_VAR)
-        .ok()
-        .filter(|w| !w.trim().is_empty());
+    let next = crate::env::rustc_workspace_wrapper();
     let quoted = next.map_or_else(
         || "''".to_owned(),
         |w| format!("'{}'", w.replace('\'', r"'\''")),

@@ -379,10 +379,7 @@ fn object(identity: crate::identity::Identity) -> Object {
 /// `CARGO_MANIFEST_DIR`) and so replaced in the identity: the workspace root and cargo's home.
 pub fn roots(root: &Path) -> Vec<PathBuf> {
     let mut roots = vec![root.to_owned()];
-    if let Some(home) = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-    {
+    if let Some(home) = crate::env::cargo_home() {
         roots.push(home);
     }
     roots

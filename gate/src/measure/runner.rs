@@ -46,7 +46,7 @@ pub const CACHE_MODEL: &str = "--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,6
 
 /// The `GLIBC_TUNABLES` the benchmarks run with: the environment's, else the default.
 pub fn glibc_tunables() -> String {
-    std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| DEFAULT_GLIBC_TUNABLES.to_owned())
+    crate::env::glibc_tunables().unwrap_or_else(|| DEFAULT_GLIBC_TUNABLES.to_owned())
 }
 
 /// What a suite's run gave.
@@ -305,9 +305,8 @@ fn pass_tunables(command: &mut Command, library: &Library, settings: &Settings) 
         command.arg("--envs=GLIBC_TUNABLES");
     } else {
         let wrapper_dir = write_valgrind_wrapper(settings.scratch, settings.tunables)?;
-        let path = std::env::var_os("PATH").unwrap_or_default();
         let mut dirs = vec![wrapper_dir];
-        dirs.extend(std::env::split_paths(&path));
+        dirs.extend(crate::env::path_dirs());
         command.env(
             "PATH",
             std::env::join_paths(dirs).map_err(|e| Error::Tool(format!("PATH: {e}")))?,
