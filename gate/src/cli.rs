@@ -13,8 +13,8 @@ use crate::commands::{
     bisect, calibrate, check, doctor, explain, history, init, refresh, run, runner,
 };
 use crate::judge::compare::{EnvPolicy, Policy};
-use crate::measure::paths::Paths;
 use crate::measure::shard::Part;
+use crate::paths::Paths;
 use crate::render::Format;
 use crate::render::dashboard::Site;
 
