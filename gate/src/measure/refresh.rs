@@ -1,15 +1,113 @@
 //! What `irgate refresh` keeps with the baselines besides their counts: the run's per-function
 //! profiles and its code record, for the benchmarks whose baseline is now the run's.
 
-use crate::error::Result;
-use crate::formats::baseline::Baselines;
-use crate::formats::{code, profiles};
+use std::collections::BTreeSet;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::filter::{self, Filter};
+use crate::formats::baseline::{self, Baselines, GroupUpdate, Selection};
+use crate::formats::{code, profiles, results};
+use crate::measure::suite;
+use crate::model::Results;
 use crate::paths::Resolved;
+
+/// What a refresh writes: the latest results, the baselines they update, the files they change.
+#[derive(Debug)]
+pub struct Plan {
+    /// The latest results.
+    pub results: Results,
+    /// The baselines before the refresh.
+    pub baselines: Baselines,
+    /// Each baseline file's update.
+    pub updates: Vec<GroupUpdate>,
+    /// Only benchmarks whose id matches it.
+    filter: Option<Filter>,
+}
+
+impl Plan {
+    /// Whether the refresh covers benchmark `id`.
+    pub fn in_scope(&self, id: &str) -> bool {
+        filter::in_scope(self.filter.as_ref(), id)
+    }
+
+    /// Writes the updates, then the profiles and code record kept with the baselines; what it did,
+    /// in lines to print.
+    pub fn write(&self, paths: &Resolved) -> Result<Vec<String>> {
+        baseline::write_updates(&self.updates)?;
+        let in_scope = |id: &str| self.in_scope(id);
+        let mut said = profiles(paths, &in_scope)?;
+        said.push(code(paths, &self.results, &in_scope)?);
+        Ok(said)
+    }
+}
+
+/// Plans the refresh of the baselines of `paths` with its latest results under `config`: only
+/// benchmarks `filter` matches, deleting in-scope baselines of benchmarks that did not run with
+/// `prune`; with `dry_run`, creates no directory.
+pub fn plan(
+    config: &Config,
+    paths: &Resolved,
+    filter: Option<&str>,
+    (prune, dry_run): (bool, bool),
+) -> Result<Plan> {
+    let results = results::read(&paths.results)?;
+    results.require_measured(&paths.results.display().to_string(), "a refresh")?;
+    let skipped = suite::missing(&config.suites, &results.suites);
+    if prune && !skipped.is_empty() {
+        return Err(Error::invalid(
+            paths.results.display(),
+            format!(
+                "--prune would delete the baselines of suite(s) that did not run ({}): run every \
+                 suite first",
+                skipped.join(", ")
+            ),
+        ));
+    }
+    let filter = filter.map(Filter::new).transpose()?;
+    if !dry_run {
+        std::fs::create_dir_all(&paths.baselines)
+            .map_err(|source| Error::write(&paths.baselines, source))?;
+    }
+    let baselines = match Baselines::load(&paths.baselines) {
+        Err(Error::MissingBaselineDir { .. }) if dry_run => Baselines {
+            dir: paths.baselines.clone(),
+            groups: Default::default(),
+        },
+        other => other?,
+    };
+    if let Some(filter) = &filter {
+        let ids = || results.benchmarks.keys().map(String::as_str);
+        let pruned = prune && baselines.ids().any(|id| filter.matches(id));
+        if !ids().any(|id| filter.matches(id)) && !pruned {
+            return Err(filter.matched_nothing(ids()));
+        }
+    }
+    let in_scope = |id: &str| filter::in_scope(filter.as_ref(), id);
+    let metrics = config.stored_metrics();
+    let required: BTreeSet<String> = config.gated_metrics();
+    let updates = baseline::plan_refresh(
+        &baselines,
+        &results,
+        &Selection {
+            in_scope: &in_scope,
+            metrics: &metrics,
+            required: &required,
+            prune,
+        },
+    )?;
+    Ok(Plan {
+        results,
+        baselines,
+        updates,
+        filter,
+    })
+}
 
 /// Stores the run's per-function profiles of the refreshed benchmarks in baselines/profiles/,
 /// and drops stored ones that no longer match their benchmark's baseline Ir; what it did, in lines
 /// to print.
-pub fn profiles(paths: &Resolved, in_scope: &dyn Fn(&str) -> bool) -> Result<Vec<String>> {
+fn profiles(paths: &Resolved, in_scope: &dyn Fn(&str) -> bool) -> Result<Vec<String>> {
     let baselines = paths.baselines.as_path();
     let mut said = Vec::new();
     let run = profiles::read_run(&paths.profiles())?;
@@ -44,11 +142,7 @@ pub fn profiles(paths: &Resolved, in_scope: &dyn Fn(&str) -> bool) -> Result<Vec
 /// keeps its other benchmarks; one of another commit is replaced whole (a record describes one
 /// build). Without a record beside the results, says what that costs; what it did, in a line to
 /// print.
-pub fn code(
-    paths: &Resolved,
-    results: &crate::model::Results,
-    in_scope: &dyn Fn(&str) -> bool,
-) -> Result<String> {
+fn code(paths: &Resolved, results: &Results, in_scope: &dyn Fn(&str) -> bool) -> Result<String> {
     let baselines = paths.baselines.as_path();
     let path = baselines.join(code::BASELINE_FILE);
     let run = code::read(&paths.code_record())?
