@@ -8,14 +8,11 @@ use std::process::ExitCode;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
-use crate::measure::ab;
-use crate::measure::collect::{
-    Selection, read_from, run_started, run_with_code, runner_output, suite_dirs, write_code,
-    write_profiles, write_results,
-};
+use crate::measure::collect::Selection;
 use crate::measure::select::{self, Carry};
 use crate::measure::shard::Part;
-use crate::paths::{Paths, Resolved};
+use crate::measure::take;
+use crate::paths::Paths;
 use crate::text::{short_commit, terminal};
 
 /// What `irgate run` was asked to do.
@@ -99,69 +96,12 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     selection.skip = carry.as_ref().map(|c| &c.ids);
-    if options.from.is_empty() {
-        // A run that fails must leave no results behind for `check` to pass on.
-        select::discard(&paths)?;
-        if options.base.is_some() {
-            select::discard(&paths.base_side())?;
-        }
-    }
-    if let Some(rev) = &options.base {
-        let sides = ab::measure(&config, &selection, &paths, filter.as_ref(), rev)?;
-        let base_paths = paths.base_side();
-        let [head_home, base_home] = &sides.homes;
-        let [head_root, base_root] = &sides.roots;
-        let [head_code, base_code] = &sides.codes;
-        write_code(&paths, head_code)?;
-        write_code(&base_paths, base_code)?;
-        let (mut head, mut base) = (sides.head, sides.base);
-        if let Some(carry) = &carry {
-            carry.add_to(&mut head);
-            carry.add_to(&mut base);
-        }
-        for (side, results, home, root) in [
-            (&paths, &head, head_home, head_root),
-            (&base_paths, &base, base_home, base_root),
-        ] {
-            write_results(side, results)?;
-            // Source paths relative to the side's own checkout, so that the sides compare.
-            let built = Resolved {
-                root: root.clone(),
-                ..side.clone()
-            };
-            write_profiles(
-                &suite_dirs(results, std::slice::from_ref(home)),
-                &built,
-                results,
-                run_started(results),
-            );
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let (mut results, code) = if options.from.is_empty() {
-        let (results, code) = run_with_code(&config, &selection, &paths, filter.as_ref(), None)?;
-        (results, Some(code))
-    } else {
-        let results = read_from(&options.from, &paths.root, &config, filter.as_ref())?;
-        (results, None)
-    };
-    // Profiles only of the benchmarks that ran: a carried one's files are an older run's.
-    let sources = if options.from.is_empty() {
-        runner_output(&results, &paths.root)
-    } else {
-        options.from.clone()
-    };
-    let ran = results.clone();
-    if let Some(carry) = &carry {
-        carry.add_to(&mut results);
-    }
-    write_results(&paths, &results)?;
-    if let Some(code) = &code {
-        write_code(&paths, code)?;
-    }
-    // Only what this run wrote: summaries older than its start are an earlier run's.
-    let since = options.from.is_empty().then(|| run_started(&ran)).flatten();
-    write_profiles(&sources, &paths, &ran, since);
+    take::write(
+        (&config, &paths, &selection),
+        filter.as_ref(),
+        (options.base.as_deref(), &options.from),
+        carry.as_ref(),
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

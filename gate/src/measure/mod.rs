@@ -23,4 +23,5 @@ pub mod runner;
 pub mod select;
 pub mod shard;
 pub mod suite;
+pub mod take;
 pub mod workspace;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::config::Config;
 use crate::config::metrics::IR;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::filter::{self, Filter};
 use crate::formats::baseline::Baselines;
 use crate::formats::code;
@@ -141,18 +141,4 @@ pub fn plan_shard(part: Part, dir: &Path, filter: Option<&Filter>) -> Result<Sha
         irs.keys().filter(|id| filter::in_scope(filter, id)).count(),
     )?;
     Ok(Shard::plan(part, &irs, filter))
-}
-
-/// Removes the results file of `paths` and the files beside it, before a run writes new ones: a
-/// run that fails part-way then leaves nothing that `check` could read as its outcome.
-pub fn discard(paths: &Resolved) -> Result<()> {
-    for path in [paths.results.clone(), paths.profiles(), paths.code_record()] {
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Error::write(&path, e));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
 }
