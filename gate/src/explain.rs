@@ -4,19 +4,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use irgate_callgrind::{Profile, explain, flame};
 
 use crate::formats::profiles::{self, Profiles};
 use crate::model::{Explained, Report, Status};
+use crate::paths::Resolved;
 use crate::text::{signed, terminal};
 
 /// The most functions listed per benchmark; the rest is summed as one line.
 pub const MOVERS: usize = 8;
-
-/// The directory, beside the results file, that `irgate check` writes flame graphs to.
-pub const FLAMEGRAPH_DIR: &str = "flamegraphs";
 
 /// The note given when the baselines carry no profiles.
 pub const NO_BASELINE_PROFILES: &str = "no per-function profile in the baselines, so no \
@@ -28,18 +26,18 @@ pub const NO_BASELINE_PROFILES: &str = "no per-function profile in the baselines
 pub enum BaseProfiles<'a> {
     /// The baselines directory (its `profiles/`).
     Baselines(&'a Path),
-    /// The base side's results of `irgate run --base` (A/B): the profiles beside them.
-    Run(&'a Path),
+    /// The base side of `irgate run --base` (A/B): the profiles beside its results.
+    Run(&'a Resolved),
 }
 
 /// The most benchmarks a note names with the reason they are not explained.
 const NOTE_NAMES: usize = 5;
 
 /// Attaches an explanation to every benchmark over budget in `report`, from the run's profiles
-/// (beside `results`) and `base`'s; draws their flame graphs into `flamegraph_dir`. Missing
+/// (beside the results of `paths`) and `base`'s; draws their flame graphs beside the results. Missing
 /// profiles leave a note saying which benchmarks and why, never an error: the verdict stands
 /// without them.
-pub fn attach(report: &mut Report, results: &Path, base: BaseProfiles, flamegraph_dir: &Path) {
+pub fn attach(report: &mut Report, paths: &Resolved, base: BaseProfiles) {
     let failing: Vec<(String, Option<u64>, Option<u64>)> = report
         .rows
         .iter()
@@ -51,13 +49,14 @@ pub fn attach(report: &mut Report, results: &Path, base: BaseProfiles, flamegrap
     if failing.is_empty() {
         return;
     }
-    let (run, base_profiles) = match load(results, base) {
+    let (run, base_profiles) = match load(paths, base) {
         Ok(both) => both,
         Err(note) => {
             report.attribution.explanation_note = Some(note);
             return;
         }
     };
+    let flamegraphs = paths.flamegraphs();
     let mut missing = Vec::new();
     for (id, old, new) in failing {
         match unexplained(&id, (old, new), &run, &base_profiles, base) {
@@ -66,7 +65,7 @@ pub fn attach(report: &mut Report, results: &Path, base: BaseProfiles, flamegrap
                 &id,
                 &run,
                 &base_profiles,
-                Some(flamegraph_dir),
+                Some(&flamegraphs),
             )),
         }
     }
@@ -125,11 +124,11 @@ const NO_BASELINE_PROFILE: &str = "no baseline profile (refresh the baselines to
 
 /// Both sides' profiles, or the note saying what is missing.
 fn load(
-    results: &Path,
+    paths: &Resolved,
     base: BaseProfiles,
 ) -> Result<(Profiles, BTreeMap<String, Profile>), String> {
-    let read = |results: &Path| {
-        let path = profiles::run_path(results);
+    let read = |paths: &Resolved| {
+        let path = paths.profiles();
         match profiles::read_run(&path) {
             Ok(Some(run)) => Ok(run),
             Ok(None) => Err(format!(
@@ -139,9 +138,9 @@ fn load(
             Err(error) => Err(format!("per-function profiles unreadable: {error}")),
         }
     };
-    let run = read(results)?;
+    let run = read(paths)?;
     let base = match base {
-        BaseProfiles::Run(base_results) => read(base_results)?.benchmarks,
+        BaseProfiles::Run(base_side) => read(base_side)?.benchmarks,
         BaseProfiles::Baselines(dir) => match profiles::load_baseline(dir) {
             Ok(base) if base.is_empty() => return Err(NO_BASELINE_PROFILES.to_owned()),
             Ok(base) => base,
@@ -204,11 +203,6 @@ pub fn flamegraph_name(id: &str) -> String {
         })
         .collect();
     format!("{safe}.svg")
-}
-
-/// The flame graph directory for a results file.
-pub fn flamegraph_dir(results: &Path) -> PathBuf {
-    results.with_file_name(FLAMEGRAPH_DIR)
 }
 
 #[cfg(test)]

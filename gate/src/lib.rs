@@ -6,8 +6,10 @@
 //! - [`commands`]: one module per command, each `execute(&Options)`;
 //! - [`render`]: the report as a terminal table, markdown, and the history's dashboard;
 //! - [`explain`]: where a benchmark's instructions went, from its per-function profiles;
-//! - [`judge`]: results against baselines and budgets, the change map, accepted changes, drift;
-//! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B, shards;
+//! - [`judge`]: results against baselines and budgets, accepted changes, drift, `check`'s verdict;
+//! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B, shards,
+//!   the change mapped onto the benchmarks and the selection of a run;
+//! - [`paths`]: where the gate's files are, each derived file one method of one home;
 //! - [`formats`]: every file irgate reads or writes, each with a frozen, versioned schema;
 //! - [`change`]: the files a change altered, and each benchmark found touched through its code
 //!   record and the build's code identity;
@@ -33,6 +35,7 @@ pub mod identity;
 pub mod judge;
 pub mod measure;
 pub mod model;
+pub mod paths;
 pub mod render;
 pub mod text;
 
@@ -53,6 +56,7 @@ mod tests {
         &["identity"],
         &["change"],
         &["formats"],
+        &["paths"],
         &["measure"],
         &["judge"],
         &["explain"],

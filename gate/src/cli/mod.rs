@@ -17,7 +17,7 @@ use crate::commands::{
 };
 use crate::judge::compare::{EnvPolicy, Policy};
 use crate::measure::calibrate::Variant;
-use crate::measure::paths::Paths;
+use crate::paths::Paths;
 use crate::render::Format;
 use crate::render::dashboard::Site;
 

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::measure::bisect::{self, Request};
 use crate::measure::collect::Selection;
-use crate::measure::paths::Paths;
+use crate::paths::Paths;
 
 /// What `irgate bisect` was asked to do.
 #[derive(Debug, Clone, Default)]

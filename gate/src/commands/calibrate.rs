@@ -473,7 +473,7 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Vec<Build>> {
             name,
             results: crate::formats::results::read(path)?,
             out_dir: BTreeMap::new(),
-            code: crate::formats::code::read(&crate::formats::code::run_path(path))?,
+            code: crate::formats::code::read(&crate::paths::code_record_of(path))?,
             changed_files: None,
         });
     }

@@ -4,9 +4,9 @@
 use std::process::ExitCode;
 
 use crate::error::{Error, Result};
-use crate::explain::{NO_BASELINE_PROFILES, explain_one, flamegraph_dir};
+use crate::explain::{NO_BASELINE_PROFILES, explain_one};
 use crate::formats::profiles;
-use crate::measure::paths::Paths;
+use crate::paths::Paths;
 use crate::render::Format;
 use crate::render::explanation::text;
 
@@ -27,7 +27,7 @@ pub struct Options {
 pub fn execute(options: &Options) -> Result<ExitCode> {
     let paths = &options.paths.resolve()?;
     let (benchmark, format) = (options.benchmark.as_str(), options.format);
-    let run_path = profiles::run_path(&paths.results);
+    let run_path = paths.profiles();
     let run = profiles::read_run(&run_path)?.ok_or_else(|| {
         Error::invalid(
             run_path.display(),
@@ -61,7 +61,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             format!("no baseline profile of `{benchmark}`: {NO_BASELINE_PROFILES}"),
         ));
     }
-    let dir = flamegraph_dir(&paths.results);
+    let dir = paths.flamegraphs();
     let explained = explain_one(benchmark, &run, &base, Some(&dir)).expect("both sides checked");
     let text = match format {
         Format::Table => text(&explained, ""),

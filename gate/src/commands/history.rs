@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use crate::error::{Error, Result};
 use crate::formats::history as store;
-use crate::measure::paths::Paths;
+use crate::paths::Paths;
 use crate::render::dashboard as render;
 
 /// What `irgate history add` was asked to do.

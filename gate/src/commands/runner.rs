@@ -8,9 +8,9 @@ use std::process::{Command, ExitCode, Stdio};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::measure::library::{Library, Source};
-use crate::measure::paths::Paths;
 use crate::measure::suite;
 use crate::measure::workspace::Workspace;
+use crate::paths::Paths;
 use crate::text::print;
 
 /// What `irgate runner install` or `irgate runner path` was asked to do.

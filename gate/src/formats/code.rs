@@ -342,14 +342,6 @@ fn parse_ranges(text: &str, len: usize) -> std::result::Result<Vec<usize>, Strin
     Ok(positions)
 }
 
-/// Where a run's code record is kept: beside its results file, `<stem>.code.json`.
-pub fn run_path(results: &Path) -> PathBuf {
-    let stem = results
-        .file_stem()
-        .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned());
-    results.with_file_name(format!("{stem}.code.json"))
-}
-
 /// Reads the code record at `path`; `None` when there is none.
 pub fn read(path: &Path) -> Result<Option<CodeRecord>> {
     if !path.exists() {

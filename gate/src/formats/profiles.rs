@@ -105,14 +105,6 @@ impl Profiles {
     }
 }
 
-/// Where a run's profiles are kept: beside its results file, `<stem>.profiles.json`.
-pub fn run_path(results: &Path) -> PathBuf {
-    let stem = results
-        .file_stem()
-        .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned());
-    results.with_file_name(format!("{stem}.profiles.json"))
-}
-
 /// Reads the profiles and coverage records of every benchmark of `results` from the callgrind
 /// files under `dir` (a gungraun output directory), with source paths relative to `root`. A
 /// benchmark whose files cannot be read, or whose callgrind total is not its counted Ir (a file
@@ -466,8 +458,7 @@ mod tests {
     #[test]
     fn run_profiles_round_trip_beside_the_results() {
         let dir = tempfile::tempdir().unwrap();
-        let path = run_path(&dir.path().join("results.json"));
-        assert_eq!(path, dir.path().join("results.profiles.json"));
+        let path = dir.path().join("results.profiles.json");
         assert_eq!(read_run(&path).unwrap(), None);
         let run = Profiles {
             benchmarks: BTreeMap::from([("varint::decode/v0".to_owned(), profile(24))]),

@@ -1,16 +1,15 @@
 //! Baselines + results + budgets -> a [`Report`]: a row per benchmark and metric, and the verdict.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::config::{self, Config};
 use crate::error::Result;
 use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
 use crate::judge::drift::Anchor;
+use crate::measure::changes::Mapped;
 use crate::model::fingerprint;
-use crate::model::{
-    Accepted, ChangeMap, FieldMismatch, Mode, Outcome, Report, Results, Row, Status, Touch,
-};
+use crate::model::{Accepted, FieldMismatch, Mode, Outcome, Report, Results, Row, Status, Touch};
 
 /// What to do when the run's environment differs from the baselines'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,16 +54,6 @@ pub struct Judgement<'a> {
     /// The compared change mapped onto the benchmarks, for change-aware verdicts: a benchmark
     /// that runs none of it is held to the layout budget. `None`: every benchmark as touched.
     pub change: Option<&'a Mapped>,
-}
-
-/// A change mapped onto the benchmarks: the map the report shows, and each benchmark's touch
-/// (a benchmark missing from `touch` counts as touched).
-#[derive(Debug, Clone, Default)]
-pub struct Mapped {
-    /// What changed.
-    pub map: ChangeMap,
-    /// By benchmark id.
-    pub touch: BTreeMap<String, Touch>,
 }
 
 /// The report: a row per benchmark and metric (and per drift over budget), worst first, and the

@@ -19,10 +19,10 @@ use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::git;
 use crate::measure::collect::{self, Place, Selection};
-use crate::measure::paths::Resolved;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
 use crate::model::code::CodeRecord;
+use crate::paths::Resolved;
 use crate::text::short_commit;
 
 /// The two sides of an A/B run.
@@ -39,13 +39,6 @@ pub struct Sides {
     /// Each side's code record (head, base): the identity of what it built and, for the base
     /// side with `selection.record`, what each benchmark executed there.
     pub codes: [CodeRecord; 2],
-}
-
-/// Where the base side's results go, beside the head side's: `results.json` ->
-/// `results.base.json`.
-pub fn base_results_path(results: &Path) -> PathBuf {
-    let stem = results.file_stem().unwrap_or_default().to_string_lossy();
-    results.with_file_name(format!("{stem}.base.json"))
 }
 
 /// Measures `rev` and the working tree of the repository at `paths.root`, both at once.
@@ -302,18 +295,6 @@ mod tests {
     use std::process::Command;
 
     use super::*;
-
-    #[test]
-    fn the_base_results_sit_beside_the_heads() {
-        assert_eq!(
-            base_results_path(Path::new("t/irgate/results.json")),
-            Path::new("t/irgate/results.base.json")
-        );
-        assert_eq!(
-            base_results_path(Path::new("/w/slow.json")),
-            Path::new("/w/slow.base.json")
-        );
-    }
 
     #[test]
     fn a_revision_that_names_no_commit_is_refused_with_advice() {

@@ -500,7 +500,7 @@ pub fn measure(
     for build in &builds {
         if let Some(code) = &build.code {
             let file = results_dir.join(format!("{}.json", build.name));
-            crate::formats::code::write(&crate::formats::code::run_path(&file), code)?;
+            crate::formats::code::write(&crate::paths::code_record_of(&file), code)?;
         }
     }
     Ok(builds)

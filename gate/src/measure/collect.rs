@@ -15,7 +15,6 @@ use crate::formats::{self, profiles, results, summary};
 use crate::id::Origins;
 use crate::measure::fingerprint;
 use crate::measure::library::{Kind, Library};
-use crate::measure::paths::Resolved;
 use crate::measure::record;
 use crate::measure::runner::{self, Settings};
 use crate::measure::shard::Shard;
@@ -23,6 +22,7 @@ use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
 use crate::model::code::{CodeRecord, Object};
+use crate::paths::Resolved;
 
 /// Writes the results of suites run here, and their per-function profiles beside them (what
 /// `irgate refresh` stores for `irgate explain`).
@@ -59,7 +59,7 @@ pub fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
 /// The other library's home is not read: after a suite moved from iai-callgrind to gungraun (or
 /// back), its old files there are another library's run.
 pub fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
-    let target = crate::measure::paths::target_dir(root);
+    let target = crate::paths::target_dir(root);
     let ran: Vec<&str> = results
         .fingerprint
         .library
@@ -105,7 +105,7 @@ pub fn write_profiles(
     results: &Results,
     since: Option<std::time::SystemTime>,
 ) {
-    let path = profiles::run_path(&paths.results);
+    let path = paths.profiles();
     let mut all = profiles::Profiles::default();
     for source in sources {
         let found = if source.is_dir() && !source.join(results::FILE_NAME).is_file() {
@@ -116,7 +116,10 @@ pub fn write_profiles(
             } else {
                 source.clone()
             };
-            read_profiles(&file)
+            read_profiles(&Resolved {
+                results: file,
+                ..paths.clone()
+            })
         };
         match found {
             Ok(found) => all.extend(found),
@@ -140,14 +143,14 @@ pub fn write_profiles(
     }
 }
 
-/// The profiles beside the results file `results`, empty when there are none.
-fn read_profiles(results: &Path) -> Result<profiles::Profiles> {
-    Ok(profiles::read_run(&profiles::run_path(results))?.unwrap_or_default())
+/// The profiles beside the results of `paths`, empty when there are none.
+fn read_profiles(paths: &Resolved) -> Result<profiles::Profiles> {
+    Ok(profiles::read_run(&paths.profiles())?.unwrap_or_default())
 }
 
 /// Writes the code record of a run beside its results (`paths`), and says what it holds.
 pub fn write_code(paths: &Resolved, code: &CodeRecord) -> Result<()> {
-    let path = formats::code::run_path(&paths.results);
+    let path = paths.code_record();
     formats::code::write(&path, code)?;
     if !code.benchmarks.is_empty() || !code.unrecorded.is_empty() {
         eprintln!(

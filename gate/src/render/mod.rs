@@ -5,10 +5,12 @@ pub mod bisect;
 pub mod change;
 pub mod chart;
 pub mod dashboard;
+pub mod doctor;
 pub mod explanation;
 pub mod github;
 pub mod load;
 pub mod markdown;
+pub mod refresh;
 pub mod table;
 
 /// The formats `irgate check` can print.

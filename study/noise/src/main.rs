@@ -20,7 +20,7 @@ use irgate::error::{Error, Result};
 use irgate::filter::Filter;
 use irgate::formats;
 use irgate::measure::collect::{self, Place, Selection};
-use irgate::measure::paths::Paths;
+use irgate::paths::Paths;
 use study::{Row, Runs, Study, WallClockSettings};
 
 /// How `irgate-noise` prints the study.
@@ -311,7 +311,7 @@ mod tests {
         "filter",
         "formats",
         "measure::collect",
-        "measure::paths",
+        "paths",
         "model",
         "text",
     ];

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::formats::baseline::Group;
-use crate::model::{Budget, Counts, Fingerprint};
+use crate::model::{Budget, ChangeMap, Counts, Fingerprint};
 
 fn counts(ir: u64) -> Counts {
     Counts::from([

@@ -41,10 +41,10 @@ use crate::filter::Filter;
 use crate::git;
 use crate::measure::ab;
 use crate::measure::collect::Selection;
-use crate::measure::paths::Resolved;
 use crate::measure::workspace::Workspace;
 use crate::model::Touch;
 use crate::model::code::{CodeRecord, Object};
+use crate::paths::Resolved;
 use crate::text::{self, short_commit};
 
 /// What to bisect.

@@ -10,9 +10,9 @@ use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::measure::ab;
 use crate::measure::collect::{self, Place, Selection};
-use crate::measure::paths::Resolved;
 use crate::model::Touch;
 use crate::model::code::{CodeRecord, Object};
+use crate::paths::Resolved;
 
 impl State<'_> {
     /// The resolved paths and the place of the scratch worktree.

@@ -1,16 +1,29 @@
 //! The compared change, mapped onto the benchmarks through the code record of the side it starts
 //! from ([`crate::change`] decides; this turns its answer into the report's terms).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::change;
 use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::formats::baseline::Baselines;
+use crate::formats::code;
+use crate::git::Commit;
 use crate::identity::SourceLines;
-use crate::judge::compare::Mapped;
-use crate::measure::paths::Resolved;
 use crate::model::code::{CodeRecord, Object};
-use crate::model::{ChangeMap, ChangedFunction, Lines};
+use crate::model::{ChangeMap, ChangedFunction, Lines, Mode, Results, Touch, UNKNOWN};
+use crate::paths::Resolved;
+
+/// A change mapped onto the benchmarks: the map the report shows, and each benchmark's touch
+/// (a benchmark missing from `touch` counts as touched).
+#[derive(Debug, Clone, Default)]
+pub struct Mapped {
+    /// What changed.
+    pub map: ChangeMap,
+    /// By benchmark id.
+    pub touch: BTreeMap<String, Touch>,
+}
 
 /// Maps the change from the commit of `base` (the code record of the side the change starts
 /// from: what each benchmark executed there, or why there is none) to `head` (a commit, or the
@@ -189,4 +202,107 @@ fn locate(
         }
     }
     (file, ranges)
+}
+
+/// The change from the compared side's commit (the baselines' code record's, or A/B's base) to
+/// the results' (the working tree when they were taken on uncommitted changes), mapped onto `ids`
+/// through that side's code record and the results' code identity. `None` for drift triage,
+/// whose change is mapped by its own run.
+pub fn compared(
+    config: &Config,
+    paths: &Resolved,
+    (results, baselines): (&Results, &Baselines),
+    mode: &Mode,
+    ids: &[String],
+) -> Option<Mapped> {
+    let recorded = |record: Result<Option<CodeRecord>>, what: &str| match record {
+        Ok(Some(record)) if !record.benchmarks.is_empty() => Ok(record),
+        Ok(_) => Err(format!(
+            "{what} have no code record: take it with `irgate run --record`, then `irgate \
+             refresh` for baselines"
+        )),
+        Err(error) => Err(error.to_string()),
+    };
+    let base = match mode {
+        Mode::Baselines => recorded(code::load_baseline(&paths.baselines), "the baselines"),
+        Mode::Ab { commit } => {
+            let side = code::read(&paths.base_side().code_record());
+            recorded(side, "the base side").or_else(|side| {
+                // The baselines' record serves when it is of the base commit.
+                recorded(code::load_baseline(&paths.baselines), "the baselines")
+                    .ok()
+                    .filter(|b| &b.commit == commit)
+                    .ok_or(side)
+            })
+        }
+        Mode::Remeasured { .. } => return None,
+    };
+    let head_code = match code::read(&paths.code_record()) {
+        Ok(Some(code)) if !code.objects.is_empty() => Ok(code),
+        Ok(_) => Err(format!(
+            "{}: the results have no code identity (taken with --from, or by an older irgate)",
+            paths.code_record().display()
+        )),
+        Err(error) => Err(error.to_string()),
+    };
+    let head = Commit::parse(&results.fingerprint.commit);
+    let head = if head.dirty || head.hash == UNKNOWN || head.hash.is_empty() {
+        None
+    } else {
+        Some(head.hash.as_str())
+    };
+    let mut mapped = map(
+        paths,
+        (base.as_ref().map_err(Clone::clone), head),
+        head_code.as_ref().map(|c| &c.objects).map_err(Clone::clone),
+        config,
+        ids,
+    );
+    if mapped.map.base.is_empty() {
+        // Not mapped for want of a record: the span still starts where the comparison does.
+        mapped.map.base = match mode {
+            Mode::Ab { commit } => commit.clone(),
+            _ => baselines_commit(baselines, results).unwrap_or_default(),
+        };
+    }
+    Some(mapped)
+}
+
+/// The commit the baselines of the benchmarks in `results` were taken at: one commit, clean, or
+/// an error saying why it cannot be measured again.
+pub fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<String> {
+    let commits: BTreeSet<&str> = results
+        .benchmarks
+        .keys()
+        .filter_map(|id| baselines.get(id))
+        .map(|(_, fingerprint)| fingerprint.commit.as_str())
+        .collect();
+    let origin = baselines.dir.display();
+    match commits.into_iter().collect::<Vec<_>>().as_slice() {
+        [commit] if Commit::parse(commit).dirty => Err(Error::invalid(
+            origin,
+            format!(
+                "the baselines were taken on a working tree with uncommitted changes \
+                 (`{commit}`): that code cannot be measured again; refresh them on a clean \
+                 checkout to triage drift"
+            ),
+        )),
+        [commit] if *commit == UNKNOWN || commit.is_empty() => Err(Error::invalid(
+            origin,
+            "the baselines record no commit: refresh them in a git checkout to triage drift",
+        )),
+        [commit] => Ok((*commit).to_owned()),
+        [] => Err(Error::invalid(
+            origin,
+            "no benchmark of the results has a baseline: nothing to triage",
+        )),
+        several => Err(Error::invalid(
+            origin,
+            format!(
+                "the baselines were taken at several commits ({}): drift triage measures one; \
+                 refresh them together",
+                several.join(", ")
+            ),
+        )),
+    }
 }

@@ -1,5 +1,7 @@
-//! Where the gate's files are: gate.toml, the baselines and the results, found from the current
-//! directory unless given.
+//! Where the gate's files are: gate.toml, the baselines, the results and the files kept beside
+//! them, found from the current directory unless given. One home for every path irgate derives:
+//! it sits just above [`crate::formats`] (it names their files, they read and write them) and
+//! below every layer that opens them (measure, judge, explain, the commands).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -85,6 +87,35 @@ impl Paths {
 }
 
 impl Resolved {
+    /// The run's per-function profiles, beside its results: `<stem>.profiles.json`.
+    pub fn profiles(&self) -> PathBuf {
+        self.beside("profiles.json")
+    }
+
+    /// The run's code record and code identity, beside its results: `<stem>.code.json`.
+    pub fn code_record(&self) -> PathBuf {
+        code_record_of(&self.results)
+    }
+
+    /// The directory, beside the results, that flame graphs are drawn into.
+    pub fn flamegraphs(&self) -> PathBuf {
+        self.results.with_file_name(FLAMEGRAPH_DIR)
+    }
+
+    /// The base side of `irgate run --base` (A/B): these paths with the results beside the head
+    /// side's, `results.json` -> `results.base.json`.
+    pub fn base_side(&self) -> Resolved {
+        Resolved {
+            results: self.beside("base.json"),
+            ..self.clone()
+        }
+    }
+
+    /// `<stem>.<suffix>` beside the results file.
+    fn beside(&self, suffix: &str) -> PathBuf {
+        beside(&self.results, suffix)
+    }
+
     /// irgate's and the build's own files, relative to the root: the target directory, the
     /// baselines, gate.toml, `.irgate/`. No benchmark reads them, so a change to them never
     /// counts (`crate::change::between`'s `own`).
@@ -104,12 +135,28 @@ impl Resolved {
     }
 }
 
+/// The code record beside any results file (a calibration build's, say): `<stem>.code.json`.
+pub fn code_record_of(results: &Path) -> PathBuf {
+    beside(results, "code.json")
+}
+
+/// `<stem>.<suffix>` beside the results file `results`.
+fn beside(results: &Path, suffix: &str) -> PathBuf {
+    let stem = results
+        .file_stem()
+        .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned());
+    results.with_file_name(format!("{stem}.{suffix}"))
+}
+
 /// Cargo's target directory for the workspace at `root` when irgate runs cargo there:
 /// `$CARGO_TARGET_DIR` (a relative one taken from `root`, where irgate starts cargo), else
 /// `<root>/target`.
 pub fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir))
 }
+
+/// The directory, beside the results file, that flame graphs are drawn into.
+const FLAMEGRAPH_DIR: &str = "flamegraphs";
 
 /// The name of irgate's configuration file.
 pub const CONFIG_FILE: &str = "gate.toml";
@@ -141,5 +188,42 @@ pub fn find_root(start: &Path) -> Result<PathBuf> {
              repository (or pass --config, --baselines and --results)",
             start.display()
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(results: &str) -> Resolved {
+        Resolved {
+            root: "/r".into(),
+            config: "/r/gate.toml".into(),
+            config_named: false,
+            baselines: "/r/baselines".into(),
+            results: results.into(),
+        }
+    }
+
+    #[test]
+    fn the_derived_files_sit_beside_the_results() {
+        let paths = at("t/irgate/results.json");
+        assert_eq!(
+            paths.profiles(),
+            Path::new("t/irgate/results.profiles.json")
+        );
+        assert_eq!(paths.code_record(), Path::new("t/irgate/results.code.json"));
+        assert_eq!(paths.flamegraphs(), Path::new("t/irgate/flamegraphs"));
+        let base = paths.base_side();
+        assert_eq!(base.results, Path::new("t/irgate/results.base.json"));
+        assert_eq!(
+            base.profiles(),
+            Path::new("t/irgate/results.base.profiles.json")
+        );
+        assert_eq!(base.baselines, paths.baselines);
+        assert_eq!(
+            at("/w/slow.json").base_side().results,
+            Path::new("/w/slow.base.json")
+        );
     }
 }

@@ -1,0 +1,144 @@
+//! What a run leaves out: the shard of the selection it measures, and with `--only-touched` the
+//! benchmarks the change since the baselines' code record does not touch, whose baseline counts
+//! it carries.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::config::Config;
+use crate::config::metrics::IR;
+use crate::error::Result;
+use crate::filter::{self, Filter};
+use crate::formats::baseline::Baselines;
+use crate::formats::code;
+use crate::git::Commit;
+use crate::measure::changes::map;
+use crate::measure::collect::{Selection, build_code};
+use crate::measure::shard::{Part, Shard};
+use crate::model::{ChangeMap, Counts, Results, Touch};
+use crate::paths::Resolved;
+use crate::text::{short_commit, terminal};
+
+/// The benchmarks a selected run leaves out, with the counts it carries for them.
+#[derive(Debug, Clone)]
+pub struct Carry {
+    /// Ids of benchmarks that run none of the changed code.
+    pub ids: BTreeSet<String>,
+    /// Their baseline counts.
+    pub counts: BTreeMap<String, Counts>,
+    /// The commit of the baselines' code record, where the change starts.
+    pub since: String,
+    /// The change since then.
+    pub map: ChangeMap,
+    /// The benchmarks that run, each with why it counts as touched.
+    pub touched: Vec<(String, Touch)>,
+    /// How many benchmarks of the baselines are in the filter and shard.
+    pub in_scope: usize,
+}
+
+impl Carry {
+    /// Adds the carried counts to `results` and names them there.
+    pub fn add_to(&self, results: &mut Results) {
+        for (id, counts) in &self.counts {
+            results.benchmarks.insert(id.clone(), counts.clone());
+        }
+        results.carried = self.ids.iter().cloned().collect();
+    }
+}
+
+/// The benchmarks of the baselines (in the filter and shard) whose process executes none of the
+/// code that changed since the baselines' code record, and reads no changed file, with their
+/// counts; `Err` with the reason when every benchmark must run (then all run). The workspace is
+/// built first, for its code identity. With `base` (A/B), the record must be of that revision.
+pub fn untouched(
+    (paths, config, selection): (&Resolved, &Config, &Selection),
+    base: Option<&str>,
+    filter: Option<&Filter>,
+    shard: Option<&Shard>,
+) -> Result<std::result::Result<Carry, String>> {
+    let everything = |why: &str| Ok(Err(why.to_owned()));
+    if !paths.baselines.is_dir() {
+        return everything("there are no baselines to carry counts from");
+    }
+    let baselines = Baselines::load(&paths.baselines)?;
+    let record = match code::load_baseline(&paths.baselines) {
+        Ok(Some(record)) if !record.benchmarks.is_empty() => record,
+        Ok(_) => {
+            return everything(
+                "the baselines have no code record (`code/record.json`): take one with `irgate run \
+                 --record`, then `irgate refresh`",
+            );
+        }
+        Err(error) => return everything(&error.to_string()),
+    };
+    if Commit::parse(&record.commit).dirty {
+        return everything("the code record was taken on uncommitted changes");
+    }
+    if let Some(rev) = base {
+        let resolved = crate::git::resolve(&paths.root, rev);
+        if resolved.as_deref() != Some(record.commit.as_str()) {
+            return everything(&format!(
+                "with --base, the baselines' code record must be of {} (it is of {})",
+                terminal(rev),
+                terminal(short_commit(&record.commit))
+            ));
+        }
+    }
+    let (objects, refusals) = build_code(config, selection, paths, None)?;
+    if let Some(refusal) = refusals.first() {
+        return everything(refusal);
+    }
+    let ids: Vec<String> = baselines
+        .ids()
+        .filter(|id| filter::in_scope(filter, id) && shard.is_none_or(|s| s.contains(id)))
+        .map(str::to_owned)
+        .collect();
+    let in_scope = ids.len();
+    let mapped = map(paths, (Ok(&record), None), Ok(&objects), config, &ids);
+    if let Some(reason) = &mapped.map.unmapped {
+        return everything(reason);
+    }
+    let (touched, untouched): (Vec<_>, Vec<_>) = mapped
+        .touch
+        .into_iter()
+        .partition(|(_, touch)| touch.is_touched());
+    let ids: BTreeSet<String> = untouched
+        .into_iter()
+        .filter(|(_, touch)| *touch == Touch::Untouched)
+        .map(|(id, _)| id)
+        .collect();
+    let counts = ids
+        .iter()
+        .filter_map(|id| Some((id.clone(), baselines.get(id)?.0.clone())))
+        .collect();
+    Ok(Ok(Carry {
+        ids,
+        counts,
+        since: record.commit,
+        map: mapped.map,
+        touched,
+        in_scope,
+    }))
+}
+
+/// `part` of the partition of the benchmarks `filter` selects, by the Ir of the baselines in
+/// `dir` (none when it does not exist: every function then goes by its name's hash). An N above
+/// the number of baselines in scope is refused before anything is built.
+pub fn plan_shard(part: Part, dir: &Path, filter: Option<&Filter>) -> Result<Shard> {
+    let irs: BTreeMap<String, u64> = if dir.is_dir() {
+        let baselines = Baselines::load(dir)?;
+        baselines
+            .groups
+            .values()
+            .flat_map(|group| &group.benchmarks)
+            .map(|(id, counts)| (id.clone(), counts[IR]))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
+    crate::measure::shard::check_split(
+        part,
+        irs.keys().filter(|id| filter::in_scope(filter, id)).count(),
+    )?;
+    Ok(Shard::plan(part, &irs, filter))
+}
