@@ -165,10 +165,7 @@ pub fn explain_one(
         let svg = match flame::differential_svg(stacks, old, new, &title) {
             Ok(svg) => svg,
             Err(error) => {
-                eprintln!(
-                    "irgate: warning: no flame graph of {id}: {}",
-                    terminal(&error.to_string())
-                );
+                crate::warning!("no flame graph of {id}: {}", terminal(&error.to_string()));
                 return None;
             }
         };
@@ -177,7 +174,7 @@ pub fn explain_one(
         match crate::formats::write_atomic(&path, svg.as_bytes()) {
             Ok(()) => Some(name),
             Err(error) => {
-                eprintln!("irgate: warning: {error}");
+                crate::warning!("{error}");
                 None
             }
         }

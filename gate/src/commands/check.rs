@@ -68,10 +68,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         }
         Ok((_, report)) => report,
         Err(error) if options.format != Format::Table => {
-            eprintln!(
-                "irgate: error: {}",
-                crate::text::terminal(&error.to_string())
-            );
+            crate::note!("error: {}", crate::text::terminal(&error.to_string()));
             Report::undecided(error.to_string())
         }
         Err(error) => return Err(error),

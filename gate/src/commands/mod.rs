@@ -59,7 +59,7 @@ pub fn warn_ignored(root: &std::path::Path, written: &[std::path::PathBuf]) -> V
             if paths.len() == 1 { "it" } else { "them" },
             terminal(&paths[0]),
         );
-        eprintln!("irgate: warning: {}: {warning}", listed.join(", "));
+        crate::warning!("{}: {warning}", listed.join(", "));
         warnings.push(format!("{}: {warning}", listed.join(", ")));
     }
     warnings

@@ -40,7 +40,7 @@ pub fn execute(args: &Options) -> Result<ExitCode> {
     ));
     let commit = Commit::parse(&plan.results.fingerprint.commit);
     if commit.dirty {
-        eprintln!("irgate: warning: {}", render::dirty_warning(&commit));
+        crate::warning!("{}", render::dirty_warning(&commit));
     }
     if args.dry_run {
         print("(dry run: nothing written)\n");

@@ -59,7 +59,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         .map(|part| select::plan_shard(part, &paths.baselines, filter.as_ref()))
         .transpose()?;
     if let Some(shard) = &shard {
-        eprintln!("irgate: {}", shard.describe());
+        crate::note!("{}", shard.describe());
     }
     if options.record && (options.only_touched || shard.is_some() || !options.from.is_empty()) {
         return Err(Error::Tool(
@@ -111,22 +111,22 @@ fn say_selected(carry: std::result::Result<Carry, String>) -> Option<Carry> {
     let carry = match carry {
         Ok(carry) => carry,
         Err(why) => {
-            eprintln!(
-                "irgate: --only-touched: running every benchmark: {}",
+            crate::note!(
+                "--only-touched: running every benchmark: {}",
                 terminal(&why)
             );
             return None;
         }
     };
     for (id, touch) in &carry.touched {
-        eprintln!(
-            "irgate: --only-touched: runs {}: {}",
+        crate::note!(
+            "--only-touched: runs {}: {}",
             terminal(id),
             terminal(&crate::render::change::selected_because(&carry.map, touch))
         );
     }
-    eprintln!(
-        "irgate: --only-touched: {} of {} benchmarks executed none of the code that changed \
+    crate::note!(
+        "--only-touched: {} of {} benchmarks executed none of the code that changed \
          since {} and read no changed file: not run, their baseline counts carried",
         carry.ids.len(),
         carry.in_scope,

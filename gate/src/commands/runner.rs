@@ -26,8 +26,8 @@ pub fn install(options: &Options) -> Result<ExitCode> {
     for library in libraries(&options.paths)? {
         let runner = library.kind.runner();
         if let Ok(found) = library.runner() {
-            eprintln!(
-                "irgate: {runner} {} is there: {} ({})",
+            crate::note!(
+                "{runner} {} is there: {} ({})",
                 library.version,
                 found.path.display(),
                 found.source
@@ -40,8 +40,8 @@ pub fn install(options: &Options) -> Result<ExitCode> {
                 "irgate has no runner cache: set IRGATE_RUNNERS (or HOME) to a directory".into(),
             ));
         }
-        eprintln!(
-            "irgate: installing {runner} {}: {}",
+        crate::note!(
+            "installing {runner} {}: {}",
             library.version,
             command.join(" ")
         );
@@ -62,8 +62,8 @@ pub fn install(options: &Options) -> Result<ExitCode> {
                 found.source
             )));
         }
-        eprintln!(
-            "irgate: installed {}; irgate points `cargo bench` at it, so the PATH needs no change",
+        crate::note!(
+            "installed {}; irgate points `cargo bench` at it, so the PATH needs no change",
             found.path.display()
         );
     }
@@ -109,7 +109,7 @@ fn install_with_progress(
     command: &[String],
 ) -> Result<std::process::ExitStatus> {
     use std::io::BufRead as _;
-    eprintln!("irgate: {INSTALL_TAKES}");
+    crate::note!("{INSTALL_TAKES}");
     let mut child = Command::new(crate::env::cargo())
         .args(&command[1..])
         .stdout(Stdio::null())
@@ -153,8 +153,8 @@ fn install_with_progress(
         }
         if std::time::Instant::now() >= due {
             due += PROGRESS_EVERY;
-            eprintln!(
-                "irgate: {}",
+            crate::note!(
+                "{}",
                 progress(compiled, total, started.elapsed().as_secs_f64())
             );
         }
@@ -163,8 +163,8 @@ fn install_with_progress(
         .wait()
         .map_err(|e| Error::Tool(format!("cargo install: {e}")))?;
     if status.success() {
-        eprintln!(
-            "irgate: {} crates compiled in {}",
+        crate::note!(
+            "{} crates compiled in {}",
             compiled,
             crate::text::duration(started.elapsed().as_secs_f64())
         );

@@ -176,8 +176,8 @@ impl Config {
         if explicit || path.exists() {
             return Self::load(path);
         }
-        eprintln!(
-            "irgate: no {}: gating Ir with the default budget, {}; `irgate init` writes one",
+        crate::note!(
+            "no {}: gating Ir with the default budget, {}; `irgate init` writes one",
             path.display(),
             DEFAULT_BUDGET
         );

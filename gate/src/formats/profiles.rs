@@ -147,7 +147,7 @@ pub fn collect(
             }
             Err(reason) => {
                 let reason = printable(&reason);
-                eprintln!("irgate: warning: no per-function profile of {id}: {reason}");
+                crate::warning!("no per-function profile of {id}: {reason}");
                 profiles.unreadable.insert(id, reason);
             }
         }

@@ -98,7 +98,7 @@ pub fn reach(inputs: &Inputs) -> Result<Report> {
         &paths.root,
     )?;
     for warning in crate::judge::accept::warnings(config, chrono::Utc::now().date_naive(), &ids) {
-        eprintln!("irgate: warning: {}", crate::text::terminal(&warning));
+        crate::warning!("{}", crate::text::terminal(&warning));
     }
     let anchor = match &config.drift {
         None => None,
@@ -155,8 +155,8 @@ fn triage(
 ) -> Result<Report> {
     let Inputs { paths, config, .. } = *inputs;
     let commit = baselines_commit(baselines, results)?;
-    eprintln!(
-        "irgate: the environment differs from the baselines' ({}): measuring their commit {} again \
+    crate::note!(
+        "the environment differs from the baselines' ({}): measuring their commit {} again \
          here, beside the working tree",
         drifted
             .env_mismatches

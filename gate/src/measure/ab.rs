@@ -62,8 +62,8 @@ pub fn measure(
         // A repository that ignores its lock file: both sides build with the working tree's.
         copy_if_changed(&paths.root.join(LOCK), &base_src.join(LOCK))?;
     }
-    eprintln!(
-        "irgate: A/B: the base side is {rev} ({}), checked out at {}",
+    crate::note!(
+        "A/B: the base side is {rev} ({}), checked out at {}",
         short_commit(&commit),
         base_src.display()
     );

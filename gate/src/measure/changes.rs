@@ -88,8 +88,8 @@ pub fn map(
     let touches = change::touched(base, objects, &change, ids);
     let everything = config.inert_everything();
     if !everything.is_empty() && !change.inert.is_empty() {
-        eprintln!(
-            "irgate: warning: [change] inert names every file ({}): {} changed files count as \
+        crate::warning!(
+            "[change] inert names every file ({}): {} changed files count as \
              read by no benchmark, so a benchmark that reads one at run time is not selected \
              for it; name the files no benchmark reads instead",
             crate::text::terminal(&everything.join(", ")),

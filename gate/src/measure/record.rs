@@ -149,8 +149,8 @@ pub fn read(home: &Path, target: &Path, measured: &BTreeMap<String, u64>) -> Res
                 found.benchmarks.insert(id, executed);
             }
             Err(reason) => {
-                eprintln!(
-                    "irgate: warning: no code record of {}: {}",
+                crate::warning!(
+                    "no code record of {}: {}",
                     crate::text::terminal(&id),
                     crate::text::terminal(&reason)
                 );

@@ -171,7 +171,7 @@ fn code(paths: &Resolved, results: &Results, in_scope: &dyn Fn(&str) -> bool) ->
     run.benchmarks.retain(|id, _| keep(id));
     run.unrecorded.retain(|id, _| keep(id));
     let stored = code::read(&path).unwrap_or_else(|error| {
-        eprintln!("irgate: warning: the stored code record is replaced: {error}");
+        crate::warning!("the stored code record is replaced: {error}");
         None
     });
     if let Some(stored) = stored.filter(|s| s.commit == run.commit) {

@@ -127,8 +127,8 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
     if let Some(shard) = settings.shard
         && let Some((listed, expected)) = &expected
     {
-        eprintln!(
-            "irgate: suite {}, shard {}: {} of its {} benchmarks, in {} runs of the runner",
+        crate::note!(
+            "suite {}, shard {}: {} of its {} benchmarks, in {} runs of the runner",
             suite.name(),
             shard.part,
             expected.len(),
@@ -251,8 +251,8 @@ pub fn record(
         ..settings.clone()
     };
     let mut command = runner_command(suite, library, settings, pattern.as_deref(), RECORD_ARGS)?;
-    eprintln!(
-        "irgate: recording what each benchmark executes: {}",
+    crate::note!(
+        "recording what each benchmark executes: {}",
         describe(&command)
     );
     let mut child = command
@@ -337,7 +337,7 @@ fn read_run(
     total: Option<usize>,
     read: &mut Read,
 ) -> Result<()> {
-    eprintln!("irgate: running {}", describe(&command));
+    crate::note!("running {}", describe(&command));
     let mut child = command
         .stdout(Stdio::piped())
         .spawn()

@@ -17,6 +17,7 @@
 
 pub mod html;
 pub mod markdown;
+pub mod status;
 mod terminal;
 
 pub use terminal::{LEGACY_COMMAND, no_legacy_command, terminal};

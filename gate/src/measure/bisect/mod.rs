@@ -150,8 +150,8 @@ pub fn bisect(request: Request) -> Result<Bisection> {
             ..Bisection::default()
         },
     };
-    eprintln!(
-        "irgate: bisect: {} on the first-parent path {}..{}, built in {}",
+    crate::note!(
+        "bisect: {} on the first-parent path {}..{}, built in {}",
         text::plural(n, "commit"),
         short_commit(&state.out.good),
         short_commit(&state.out.bad),
@@ -236,8 +236,8 @@ impl State<'_> {
         let depth = (usize::BITS - n.leading_zeros()) as usize;
         let mut ends = Vec::new();
         for (end, point, times) in [("good", 0, 1), ("bad", n, 2)] {
-            eprintln!(
-                "irgate: bisect: build {} of about {}: {} {} (the {end} end)",
+            crate::note!(
+                "bisect: build {} of about {}: {} {} (the {end} end)",
                 self.out.builds + 1,
                 2 + depth,
                 short_commit(&self.points[point].hash),
@@ -305,16 +305,16 @@ impl State<'_> {
             open.push((id, 0, n));
         }
         for u in &self.out.unreproducible {
-            eprintln!(
-                "irgate: bisect: {} left out: its count at the bad end did not repeat ({} then {})",
+            crate::note!(
+                "bisect: {} left out: its count at the bad end did not repeat ({} then {})",
                 text::terminal(&u.benchmark),
                 count_text(u.counts[0]),
                 count_text(u.counts[1])
             );
         }
         for u in &self.out.unexplained {
-            eprintln!(
-                "irgate: bisect: {} left out: its count moved ({} -> {}), but none of the code it \
+            crate::note!(
+                "bisect: {} left out: its count moved ({} -> {}), but none of the code it \
                  executes and no file it may read changed (addresses, the environment or \
                  nondeterminism)",
                 text::terminal(&u.benchmark),
@@ -389,8 +389,8 @@ impl State<'_> {
                 .chain(&intervals)
                 .map(|(id, _, _)| id)
                 .collect();
-            eprintln!(
-                "irgate: bisect: build {} of about {}: {} {}; {} open",
+            crate::note!(
+                "bisect: build {} of about {}: {} {}; {} open",
                 self.out.builds + 1,
                 self.out.builds + remaining,
                 short_commit(&self.points[m].hash),
@@ -448,8 +448,8 @@ impl State<'_> {
             }
             if !needed.is_empty() {
                 for (id, why) in &needed {
-                    eprintln!(
-                        "irgate: bisect: runs {} at {}: {}",
+                    crate::note!(
+                        "bisect: runs {} at {}: {}",
                         text::terminal(id),
                         short_commit(&self.points[m].hash),
                         text::terminal(why)
@@ -511,8 +511,8 @@ impl State<'_> {
         }
         let mut wrong = BTreeSet::new();
         for (p, ids) in wanted {
-            eprintln!(
-                "irgate: bisect: runs {} at {}: a move's count there was carried, not measured",
+            crate::note!(
+                "bisect: runs {} at {}: a move's count there was carried, not measured",
                 ids.iter()
                     .map(|id| text::terminal(id))
                     .collect::<Vec<_>>()
@@ -539,8 +539,8 @@ impl State<'_> {
         }
         let mut open = Vec::new();
         for id in wrong {
-            eprintln!(
-                "irgate: bisect: {}: a carried count differs from the measured one (addresses \
+            crate::note!(
+                "bisect: {}: a carried count differs from the measured one (addresses \
                  moved it): bisected again, measured at every step",
                 text::terminal(&id)
             );
@@ -619,8 +619,8 @@ impl State<'_> {
 
     fn skip(&mut self, m: usize, why: String) {
         let first = why.lines().next().unwrap_or_default().to_owned();
-        eprintln!(
-            "irgate: bisect: skipping {} (as `git bisect skip` does): {}",
+        crate::note!(
+            "bisect: skipping {} (as `git bisect skip` does): {}",
             short_commit(&self.points[m].hash),
             text::terminal(&first)
         );
