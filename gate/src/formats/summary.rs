@@ -17,6 +17,7 @@ use gungraun_summary::util::{self, SummaryByVersion};
 use gungraun_summary::{error::Error as SummaryError, v6, v7};
 use serde::Serialize;
 
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::model::Counts;
 
@@ -181,7 +182,7 @@ fn measurement(
             }
         }
     }
-    if !counts.contains_key("Ir") {
+    if !counts.contains_key(IR) {
         return Err(Error::invalid(
             origin,
             format!("{id}: no Callgrind Ir count (did the benchmark run under callgrind?)"),
@@ -466,7 +467,7 @@ mod tests {
         let bytes = serde_json::to_vec(&value).unwrap();
         let measurement = parse(&bytes, "rewritten.json").unwrap();
         assert_eq!(measurement.id, "varint::encode/v127");
-        assert!(measurement.counts.contains_key("Ir"));
+        assert!(measurement.counts.contains_key(IR));
         assert!(!measurement.counts.keys().any(|name| name.ends_with("Rate")));
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use irgate_callgrind::{CallGraph, Options};
 use sha2::{Digest, Sha256};
 
+use crate::config::metrics::IR;
 use crate::error::Result;
 use crate::formats::summary;
 use crate::model::code::{Executed, Object};
@@ -192,7 +193,7 @@ fn benchmark(
         parts += 1;
         let reader = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
         let options = Options {
-            event: Some("Ir".to_owned()),
+            event: Some(IR.to_owned()),
             max_bytes: MAX_BYTES,
             lines: false,
         };

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::config::Config;
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::filter::{self, Filter};
 use crate::formats::baseline::{self, Baselines, GroupUpdate, Selection};
@@ -122,7 +123,7 @@ fn profiles(paths: &Resolved, in_scope: &dyn Fn(&str) -> bool) -> Result<Vec<Str
     let ir = |id: &str| {
         after
             .get(id)
-            .and_then(|(counts, _)| counts.get("Ir").copied())
+            .and_then(|(counts, _)| counts.get(IR).copied())
     };
     let keep = |id: &str| in_scope(id) && ir(id) == run.benchmarks.get(id).map(|p| p.total);
     let valid = |id: &str, profile: &irgate_callgrind::Profile| ir(id) == Some(profile.total);
@@ -159,14 +160,9 @@ fn code(paths: &Resolved, results: &Results, in_scope: &dyn Fn(&str) -> bool) ->
     let ir = |id: &str| {
         after
             .get(id)
-            .and_then(|(counts, _)| counts.get("Ir").copied())
+            .and_then(|(counts, _)| counts.get(IR).copied())
     };
-    let run_ir = |id: &str| {
-        results
-            .benchmarks
-            .get(id)
-            .and_then(|c| c.get("Ir").copied())
-    };
+    let run_ir = |id: &str| results.benchmarks.get(id).and_then(|c| c.get(IR).copied());
     let keep = |id: &str| in_scope(id) && ir(id).is_some() && ir(id) == run_ir(id);
     run.benchmarks.retain(|id, _| keep(id));
     run.unrecorded.retain(|id, _| keep(id));

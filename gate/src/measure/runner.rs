@@ -17,6 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::config::metrics::IR;
 use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::filter;
@@ -376,7 +377,7 @@ fn read_run(
             "{}{position} {:<48} {:>13} Ir",
             settings.label,
             measurement.id,
-            thousands(measurement.counts["Ir"]),
+            thousands(measurement.counts[IR]),
         );
         if let Some(ms) = measurement.duration_ms {
             read.durations_ms.insert(measurement.id.clone(), ms);

@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
+use crate::config::metrics::IR;
 use crate::formats::baseline::{Baselines, Change, GroupUpdate};
 use crate::git::Commit;
 use crate::text::{signed_pct, thousands};
@@ -73,7 +74,7 @@ pub fn describe(
 
 /// One benchmark's change of baseline, in one phrase.
 fn describe_change(change: &Change) -> String {
-    let ir = |counts: &crate::model::Counts| counts.get("Ir").copied();
+    let ir = |counts: &crate::model::Counts| counts.get(IR).copied();
     match (&change.old, &change.new) {
         (None, Some(new)) => format!("added: Ir {}", ir(new).map_or("-".into(), thousands)),
         (Some(_), None) => "removed: did not run".to_owned(),
@@ -94,7 +95,7 @@ fn describe_change(change: &Change) -> String {
             let others: BTreeSet<&str> = old
                 .keys()
                 .chain(new.keys())
-                .filter(|m| *m != "Ir" && old.get(*m) != new.get(*m))
+                .filter(|m| *m != IR && old.get(*m) != new.get(*m))
                 .map(String::as_str)
                 .collect();
             if !others.is_empty() {

@@ -13,6 +13,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
+use crate::config::metrics::IR;
 use crate::model::{Budget, EnvDelta, Mode, Outcome, Report, Row, Status};
 use crate::text::{align, plural, short_commit, signed_pct, terminal, thousands};
 
@@ -42,7 +43,7 @@ pub fn render(report: &Report, full: bool) -> String {
         .filter(|row| full || needs_attention(row))
         .collect();
     if !shown.is_empty() {
-        let with_metric = shown.iter().any(|row| row.metric != "Ir");
+        let with_metric = shown.iter().any(|row| row.metric != IR);
         let mut lines = vec![header(with_metric)];
         lines.extend(shown.iter().map(|row| cells(row, with_metric)));
         let first_number = if with_metric { 2 } else { 1 };
@@ -55,7 +56,7 @@ pub fn render(report: &Report, full: bool) -> String {
             // Where the instructions went, under the row that failed.
             let explained = report.attribution.explanations.iter().find(|e| {
                 row.status == Status::OverBudget
-                    && row.metric == "Ir"
+                    && row.metric == IR
                     && row.since.is_none()
                     && e.benchmark == row.benchmark
             });
@@ -140,7 +141,7 @@ fn triage(report: &Report, commit: &str, environment: &[EnvDelta], full: bool) -
             report
                 .rows
                 .iter()
-                .filter(|r| r.metric == "Ir")
+                .filter(|r| r.metric == IR)
                 .filter_map(Row::change_pct)
         ),
     );
@@ -207,7 +208,7 @@ fn movers(report: &Report) -> Option<String> {
         .iter()
         .take(MOVERS)
         .map(|(row, pct)| {
-            let metric = if row.metric == "Ir" {
+            let metric = if row.metric == IR {
                 String::new()
             } else {
                 format!(" {}", terminal(&row.metric))

@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
+use crate::config::metrics::IR;
 use crate::model::{
     Attribution, Budget, ChangedFunction, EnvDelta, FieldMismatch, Fingerprint, Mode, Outcome,
     Report, Row, Status, Touch,
@@ -388,7 +389,7 @@ fn triage_table(report: &Report) -> Option<Section> {
     else {
         return None;
     };
-    let ir_rows: Vec<&Row> = report.rows.iter().filter(|r| r.metric == "Ir").collect();
+    let ir_rows: Vec<&Row> = report.rows.iter().filter(|r| r.metric == IR).collect();
     let fields: Vec<String> = report
         .env_mismatches
         .iter()
