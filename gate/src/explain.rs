@@ -14,7 +14,7 @@ use crate::paths::Resolved;
 use crate::text::{signed, terminal};
 
 /// The most functions listed per benchmark; the rest is summed as one line.
-pub const MOVERS: usize = 8;
+pub const FUNCTIONS_LISTED: usize = 8;
 
 /// The note given when the baselines carry no profiles.
 pub const NO_BASELINE_PROFILES: &str = "no per-function profile in the baselines, so no \
@@ -158,7 +158,7 @@ pub fn explain_one(
     flamegraph_dir: Option<&Path>,
 ) -> Option<Explained> {
     let (old, new) = (base.get(id)?, run.benchmarks.get(id)?);
-    let explanation = explain(old, new, MOVERS);
+    let explanation = explain(old, new, FUNCTIONS_LISTED);
     let flamegraph = flamegraph_dir.and_then(|dir| {
         let stacks = run.stacks.get(id)?;
         let title = format!("{id}: {} Ir", signed(explanation.delta()));

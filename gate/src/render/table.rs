@@ -18,7 +18,7 @@ use crate::model::{Budget, EnvDelta, Mode, Outcome, Report, Row, Status};
 use crate::text::{align, plural, short_commit, signed_pct, terminal, thousands};
 
 /// How many movers within budget the summary names.
-const MOVERS: usize = 3;
+const MOVERS_NAMED: usize = 3;
 
 /// Renders `report` for a terminal: every row when `full`, else the rows that need attention.
 pub fn render(report: &Report, full: bool) -> String {
@@ -153,7 +153,7 @@ fn triage(report: &Report, commit: &str, environment: &[EnvDelta], full: bool) -
     let shown = if full {
         moved.len()
     } else {
-        moved.len().min(MOVERS * 3)
+        moved.len().min(MOVERS_NAMED * 3)
     };
     if shown > 0 {
         let mut lines = vec![vec![
@@ -206,7 +206,7 @@ fn movers(report: &Report) -> Option<String> {
     moved.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
     let names: Vec<String> = moved
         .iter()
-        .take(MOVERS)
+        .take(MOVERS_NAMED)
         .map(|(row, pct)| {
             let metric = if row.metric == IR {
                 String::new()

@@ -181,7 +181,7 @@ fn pages(
 /// that moved most.
 #[test]
 fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
-    use irgate::render::dashboard::{CHARTED_PER_GROUP, INDEX, MOVERS, anchor, page_of};
+    use irgate::render::dashboard::{CHARTED_PER_GROUP, INDEX, OVERVIEW_MOVERS, anchor, page_of};
 
     let runs = generated_runs(300, 7, 6);
     let pages = pages(runs, 5);
@@ -192,7 +192,7 @@ fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
     let movers =
         &index[index.find("<h2>Moved most</h2>").unwrap()..index.find("<h2>Groups").unwrap()];
     assert!(movers.contains(&format!(
-        "The {MOVERS} benchmarks whose Ir moved most over the last 5 runs, largest first, of 299 that moved."
+        "The {OVERVIEW_MOVERS} benchmarks whose Ir moved most over the last 5 runs, largest first, of 299 that moved."
     )));
     let listed: Vec<usize> = movers
         .split("<code>")
@@ -203,9 +203,9 @@ fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
                 .unwrap()
         })
         .collect();
-    let expected: Vec<usize> = (300 - MOVERS..300).rev().collect();
+    let expected: Vec<usize> = (300 - OVERVIEW_MOVERS..300).rev().collect();
     assert_eq!(listed, expected);
-    assert_eq!(index.matches("<svg class=\"spark\"").count(), MOVERS);
+    assert_eq!(index.matches("<svg class=\"spark\"").count(), OVERVIEW_MOVERS);
     assert!(movers.contains(&format!(
         "href=\"{}#{}\"",
         page_of("g05::bench_00299/input"),
@@ -266,13 +266,13 @@ fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
 /// no page nears the 2 MB a page may take.
 #[test]
 fn a_large_suite_draws_a_bounded_site() {
-    use irgate::render::dashboard::{CHARTED, CHARTED_PER_GROUP, INDEX, MOVERS};
+    use irgate::render::dashboard::{CHARTED, CHARTED_PER_GROUP, INDEX, OVERVIEW_MOVERS};
 
     let (benchmarks, groups) = (20_000, 100);
     let pages = pages(generated_runs(benchmarks, groups, 3), 2);
     assert_eq!(pages.len(), 2 + groups);
     let index = &pages[INDEX];
-    assert_eq!(index.matches("<tr>").count(), 1 + MOVERS + 1 + groups);
+    assert_eq!(index.matches("<tr>").count(), 1 + OVERVIEW_MOVERS + 1 + groups);
     let (mut rows, mut sections, mut total) = (0, 0, 0);
     for (name, page) in &pages {
         total += page.len();

@@ -1,7 +1,7 @@
 //! The markdown report (PR comment body and step summary): layout, truncation, escaping.
 
 use irgate::model::{FieldMismatch, Outcome, Report, Row, Status};
-use irgate::render::markdown::{Limit, MOVERS, render};
+use irgate::render::markdown::{Limit, MOVED_MOST_ROWS, render};
 
 use crate::harness::{fingerprint, outside_code_spans, row};
 
@@ -353,16 +353,16 @@ fn the_step_summary_of_5000_benchmarks_holds_every_failure_once() {
     assert_eq!(shown[..300], expected[..], "every failure, furthest first");
     // Then the 10 largest other moves (the 20 accepted regressions move 3%, the most) ...
     assert!(
-        shown[300..300 + MOVERS].iter().all(|t| t.starts_with("ok")),
+        shown[300..300 + MOVED_MOST_ROWS].iter().all(|t| t.starts_with("ok")),
         "{:?}",
-        &shown[300..300 + MOVERS]
+        &shown[300..300 + MOVED_MOST_ROWS]
     );
     assert!(
-        shown[300..300 + MOVERS]
+        shown[300..300 + MOVED_MOST_ROWS]
             .iter()
             .all(|t| t[2..].parse::<u64>().unwrap() % 500 >= 490),
         "{:?}",
-        &shown[300..300 + MOVERS]
+        &shown[300..300 + MOVED_MOST_ROWS]
     );
     // ... and no row twice.
     let distinct: std::collections::BTreeSet<&String> = shown.iter().collect();

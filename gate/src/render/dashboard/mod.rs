@@ -1,7 +1,7 @@
 //! The static dashboard: a self-contained HTML site (inline CSS and SVG, no script, nothing fetched
 //! at view time) drawn from the history, page by page.
 //!
-//! - `index.html`: the [`MOVERS`] benchmarks whose Ir moved most over the last `window` runs,
+//! - `index.html`: the [`OVERVIEW_MOVERS`] benchmarks whose Ir moved most over the last `window` runs,
 //!   with a trend line, their latest count and that change; then one line per group (its page,
 //!   how many benchmarks, how many moved, the largest move), so a benchmark among ten thousand is
 //!   two clicks away and the page stays small;
@@ -43,7 +43,7 @@ pub const INDEX: &str = "index.html";
 pub const RUNS: &str = "runs.html";
 
 /// How many of the benchmarks that moved most the overview lists.
-pub const MOVERS: usize = 20;
+pub const OVERVIEW_MOVERS: usize = 20;
 
 /// How many benchmarks the site draws charts of every metric for, at most: those whose Ir moved
 /// most over the window (then by name, so a small suite has them all).

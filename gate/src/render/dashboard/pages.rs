@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{
-    CHARTED, CHARTED_PER_GROUP, History, INDEX, LISTED_PER_RUN, MOVERS, Move, RUNS, Site, anchor,
+    CHARTED, CHARTED_PER_GROUP, History, INDEX, LISTED_PER_RUN, OVERVIEW_MOVERS, Move, RUNS, Site, anchor,
     group_page_name, page_of,
 };
 use crate::config::metrics::IR;
@@ -116,7 +116,7 @@ pub(super) fn overview(history: &History, site: &Site) -> String {
         }
         _ => body.push_str("<p>No runs recorded yet.</p>"),
     }
-    let movers = &history.movers[..history.movers.len().min(MOVERS)];
+    let movers = &history.movers[..history.movers.len().min(OVERVIEW_MOVERS)];
     let window = plural(site.window, "run");
     if movers.is_empty() {
         let _ = write!(

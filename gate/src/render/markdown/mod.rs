@@ -34,7 +34,7 @@ pub use explained::explanation;
 pub use limit::{GITHUB_COMMENT_CHARS, GITHUB_STEP_SUMMARY_BYTES, Limit, MARGIN, Unit};
 
 /// How many results that did not fail the "Moved most" section shows.
-pub const MOVERS: usize = 10;
+pub const MOVED_MOST_ROWS: usize = 10;
 
 /// Renders `report` within `limit` (see the module's documentation for the layout).
 pub fn render(report: &Report, limit: Limit) -> String {
@@ -188,7 +188,7 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
             .filter(|row| row.change_pct().is_some_and(|pct| pct != 0.0))
             .collect();
         movers.sort_by(|a, b| magnitude(b).total_cmp(&magnitude(a)));
-        movers.truncate(MOVERS);
+        movers.truncate(MOVED_MOST_ROWS);
         movers
     };
     let _ = take(&|row| moved.iter().any(|m| std::ptr::eq(*m, row)));
@@ -237,7 +237,7 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
             "most moved result",
             format!(
                 "### Moved most\n\nThe results that did not fail with the largest changes (at \
-                 most {MOVERS}), largest first.\n\n"
+                 most {MOVED_MOST_ROWS}), largest first.\n\n"
             ),
             &moved,
         ));
