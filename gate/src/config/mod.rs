@@ -65,6 +65,7 @@ pub mod drift;
 pub mod metrics;
 pub mod nondeterministic;
 pub mod suite;
+pub mod write;
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 //! stable JSON.
 
 pub mod bisect;
+pub mod calibrate;
 pub mod change;
 pub mod chart;
 pub mod dashboard;

@@ -489,8 +489,8 @@ fn history_add_prints_hostile_subjects_inert() {
 #[test]
 fn calibration_keeps_hostile_out_dir_names_inert() {
     use irgate::change::{ChangedFunction, How};
-    use irgate::commands::calibrate::{Calibration, render_unreproducible, write_budgets};
-    use irgate::measure::calibrate::{Layout, Unreproducible};
+    use irgate::measure::calibrate::{Calibration, Layout, Unreproducible, write_budgets};
+    use irgate::render::calibrate::render_unreproducible;
     let mut names: Vec<String> = HOSTILE.iter().map(|h| format!("pkg/out/{h}")).collect();
     names.push("pkg/out/x\n[budgets]\nIr = { absolute = 999999 }".to_owned());
     let functions = names
