@@ -17,7 +17,7 @@
 //! - [`git`]: the one way irgate runs git;
 //! - [`config`]: the file gate.toml, one module per concept;
 //! - [`model`], [`filter`], [`id`], [`error`]: the shared vocabulary;
-//! - [`env`]: every environment variable irgate reads, read in this one module;
+//! - [`env`](mod@env): every environment variable irgate reads, read in this one module;
 //! - [`text`]: numbers, signs, plurals, short commits and escaping, importing nothing of irgate.
 
 pub mod change;

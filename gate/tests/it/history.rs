@@ -205,7 +205,10 @@ fn the_overview_leads_with_the_movers_and_every_benchmark_is_two_links_away() {
         .collect();
     let expected: Vec<usize> = (300 - OVERVIEW_MOVERS..300).rev().collect();
     assert_eq!(listed, expected);
-    assert_eq!(index.matches("<svg class=\"spark\"").count(), OVERVIEW_MOVERS);
+    assert_eq!(
+        index.matches("<svg class=\"spark\"").count(),
+        OVERVIEW_MOVERS
+    );
     assert!(movers.contains(&format!(
         "href=\"{}#{}\"",
         page_of("g05::bench_00299/input"),
@@ -272,7 +275,10 @@ fn a_large_suite_draws_a_bounded_site() {
     let pages = pages(generated_runs(benchmarks, groups, 3), 2);
     assert_eq!(pages.len(), 2 + groups);
     let index = &pages[INDEX];
-    assert_eq!(index.matches("<tr>").count(), 1 + OVERVIEW_MOVERS + 1 + groups);
+    assert_eq!(
+        index.matches("<tr>").count(),
+        1 + OVERVIEW_MOVERS + 1 + groups
+    );
     let (mut rows, mut sections, mut total) = (0, 0, 0);
     for (name, page) in &pages {
         total += page.len();

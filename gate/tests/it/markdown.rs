@@ -353,7 +353,9 @@ fn the_step_summary_of_5000_benchmarks_holds_every_failure_once() {
     assert_eq!(shown[..300], expected[..], "every failure, furthest first");
     // Then the 10 largest other moves (the 20 accepted regressions move 3%, the most) ...
     assert!(
-        shown[300..300 + MOVED_MOST_ROWS].iter().all(|t| t.starts_with("ok")),
+        shown[300..300 + MOVED_MOST_ROWS]
+            .iter()
+            .all(|t| t.starts_with("ok")),
         "{:?}",
         &shown[300..300 + MOVED_MOST_ROWS]
     );

@@ -20,7 +20,7 @@
 //! history). So every count on either side of a move found is measured before the move is
 //! reported; where the measured count differs from the carried one, that benchmark's carried
 //! counts are dropped, it is measured at every step from then on, and its intervals between
-//! measured counts are bisected again ([`reopened`]). A reported move's counts are measured,
+//! measured counts are bisected again. A reported move's counts are measured,
 //! never carried.
 
 mod outcome;
@@ -322,7 +322,6 @@ impl State<'_> {
                 text::thousands(u.bad)
             );
         }
-        let mut open = open;
         loop {
             self.bisect_all(open)?;
             open = self.verify_carried()?;

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{
-    CHARTED, CHARTED_PER_GROUP, History, INDEX, LISTED_PER_RUN, OVERVIEW_MOVERS, Move, RUNS, Site, anchor,
-    group_page_name, page_of,
+    CHARTED, CHARTED_PER_GROUP, History, INDEX, LISTED_PER_RUN, Move, OVERVIEW_MOVERS, RUNS, Site,
+    anchor, group_page_name, page_of,
 };
 use crate::config::metrics::IR;
 use crate::formats::history::Run;
