@@ -61,8 +61,8 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     crate::text::print(&calibration.render());
     if options.write {
         write_into(&paths.config, &calibration)?;
-        eprintln!(
-            "irgate: wrote the calibrated budgets of {} benchmarks into {}",
+        crate::note!(
+            "wrote the calibrated budgets of {} benchmarks into {}",
             calibration.spreads.len(),
             paths.config.display()
         );

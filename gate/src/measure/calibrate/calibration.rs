@@ -184,10 +184,7 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Vec<Build>> {
         .into_iter()
         .find_map(|(suffix, what)| name.ends_with(suffix).then_some(what))
         {
-            eprintln!(
-                "irgate: calibrate: skipped {}: {what}, not results",
-                path.display()
-            );
+            crate::note!("calibrate: skipped {}: {what}, not results", path.display());
             continue;
         }
         let name = path

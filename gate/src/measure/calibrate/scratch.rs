@@ -93,8 +93,8 @@ pub fn measure(
         remove_dir(&target)?;
         variant.apply(&src, &members)?;
         rewrite_manifests(&src, &paths.root, &members, *variant == Variant::Version)?;
-        eprintln!(
-            "irgate: calibrate: build {} of {}, `{}`, in {}{}",
+        crate::note!(
+            "calibrate: build {} of {}, `{}`, in {}{}",
             index + 1,
             variants.len(),
             variant.name(),
@@ -128,8 +128,8 @@ pub fn measure(
         results.fingerprint.workspace_root = paths.root.display().to_string();
         let file = results_dir.join(format!("{}.json", variant.name()));
         crate::formats::results::write(&file, &results)?;
-        eprintln!(
-            "irgate: calibrate: `{}` built and ran in {:.0} s; wrote {}",
+        crate::note!(
+            "calibrate: `{}` built and ran in {:.0} s; wrote {}",
             variant.name(),
             one.elapsed().as_secs_f64(),
             file.display()

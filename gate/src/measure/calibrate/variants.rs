@@ -438,7 +438,7 @@ mod tests {
         let members = members(&root).unwrap();
         assert_eq!(members.len(), 2);
         let resolves = |src: &Path| {
-            std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+            std::process::Command::new(crate::env::cargo())
                 .args(["metadata", "--offline", "--format-version", "1"])
                 .current_dir(src)
                 .output()
