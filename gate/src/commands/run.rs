@@ -16,9 +16,10 @@ use crate::formats::code;
 use crate::git::Commit;
 use crate::measure::ab;
 use crate::measure::collect::{
-    Selection, build_code, read_from, run_started, run_with_code, runner_output, suite_dirs,
-    write_code, write_profiles, write_results,
+    Selection, read_from, run_started, run_with_code, runner_output, suite_dirs, write_code,
+    write_profiles, write_results,
 };
+use crate::measure::identify::build_code;
 use crate::measure::paths::{Paths, Resolved};
 use crate::measure::shard::{Part, Shard};
 use crate::model::{Counts, Results, Touch};

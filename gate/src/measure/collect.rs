@@ -22,7 +22,7 @@ use crate::measure::shard::Shard;
 use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
-use crate::model::code::{CodeRecord, Object};
+use crate::model::code::CodeRecord;
 
 /// Writes the results of suites run here, and their per-function profiles beside them (what
 /// `irgate refresh` stores for `irgate explain`).
@@ -413,72 +413,6 @@ pub fn run_with_code(
         shard: selection.shard.map(|shard| shard.part),
     };
     Ok((results, code))
-}
-
-/// The code identity of the objects the selected suites build in the workspace's target
-/// directory (or where `place` says), built here and run nowhere (what `run --only-touched`
-/// compares with the baselines' record), with the suites whose runner cannot run a selection of
-/// benchmarks and why.
-pub fn build_code(
-    config: &Config,
-    selection: &Selection,
-    paths: &Resolved,
-    place: Option<&Place>,
-) -> Result<(BTreeMap<String, Object>, Vec<String>)> {
-    let workspace = Workspace::load(&paths.root)?;
-    let prepared = prepare(config, selection, &workspace)?;
-    let tunables = runner::glibc_tunables();
-    let scratch = workspace.target_dir.join("irgate");
-    let build = runner::Build::new(config.measurement_build, &workspace.root)?
-        .linked_for_identity(&scratch)?;
-    let target = place.map(|p| p.target.clone());
-    let built = target
-        .clone()
-        .unwrap_or_else(|| workspace.target_dir.clone());
-    let settings = Settings {
-        root: &workspace.root,
-        scratch: &scratch,
-        tunables: &tunables,
-        dhat: config.needs_dhat(),
-        filter: None,
-        home: None,
-        target: target.as_deref(),
-        label: place.map_or("", |p| p.label),
-        jobs: selection.jobs(),
-        build: &build,
-        shard: None,
-        skip: None,
-    };
-    let mut objects = BTreeMap::new();
-    let mut refusals = Vec::new();
-    for (suite, library) in &prepared {
-        if let Err(error) =
-            crate::measure::shard::check_runner("--only-touched", &suite.name(), library)
-        {
-            refusals.push(error.to_string());
-        }
-        eprintln!(
-            "irgate: building suite {} for its code identity",
-            suite.name()
-        );
-        for artifact in runner::artifacts(suite, library, &settings)? {
-            if let Some(key) = record::object_key(&built, &artifact) {
-                objects.insert(key, artifact);
-            }
-        }
-    }
-    let (identities, failed) =
-        record::identities(&objects, &record::roots(&workspace.root), &BTreeMap::new());
-    // A shared object without an identity is named where it matters: as the reason a benchmark
-    // that executes it is touched. An executable without one is worth a warning here.
-    for (key, why) in failed.iter().filter(|(key, _)| !key.ends_with(".so")) {
-        eprintln!(
-            "irgate: warning: no code identity of {}: {}",
-            crate::text::terminal(key),
-            crate::text::terminal(why)
-        );
-    }
-    Ok((identities, refusals))
 }
 
 /// The suite's artifacts ([`runner::artifacts`]), each executable linked for the code identity:

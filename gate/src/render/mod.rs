@@ -7,6 +7,7 @@ pub mod chart;
 pub mod dashboard;
 pub mod explanation;
 pub mod github;
+pub mod init;
 pub mod load;
 pub mod markdown;
 pub mod table;
