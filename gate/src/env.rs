@@ -54,23 +54,13 @@ pub fn path_dirs() -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-/// `$PATH` as it is (empty when unset), for a child process's environment.
-pub fn path() -> OsString {
-    std::env::var_os("PATH").unwrap_or_default()
-}
-
-/// `$HOME`.
-pub fn home() -> Option<PathBuf> {
-    var_os("HOME").map(PathBuf::from)
-}
-
 /// irgate's runner cache, as the environment names it: `$IRGATE_RUNNERS`, else
 /// `$XDG_CACHE_HOME/irgate/runners`, else `$HOME/.cache/irgate/runners`.
 pub fn runners_dir() -> Option<PathBuf> {
     var_os("IRGATE_RUNNERS")
         .map(PathBuf::from)
         .or_else(|| var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("irgate/runners")))
-        .or_else(|| home().map(|d| d.join(".cache/irgate/runners")))
+        .or_else(|| var_os("HOME").map(|d| PathBuf::from(d).join(".cache/irgate/runners")))
 }
 
 /// `$GLIBC_TUNABLES`, set (even empty) or not: the user's choice overrides irgate's default.

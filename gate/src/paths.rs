@@ -152,7 +152,7 @@ fn beside(results: &Path, suffix: &str) -> PathBuf {
 /// `$CARGO_TARGET_DIR` (a relative one taken from `root`, where irgate starts cargo), else
 /// `<root>/target`.
 pub fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir))
+    crate::env::cargo_target_dir().map_or_else(|| root.join("target"), |dir| root.join(dir))
 }
 
 /// The directory, beside the results file, that flame graphs are drawn into.
@@ -170,8 +170,7 @@ pub fn find_root(start: &Path) -> Result<PathBuf> {
     {
         return Ok(dir.to_owned());
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = Command::new(crate::env::cargo())
         .args(["locate-project", "--workspace", "--message-format", "plain"])
         .current_dir(start)
         .output();

@@ -30,9 +30,6 @@ use crate::error::Result;
 use crate::measure::calibrate::{Builds, Variant, calibrate, write_into};
 use crate::paths::Paths;
 
-// `irgate init` calibrates and writes gate.toml too, through these.
-pub use crate::measure::calibrate::{Calibration, write_budgets};
-
 /// What `irgate calibrate` was asked to do.
 #[derive(Debug, Clone, Default)]
 pub struct Options {

@@ -50,7 +50,7 @@ pub fn execute(args: &Options) -> Result<ExitCode, Error> {
 
 /// `irgate comment`'s work; returns the exit code.
 fn run(args: &Options) -> u8 {
-    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    let in_actions = crate::env::github_actions();
     let report = match report::read(&args.report) {
         Ok(mut report) => {
             report.attribution.artifacts_url = artifacts_url_from_env();
@@ -87,8 +87,8 @@ fn run(args: &Options) -> u8 {
         }
     };
     let load = load.as_ref();
-    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
-        && let Err(error) = append_step_summary(Path::new(&path), &report, load)
+    if let Some(path) = crate::env::github_step_summary()
+        && let Err(error) = append_step_summary(&path, &report, load)
     {
         eprintln!("irgate comment: {}", terminal(&error.to_string()));
     }
@@ -193,10 +193,7 @@ pub fn append_step_summary(
 /// `GITHUB_REPOSITORY`) and `--pr`; `None` when either is missing or the repository is not
 /// `OWNER/NAME` of the characters GitHub allows.
 fn diff_url(args: &Options) -> Option<String> {
-    let repo = args
-        .repo
-        .clone()
-        .or_else(|| std::env::var("GITHUB_REPOSITORY").ok())?;
+    let repo = args.repo.clone().or_else(crate::env::github_repository)?;
     let plain = |part: &str| {
         !part.is_empty()
             && part
@@ -210,6 +207,6 @@ fn diff_url(args: &Options) -> Option<String> {
 }
 
 fn artifacts_url_from_env() -> Option<String> {
-    let url = std::env::var("IRGATE_ARTIFACTS_URL").ok()?;
+    let url = crate::env::artifacts_url()?;
     crate::text::is_plain_https(&url).then_some(url)
 }

@@ -62,6 +62,7 @@
 pub mod accept;
 pub mod budgets;
 pub mod drift;
+pub mod initial;
 pub mod metrics;
 pub mod nondeterministic;
 pub mod suite;

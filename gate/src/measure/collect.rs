@@ -21,7 +21,7 @@ use crate::measure::shard::Shard;
 use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
-use crate::model::code::{CodeRecord, Object};
+use crate::model::code::CodeRecord;
 use crate::paths::Resolved;
 
 /// Writes the results of suites run here, and their per-function profiles beside them (what
@@ -45,8 +45,8 @@ pub fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
     } else {
         format!(" from {}", results.suites.join(", "))
     };
-    eprintln!(
-        "irgate: wrote {} ({} benchmarks{from})",
+    crate::note!(
+        "wrote {} ({} benchmarks{from})",
         paths.results.display(),
         results.benchmarks.len(),
     );
@@ -70,7 +70,7 @@ pub fn runner_output(results: &Results, root: &Path) -> Vec<PathBuf> {
         .into_iter()
         .filter(|kind| ran.contains(&kind.crate_name()))
         .map(|kind| {
-            std::env::var_os(kind.home_env())
+            crate::env::var_os(kind.home_env())
                 .map_or_else(|| target.join(kind.default_home()), PathBuf::from)
         })
         .collect();
@@ -123,7 +123,7 @@ pub fn write_profiles(
         };
         match found {
             Ok(found) => all.extend(found),
-            Err(error) => eprintln!("irgate: warning: no per-function profiles: {error}"),
+            Err(error) => crate::warning!("no per-function profiles: {error}"),
         }
     }
     all.retain(|id| results.benchmarks.contains_key(id));
@@ -133,13 +133,13 @@ pub fn write_profiles(
         profiles::write_run(&path, &all)
     };
     match written {
-        Ok(()) if !all.benchmarks.is_empty() => eprintln!(
-            "irgate: wrote {} (per-function profiles of {} benchmarks)",
+        Ok(()) if !all.benchmarks.is_empty() => crate::note!(
+            "wrote {} (per-function profiles of {} benchmarks)",
             path.display(),
             all.benchmarks.len()
         ),
         Ok(()) => {}
-        Err(error) => eprintln!("irgate: warning: {error}"),
+        Err(error) => crate::warning!("{error}"),
     }
 }
 
@@ -153,8 +153,8 @@ pub fn write_code(paths: &Resolved, code: &CodeRecord) -> Result<()> {
     let path = paths.code_record();
     formats::code::write(&path, code)?;
     if !code.benchmarks.is_empty() || !code.unrecorded.is_empty() {
-        eprintln!(
-            "irgate: wrote {} (what {} benchmarks executed, {} without a record)",
+        crate::note!(
+            "wrote {} (what {} benchmarks executed, {} without a record)",
             path.display(),
             code.benchmarks.len(),
             code.unrecorded.len()
@@ -212,8 +212,8 @@ pub fn prepare(
     }
     if config.suites.is_empty() {
         let names: Vec<String> = suites.iter().map(Suite::name).collect();
-        eprintln!(
-            "irgate: gate.toml declares no [[suite]]: running the callgrind suites found in the \
+        crate::note!(
+            "gate.toml declares no [[suite]]: running the callgrind suites found in the \
              workspace: {}",
             names.join(", ")
         );
@@ -304,8 +304,8 @@ pub fn run_with_code(
         .linked_for_identity(&scratch)?;
     let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries, build.describe())?;
     if fingerprint.aslr != "off" {
-        eprintln!(
-            "irgate: warning: ASLR could not be disabled (setarch -R failed); recorded as aslr={}",
+        crate::warning!(
+            "ASLR could not be disabled (setarch -R failed); recorded as aslr={}",
             fingerprint.aslr
         );
     }
@@ -338,7 +338,7 @@ pub fn run_with_code(
     let mut objects: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut executed: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
     for (suite, library) in &prepared {
-        eprintln!("irgate: suite {} ({library})", suite.name());
+        crate::note!("suite {} ({library})", suite.name());
         for artifact in linked(suite, library, &settings)? {
             if let Some(key) = record::object_key(&built, &artifact) {
                 objects.insert(key, artifact);
@@ -363,7 +363,7 @@ pub fn run_with_code(
                  always run",
                 suite.name()
             );
-            eprintln!("irgate: warning: no code record: {why}");
+            crate::warning!("no code record: {why}");
             for id in measured.keys() {
                 code.unrecorded.insert(id.clone(), why.clone());
             }
@@ -382,8 +382,8 @@ pub fn run_with_code(
     // Only objects some benchmark executed matter (a dependency's shared object that nothing
     // loads, built without the workspace's link flags, is no one's concern).
     for (key, why) in failed.iter().filter(|(key, _)| executed.contains_key(*key)) {
-        eprintln!(
-            "irgate: warning: no code identity of {}: {}",
+        crate::warning!(
+            "no code identity of {}: {}",
             crate::text::terminal(key),
             crate::text::terminal(why)
         );
@@ -398,8 +398,8 @@ pub fn run_with_code(
         return Err(filter.matched_nothing(listed.iter().map(String::as_str)));
     }
     if let Some(shard) = selection.shard.filter(|_| benchmarks.is_empty()) {
-        eprintln!(
-            "irgate: shard {} holds no benchmark of the selection: its results are empty",
+        crate::note!(
+            "shard {} holds no benchmark of the selection: its results are empty",
             shard.part
         );
     }
@@ -416,72 +416,6 @@ pub fn run_with_code(
         shard: selection.shard.map(|shard| shard.part),
     };
     Ok((results, code))
-}
-
-/// The code identity of the objects the selected suites build in the workspace's target
-/// directory (or where `place` says), built here and run nowhere (what `run --only-touched`
-/// compares with the baselines' record), with the suites whose runner cannot run a selection of
-/// benchmarks and why.
-pub fn build_code(
-    config: &Config,
-    selection: &Selection,
-    paths: &Resolved,
-    place: Option<&Place>,
-) -> Result<(BTreeMap<String, Object>, Vec<String>)> {
-    let workspace = Workspace::load(&paths.root)?;
-    let prepared = prepare(config, selection, &workspace)?;
-    let tunables = runner::glibc_tunables();
-    let scratch = workspace.target_dir.join("irgate");
-    let build = runner::Build::new(config.measurement_build, &workspace.root)?
-        .linked_for_identity(&scratch)?;
-    let target = place.map(|p| p.target.clone());
-    let built = target
-        .clone()
-        .unwrap_or_else(|| workspace.target_dir.clone());
-    let settings = Settings {
-        root: &workspace.root,
-        scratch: &scratch,
-        tunables: &tunables,
-        dhat: config.needs_dhat(),
-        filter: None,
-        home: None,
-        target: target.as_deref(),
-        label: place.map_or("", |p| p.label),
-        jobs: selection.jobs(),
-        build: &build,
-        shard: None,
-        skip: None,
-    };
-    let mut objects = BTreeMap::new();
-    let mut refusals = Vec::new();
-    for (suite, library) in &prepared {
-        if let Err(error) =
-            crate::measure::shard::check_runner("--only-touched", &suite.name(), library)
-        {
-            refusals.push(error.to_string());
-        }
-        eprintln!(
-            "irgate: building suite {} for its code identity",
-            suite.name()
-        );
-        for artifact in runner::artifacts(suite, library, &settings)? {
-            if let Some(key) = record::object_key(&built, &artifact) {
-                objects.insert(key, artifact);
-            }
-        }
-    }
-    let (identities, failed) =
-        record::identities(&objects, &record::roots(&workspace.root), &BTreeMap::new());
-    // A shared object without an identity is named where it matters: as the reason a benchmark
-    // that executes it is touched. An executable without one is worth a warning here.
-    for (key, why) in failed.iter().filter(|(key, _)| !key.ends_with(".so")) {
-        eprintln!(
-            "irgate: warning: no code identity of {}: {}",
-            crate::text::terminal(key),
-            crate::text::terminal(why)
-        );
-    }
-    Ok((identities, refusals))
 }
 
 /// The suite's artifacts ([`runner::artifacts`]), each executable linked for the code identity:
@@ -503,8 +437,8 @@ fn linked(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<P
     for artifact in &stale {
         std::fs::remove_file(artifact).map_err(|e| Error::write(artifact, e))?;
     }
-    eprintln!(
-        "irgate: linking {} again for the code identity (built before irgate linked it)",
+    crate::note!(
+        "linking {} again for the code identity (built before irgate linked it)",
         crate::text::plural(stale.len(), "artifact")
     );
     runner::artifacts(suite, library, settings)
@@ -601,8 +535,8 @@ fn read_summaries(
     root: &Path,
     config: &Config,
 ) -> Result<(String, Results)> {
-    eprintln!(
-        "irgate: read {} summaries; they record no environment, so this machine's is recorded \
+    crate::note!(
+        "read {} summaries; they record no environment, so this machine's is recorded \
          with them",
         summaries.len()
     );

@@ -11,16 +11,15 @@ pub mod collect;
 pub mod cpu;
 pub mod doctor;
 pub mod fingerprint;
+pub mod identify;
 pub mod library;
 pub mod link;
-/// The gate's paths, at their home [`crate::paths`], under their former name for the commands
-/// not yet moved (`init`, `calibrate`).
-pub use crate::paths;
 mod patterns;
 pub mod record;
 pub mod refresh;
 pub mod runner;
 pub mod select;
+pub mod setup;
 pub mod shard;
 pub mod suite;
 pub mod take;

@@ -9,6 +9,7 @@ pub mod dashboard;
 pub mod doctor;
 pub mod explanation;
 pub mod github;
+pub mod init;
 pub mod load;
 pub mod markdown;
 pub mod refresh;

@@ -10,6 +10,7 @@ use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::measure::ab;
 use crate::measure::collect::{self, Place, Selection};
+use crate::measure::identify;
 use crate::model::Touch;
 use crate::model::code::{CodeRecord, Object};
 use crate::paths::Resolved;
@@ -42,7 +43,7 @@ impl State<'_> {
                 .map_err(|e| Error::write(&self.src.join(lock), e))?;
         }
         let (paths, place) = self.place();
-        let built = collect::build_code(
+        let built = identify::build_code(
             self.request.config,
             &self.request.selection,
             &paths,

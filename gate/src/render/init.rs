@@ -1,0 +1,125 @@
+//! What `irgate init` prints: the suites it found, the path check after calibration, and the
+//! next steps.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::config::suite::Suite;
+use crate::measure::calibrate::Unreproducible;
+use crate::measure::library::Library;
+use crate::model::Results;
+use crate::text::thousands;
+
+/// The suites `init` found in the workspace at `root`, each with its library and features.
+pub fn found(root: &Path, suites: &[Suite], libraries: &[Library]) -> String {
+    let mut found = format!(
+        "irgate init: {} callgrind suite(s) in {}:\n",
+        suites.len(),
+        root.display()
+    );
+    for (suite, library) in suites.iter().zip(libraries) {
+        let features = if suite.features.is_empty() {
+            String::new()
+        } else {
+            format!(", features {}", suite.features.join(","))
+        };
+        let _ = writeln!(found, "  {} ({library}{features})", suite.name());
+    }
+    found
+}
+
+/// A warning naming the reproducible benchmarks whose count differs between the checkout and the
+/// first scratch build (same tree, a path of the same length): the path moved them after all,
+/// and no budget is widened for it; empty when none did.
+pub fn path_check(checkout: &Results, copy: &Results, unreproducible: &Unreproducible) -> String {
+    let unreproducible = unreproducible.ids();
+    let moved: Vec<String> = checkout
+        .benchmarks
+        .iter()
+        .filter(|(id, _)| !unreproducible.contains(*id))
+        .filter_map(|(id, counts)| {
+            let here = *counts.get(crate::config::metrics::IR)?;
+            let there = *copy.benchmarks.get(id)?.get(crate::config::metrics::IR)?;
+            (here != there).then(|| {
+                format!(
+                    "{} ({} Ir here, {} Ir in the copy)",
+                    crate::text::terminal(id),
+                    thousands(here),
+                    thousands(there)
+                )
+            })
+        })
+        .collect();
+    if moved.is_empty() {
+        return String::new();
+    }
+    format!(
+        "irgate init: warning: {} counted differently in this checkout and in a copy at a path of \
+         the same length: {}. The calibrated budgets do not hold this; take the baselines in one \
+         place (CI's checkout path) and tell irgate's maintainers.\n",
+        crate::text::plural(moved.len(), "benchmark"),
+        moved.join(", ")
+    )
+}
+
+/// What to do after init: `ran` when the suites ran, `branch` the history's branch with --ci.
+pub fn next_steps(ran: bool, branch: Option<&str>) -> String {
+    let mut out = String::from("\nNext steps:\n");
+    if ran {
+        out.push_str(
+            "  irgate refresh                 take the baselines from the run above (baselines/)\n",
+        );
+    } else {
+        out.push_str("  irgate run --record && irgate refresh   take the baselines and the code record (baselines/)\n");
+    }
+    out.push_str(
+        "  git add gate.toml baselines/   commit them: that is how counts are accepted\n\
+         \x20 irgate run && irgate check     the gate, after every change\n",
+    );
+    match branch {
+        Some(branch) => {
+            let _ = write!(
+                out,
+                "  CI: commit .github/workflows/irgate*.yml and .irgate/image.env; take the baselines in\n\
+                 \x20   CI's pinned image (the 'irgate refresh' workflow), since counts compare only\n\
+                 \x20   within one environment; the 'irgate history' workflow records every push to\n\
+                 \x20   {branch} and draws the dashboard (repository variable IRGATE_PAGES=true\n\
+                 \x20   publishes it)\n"
+            );
+        }
+        None => out.push_str("  irgate init --ci --force       also write the GitHub workflows\n"),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Counts;
+
+    #[test]
+    fn a_count_the_copys_path_moved_is_named_not_budgeted() {
+        let results = |counts: &[(&str, u64)]| Results {
+            benchmarks: counts
+                .iter()
+                .map(|(id, ir)| (id.to_string(), Counts::from([("Ir".to_owned(), *ir)])))
+                .collect(),
+            ..Results::default()
+        };
+        let unreproducible = Unreproducible {
+            benchmarks: vec![("nd::x".into(), 5, 9)],
+            ..Default::default()
+        };
+        let here = results(&[("bin::run", 297_472), ("a::y", 10), ("nd::x", 7)]);
+        let same = results(&[("bin::run", 297_472), ("a::y", 10), ("nd::x", 5)]);
+        assert_eq!(path_check(&here, &same, &unreproducible), "");
+        let moved = results(&[("bin::run", 301_151), ("a::y", 10), ("nd::x", 5)]);
+        let warning = path_check(&here, &moved, &unreproducible);
+        assert!(
+            warning.contains("1 benchmark counted differently in this checkout and in a copy")
+                && warning.contains("bin::run (297,472 Ir here, 301,151 Ir in the copy)")
+                && !warning.contains("nd::x"),
+            "{warning}"
+        );
+    }
+}
