@@ -210,6 +210,23 @@ mod tests {
     use super::*;
     use crate::measure::calibrate::fixtures::runs;
 
+    /// One and a half times the spread, rounded up, at least 1 Ir: 0 -> 1, 1 -> 2, 2 -> 3, 3 -> 5,
+    /// 68 -> 102.
+    #[test]
+    fn the_suggested_budget_is_one_and_a_half_spreads_rounded_up_at_least_one() {
+        let spread = |min, max| Spread {
+            benchmark: "a::b".into(),
+            min,
+            max,
+            moved_in: Vec::new(),
+        };
+        let suggested: Vec<u64> = [(10, 10), (10, 11), (10, 12), (10, 13), (100, 168)]
+            .into_iter()
+            .map(|(min, max)| spread(min, max).suggested())
+            .collect();
+        assert_eq!(suggested, [1, 2, 3, 5, 102]);
+    }
+
     /// The learning rule alone: a benchmark's spread over `base` and the perturbed builds that
     /// left it untouched, one and a half times the largest, never below the default; `rebuild`
     /// (nothing perturbed), touched and unknown builds teach nothing, and with nothing learned
