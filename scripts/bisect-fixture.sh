@@ -17,7 +17,8 @@
 #    8      `spare` changes (run by no benchmark)
 #
 # The bisection must find exactly those moves (their commits, counts and changed functions), run
-# the suite only at the ends (every other commit's counts follow from the code identity), and
+# the suite only at the ends and on either side of each move (every other commit's counts follow
+# from the code identity; a reported count is measured, never carried), and
 # build no more than 2 * log2(16) + 2 = 10 times. The figures are printed against a linear replay.
 #
 # usage: scripts/bisect-fixture.sh [--keep DIR]
@@ -152,8 +153,11 @@ jq -e '[.moves[] | .before != null and .after != null and .before != .after] | a
     die "a move without two different counts: $(jq -c .moves "$report")"
 jq -e '(.undecided | length) == 0 and (.unreproducible | length) == 0 and (.unexplained | length) == 0 and (.skipped | length) == 0' "$report" >/dev/null ||
     die "something stayed open or was left out: $(jq -c '{undecided, unreproducible, unexplained, skipped}' "$report")"
-measured=$(jq -r '.measured | join(" ")' "$report")
-[ "$measured" = "$good $bad" ] || die "the suite ran at [$measured], not only at the ends (the code changed nowhere a run was needed)"
+# The suite runs at the ends, and on either side of each move (a reported count is measured,
+# never carried: docs/bisect.md); nowhere else, though the code changed at more commits.
+measured=$(jq -r '.measured[]' "$report" | sort | tr '\n' ' ')
+expected_runs=$( { echo "$good"; echo "$bad"; for c in $(jq -r '.moves[].commit' "$report"); do echo "$c"; git rev-parse "$c^"; done; } | sort -u | tr '\n' ' ')
+[ "$measured" = "$expected_runs" ] || die "the suite ran at [$measured], not only at the ends and beside the moves [$expected_runs]"
 builds=$(jq .builds "$report")
 [ "$builds" -le 10 ] || die "$builds builds, more than 2 * log2(16) + 2 = 10"
 [ "$(jq .benchmarks "$report")" = 4 ] || die "not 4 benchmarks measured at both ends"
@@ -166,4 +170,4 @@ status=0; "$irgate" bisect --good "$bad" --bad "$good" >/dev/null 2>"$work/rev.e
 [ "$status" = 2 ] && grep -q 'not an ancestor' "$work/rev.err" || die "swapped ends: exit $status, $(cat "$work/rev.err")"
 
 jq -r '"bisect-fixture: cost: \(.builds) builds, \(.runs) runs (\(.benchmark_runs) benchmarks measured) in \(.seconds) s; a linear replay: \(.linear.builds) builds, \(.linear.runs) runs (\(.linear.benchmark_runs) benchmarks)"' "$report"
-say "PASS: both places found ($moves), the suite run only at the ends, $builds builds; ${took} s"
+say "PASS: both places found ($moves), the suite run only at the ends and beside the moves, $builds builds; ${took} s"
