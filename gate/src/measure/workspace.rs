@@ -57,18 +57,10 @@ impl Workspace {
     /// Reads the workspace that `dir` belongs to (`cargo metadata`, all features, so suites
     /// behind a feature are found too).
     pub fn load(dir: &Path) -> Result<Workspace> {
-        let metadata = MetadataCommand::new()
-            .current_dir(dir)
-            .features(cargo_metadata::CargoOpt::AllFeatures)
-            .exec()
-            .map_err(|error| {
-                Error::Tool(format!(
-                    "{}: cannot read the Cargo workspace (`cargo metadata`): {}",
-                    dir.display(),
-                    one_line(&error.to_string())
-                ))
-            })?;
-        Ok(Self::from_metadata(&metadata))
+        Ok(Self::from_metadata(&metadata(
+            dir,
+            Scope::WithDependencies,
+        )?))
     }
 
     fn from_metadata(metadata: &Metadata) -> Workspace {
@@ -193,6 +185,33 @@ fn library_of(metadata: &Metadata, id: &PackageId) -> Option<Library> {
 
 /// A multi-line tool message on one line, every cause kept: cargo's "Caused by:" lines name what
 /// actually failed (a missing git submodule, a manifest that does not parse).
+/// What `cargo metadata` resolves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The workspace's members and every dependency, with all features (suites behind a feature
+    /// are found too).
+    WithDependencies,
+    /// The workspace's members alone (`--no-deps`): no lock file is resolved.
+    MembersOnly,
+}
+
+/// `cargo metadata` of the workspace `dir` belongs to: the one way irgate runs it.
+pub fn metadata(dir: &Path, scope: Scope) -> Result<Metadata> {
+    let mut command = MetadataCommand::new();
+    command.current_dir(dir);
+    match scope {
+        Scope::WithDependencies => command.features(cargo_metadata::CargoOpt::AllFeatures),
+        Scope::MembersOnly => command.no_deps(),
+    };
+    command.exec().map_err(|error| {
+        Error::Tool(format!(
+            "{}: cannot read the Cargo workspace (`cargo metadata`): {}",
+            dir.display(),
+            one_line(&error.to_string())
+        ))
+    })
+}
+
 fn one_line(text: &str) -> String {
     text.lines()
         .map(str::trim)

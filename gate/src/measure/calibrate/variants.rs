@@ -233,11 +233,8 @@ pub(super) fn rewrite_manifests(
 
 /// The members of the workspace at `root` (`cargo metadata`), those inside it.
 pub(super) fn members(root: &Path) -> Result<Vec<Member>> {
-    let metadata = cargo_metadata::MetadataCommand::new()
-        .current_dir(root)
-        .no_deps()
-        .exec()
-        .map_err(|e| Error::Tool(format!("cargo metadata in {}: {e}", root.display())))?;
+    let metadata =
+        crate::measure::workspace::metadata(root, crate::measure::workspace::Scope::MembersOnly)?;
     let inside = |path: &Path| path.strip_prefix(root).ok().map(Path::to_owned);
     Ok(metadata
         .workspace_packages()
