@@ -157,18 +157,8 @@ mod tests {
 
     #[test]
     fn the_committed_json_schema_is_the_load_comparisons() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join(SCHEMA_FILE);
-        if crate::env::bless() {
-            std::fs::write(&path, schema()).unwrap();
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == schema(),
-            "{SCHEMA_FILE} is not the load comparison's schema: regenerate it with \
-             `IRGATE_BLESS=1 cargo test -p irgate --lib formats::load`"
-        );
+        let committed =
+            crate::formats::assert_committed_schema(SCHEMA_FILE, &schema(), "formats::load");
         let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
         assert_eq!(
             schema["properties"]["schema_version"]["const"],

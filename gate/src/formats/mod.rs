@@ -293,6 +293,26 @@ impl<'de> Deserialize<'de> for Count {
     }
 }
 
+/// Tests: the JSON Schema committed at `file` (relative to the workspace root) is `schema`, the
+/// one generated from the types; `IRGATE_BLESS=1` rewrites it (`module` names the test filter
+/// that does). Returns the committed text.
+#[cfg(test)]
+pub(crate) fn assert_committed_schema(file: &str, schema: &str, module: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(file);
+    if crate::env::bless() {
+        std::fs::write(&path, schema).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == schema,
+        "{file} is not the schema its types generate: regenerate it with \
+         `IRGATE_BLESS=1 cargo test -p irgate --lib {module}`"
+    );
+    committed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -341,18 +341,7 @@ mod tests {
 
     #[test]
     fn the_committed_json_schema_is_the_reports() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join(SCHEMA_FILE);
-        if crate::env::bless() {
-            std::fs::write(&path, schema()).unwrap();
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == schema(),
-            "{SCHEMA_FILE} is not the report's schema: regenerate it with \
-             `IRGATE_BLESS=1 cargo test -p irgate --lib formats::report`"
-        );
+        crate::formats::assert_committed_schema(SCHEMA_FILE, &schema(), "formats::report");
     }
 
     #[test]

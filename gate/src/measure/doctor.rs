@@ -141,10 +141,11 @@ pub fn compare(here: &Fingerprint, groups: &BTreeMap<String, Group>) -> Vec<Fiel
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn fingerprint(valgrind: &str, commit: &str) -> Fingerprint {
+    /// A fingerprint that differs from another only in valgrind and commit.
+    pub(crate) fn fingerprint(valgrind: &str, commit: &str) -> Fingerprint {
         Fingerprint {
             rustc: "1.95.0".into(),
             valgrind: valgrind.into(),
@@ -154,7 +155,8 @@ mod tests {
         }
     }
 
-    fn groups(entries: &[(&str, Fingerprint)]) -> BTreeMap<String, Group> {
+    /// Baseline groups with these fingerprints and no benchmarks.
+    pub(crate) fn groups(entries: &[(&str, Fingerprint)]) -> BTreeMap<String, Group> {
         entries
             .iter()
             .map(|(name, fingerprint)| {

@@ -116,32 +116,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::formats::baseline::Group;
     use crate::measure::doctor::compare;
-    use crate::model::Fingerprint;
-
-    fn fingerprint(valgrind: &str, commit: &str) -> Fingerprint {
-        Fingerprint {
-            rustc: "1.95.0".into(),
-            valgrind: valgrind.into(),
-            cpu_flags: vec!["avx2".into(), "erms".into()],
-            commit: commit.into(),
-            ..Fingerprint::default()
-        }
-    }
-
-    fn groups(entries: &[(&str, Fingerprint)]) -> BTreeMap<String, Group> {
-        entries
-            .iter()
-            .map(|(name, fingerprint)| {
-                let group = Group {
-                    fingerprint: fingerprint.clone(),
-                    benchmarks: BTreeMap::new(),
-                };
-                (name.to_string(), group)
-            })
-            .collect()
-    }
+    use crate::measure::doctor::tests::{fingerprint, groups};
 
     #[test]
     fn renders_differences_with_the_groups_that_hold_them() {

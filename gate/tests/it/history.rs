@@ -423,26 +423,32 @@ pub fn add_run8(dir: &Path, history: &Path, extra: &[&std::ffi::OsStr]) -> Run {
         .into()
 }
 
-/// `history add --bisect --report`: the run file (schema 4) keeps the moves with their subjects,
-/// the undecided move and the unexplained benchmark; it says so; the dashboard marks them.
-#[test]
-fn history_add_keeps_the_bisection_and_the_unexplained_benchmarks() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = history_to_run7(dir.path());
-    let bisect = dir.path().join("bisect.json");
-    std::fs::write(&bisect, bisect_json("frame: a \"faster\" loop <b>")).unwrap();
-    let report = dir.path().join("report.json");
+/// Run 8 added with a bisection whose move has `subject` and the check's report of run 8
+/// (`--bisect`, `--report`), as the history workflow's record job adds it.
+pub fn add_run8_bisected(dir: &Path, history: &Path, subject: &str) -> Run {
+    let bisect = dir.join("bisect.json");
+    std::fs::write(&bisect, bisect_json(subject)).unwrap();
+    let report = dir.join("report.json");
     std::fs::write(&report, report_json(RUN8)).unwrap();
-    let run = add_run8(
-        dir.path(),
-        &history,
+    add_run8(
+        dir,
+        history,
         &[
             "--bisect".as_ref(),
             bisect.as_os_str(),
             "--report".as_ref(),
             report.as_os_str(),
         ],
-    );
+    )
+}
+
+/// `history add --bisect --report`: the run file (schema 4) keeps the moves with their subjects,
+/// the undecided move and the unexplained benchmark; it says so; the dashboard marks them.
+#[test]
+fn history_add_keeps_the_bisection_and_the_unexplained_benchmarks() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = history_to_run7(dir.path());
+    let run = add_run8_bisected(dir.path(), &history, "frame: a \"faster\" loop <b>");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.contains(

@@ -354,24 +354,11 @@ fn pixels_near(png_path: &Path, rgb: [u8; 3]) -> usize {
 /// text, and draws them (the marks' colours are on the screen, and absent without them).
 #[test]
 fn found_commits_and_selection_bugs_are_marked_in_a_real_browser() {
-    use crate::history::{RUN8, add_run8, bisect_json, history_to_run7, report_json};
+    use crate::history::{add_run8_bisected, history_to_run7};
     let dir = tempfile::tempdir().unwrap();
     let history = history_to_run7(dir.path());
     let subject = "frame: <script>alert(\"x\")</script> \u{202E}txt.exe 'q'";
-    let bisect = dir.path().join("bisect.json");
-    std::fs::write(&bisect, bisect_json(subject)).unwrap();
-    let report = dir.path().join("report.json");
-    std::fs::write(&report, report_json(RUN8)).unwrap();
-    let added = add_run8(
-        dir.path(),
-        &history,
-        &[
-            "--bisect".as_ref(),
-            bisect.as_os_str(),
-            "--report".as_ref(),
-            report.as_os_str(),
-        ],
-    );
+    let added = add_run8_bisected(dir.path(), &history, subject);
     assert_eq!(added.code, 0, "{}", added.stderr);
     let site = dir.path().join("site");
     render(dir.path(), &history, &site, &[]);
