@@ -13,7 +13,13 @@ impl Calibration {
     /// budget and what it was not learned from.
     pub fn render(&self) -> String {
         let mut out = render_unreproducible(&self.unreproducible);
-        out.push_str(&render(&self.spreads, &self.builds));
+        let changed: std::collections::BTreeSet<&str> = self
+            .layout
+            .touched
+            .iter()
+            .map(|t| t.benchmark.as_str())
+            .collect();
+        out.push_str(&render(&self.spreads, &self.builds, changed.len()));
         out.push_str(&render_layout(&self.layout, &self.builds));
         out
     }
@@ -122,21 +128,38 @@ pub fn render_unreproducible(found: &Unreproducible) -> String {
 }
 
 /// The table of spreads: the benchmarks that moved (layout-sensitive) first, largest spread
-/// first, then a line for the ones that did not.
-pub fn render(spreads: &[Spread], builds: &[String]) -> String {
+/// first, then a line for the ones that did not. `changed` benchmarks executed other code in
+/// some perturbed build: their count there is left out of their spread, which the text says.
+pub fn render(spreads: &[Spread], builds: &[String], changed: usize) -> String {
     let mut moved: Vec<&Spread> = spreads.iter().filter(|s| s.max > s.min).collect();
     moved.sort_by(|a, b| {
         (b.max - b.min)
             .cmp(&(a.max - a.min))
             .then(a.benchmark.cmp(&b.benchmark))
     });
+    let same_code = if changed > 0 {
+        " while executing the same code"
+    } else {
+        ""
+    };
     let mut out = format!(
-        "Calibration over {} builds ({}): {} of {} benchmarks moved (layout-sensitive).\n\n",
+        "Calibration over {} builds ({}): {} of {} benchmarks moved{same_code} \
+         (layout-sensitive).\n",
         builds.len(),
         builds.join(", "),
         moved.len(),
         spreads.len()
     );
+    if changed > 0 {
+        let _ = writeln!(
+            out,
+            "{} executed changed code in a perturbed build: those builds are left out of {} \
+             spread (listed below).",
+            crate::text::plural(changed, "benchmark"),
+            if changed == 1 { "its" } else { "their" }
+        );
+    }
+    out.push('\n');
     if !moved.is_empty() {
         let mut lines = vec![
             [
@@ -169,13 +192,18 @@ pub fn render(spreads: &[Spread], builds: &[String]) -> String {
     let kept = spreads.len() - moved.len();
     let _ = writeln!(
         out,
-        "{} kept {} exact count in every build: budget 1 Ir.",
+        "{} kept {} exact count in every build{}: budget 1 Ir.",
         if kept == 1 {
             "The 1 other benchmark".to_owned()
         } else {
             format!("The {kept} other benchmarks")
         },
-        if kept == 1 { "its" } else { "their" }
+        if kept == 1 { "its" } else { "their" },
+        match (changed > 0, kept == 1) {
+            (false, _) => "",
+            (true, true) => " that left the code it executes unchanged",
+            (true, false) => " that left the code they execute unchanged",
+        }
     );
     out
 }
@@ -202,8 +230,29 @@ mod tests {
             }
         );
         assert_eq!(spreads[1].suggested(), 26);
-        let table = render(&spreads, &["base".into(), "cgu1".into(), "meta".into()]);
-        assert!(table.contains("1 of 2 benchmarks moved"), "{table}");
+        let builds = ["base".into(), "cgu1".into(), "meta".into()];
+        let table = render(&spreads, &builds, 0);
+        assert!(
+            table.contains("1 of 2 benchmarks moved (layout-sensitive)"),
+            "{table}"
+        );
+        assert!(
+            table.contains("kept its exact count in every build: budget"),
+            "{table}"
+        );
+        let table = render(&spreads, &builds, 1);
+        assert!(
+            table.contains("1 of 2 benchmarks moved while executing the same code"),
+            "{table}"
+        );
+        assert!(
+            table.contains("1 benchmark executed changed code in a perturbed build"),
+            "{table}"
+        );
+        assert!(
+            table.contains("in every build that left the code it executes unchanged"),
+            "{table}"
+        );
         assert!(
             table.contains("a::y       96,995  97,012      17    0.018%      26  cgu1 meta"),
             "{table}"
