@@ -15,8 +15,10 @@ pub mod graph;
 pub mod inline;
 pub mod parse;
 pub mod profile;
+pub mod ranges;
 
 pub use diff::{Explanation, Inclusive, Kind, Mover, Rest, Unattributed, explain};
 pub use graph::CallGraph;
 pub use parse::{MAX_BYTES, Options, ParseError, demangle, parse, parse_with};
 pub use profile::{FLOOR_PARTS, Function, Profile, normalize_file};
+pub use ranges::ranges;

@@ -2,11 +2,11 @@
 //! compression, the current function, object and file, the part being read, and the bytes held.
 
 use std::collections::{HashMap, HashSet};
-use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use super::{Options, ParseError, demangle};
 use crate::graph::{Call, CallGraph, Node, ObjectFile, add, merge_calls};
+use crate::ranges::ranges;
 
 /// What the next line must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -592,22 +592,6 @@ impl Parser {
             .map(|i| values.get(*i).copied().unwrap_or(0))
             .collect())
     }
-}
-
-/// `lines` as sorted, disjoint, non-adjacent ranges.
-pub(super) fn ranges(mut lines: Vec<u32>) -> Vec<RangeInclusive<u32>> {
-    lines.sort_unstable();
-    lines.dedup();
-    let mut ranges: Vec<RangeInclusive<u32>> = Vec::new();
-    for line in lines {
-        match ranges.last_mut() {
-            Some(last) if last.end().checked_add(1) == Some(line) => {
-                *last = *last.start()..=line;
-            }
-            _ => ranges.push(line..=line),
-        }
-    }
-    ranges
 }
 
 /// A decimal or `0x` hexadecimal number.

@@ -1,7 +1,6 @@
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use super::reader::ranges;
 use super::*;
 
 fn graph(text: &str) -> CallGraph {
@@ -82,11 +81,6 @@ fn records_the_lines_with_a_cost_by_object_and_file_when_asked() {
             ("/bin/prog", "src/lib.rs", vec![10..=10]),
             ("/bin/prog", "src/main.rs", vec![3..=4]),
         ]
-    );
-    assert_eq!(ranges(vec![7, 1, 2, 2, 9, 3, 8, 0]), [0..=3, 7..=9]);
-    assert_eq!(
-        ranges(vec![u32::MAX, u32::MAX - 1]),
-        [u32::MAX - 1..=u32::MAX]
     );
 }
 

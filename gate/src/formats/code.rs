@@ -296,25 +296,13 @@ pub fn bad_key(key: &str) -> Option<&'static str> {
     }
 }
 
-/// `0-3,7,9-12` for sorted positions.
+/// `0-3,7,9-12` for positions.
 fn ranges_text(positions: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut at = 0;
-    while at < positions.len() {
-        let start = positions[at];
-        let mut end = start;
-        while at + 1 < positions.len() && positions[at + 1] == end + 1 {
-            at += 1;
-            end += 1;
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-        at += 1;
-    }
-    parts.join(",")
+    irgate_callgrind::ranges(positions.to_vec())
+        .iter()
+        .map(crate::text::range)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The positions `text` (`0-3,7`) lists, each below `len`, sorted and disjoint.

@@ -516,43 +516,6 @@ fn absurd_headers_symbols_and_relocations_are_refused() {
     }
 }
 
-/// Measures `read` on the object named by `IRGATE_IDENTITY_OBJECT` (a bench binary linked with
-/// `--emit-relocs` and a map): `cargo test --release -p irgate --lib identity::tests::measure --
-/// --ignored --nocapture`.
-#[test]
-#[ignore = "a measurement on a binary built outside the tests"]
-fn measure() {
-    let path = PathBuf::from(std::env::var("IRGATE_IDENTITY_OBJECT").unwrap());
-    let size = std::fs::metadata(&path).unwrap().len();
-    let roots = [PathBuf::from(env!("CARGO_MANIFEST_DIR"))];
-    let start = std::time::Instant::now();
-    let identity = read(&path, &roots).unwrap();
-    let took = start.elapsed();
-    println!(
-        "{}: {size} bytes, {} function keys in {took:?}; imprecise: {:?}",
-        path.display(),
-        identity.functions.len(),
-        identity.imprecise
-    );
-    assert!(!identity.functions.is_empty());
-}
-
-/// Compares two objects named by `IRGATE_IDENTITY_A` and `IRGATE_IDENTITY_B` and lists the changed
-/// keys.
-#[test]
-#[ignore = "a comparison of binaries built outside the tests"]
-fn compare() {
-    let a = read(Path::new(&std::env::var("IRGATE_IDENTITY_A").unwrap()), &[]).unwrap();
-    let b = read(Path::new(&std::env::var("IRGATE_IDENTITY_B").unwrap()), &[]).unwrap();
-    let changed = changed(&a, &b);
-    println!(
-        "{} of {} keys changed: {changed:#?}",
-        changed.len(),
-        a.functions.len()
-    );
-    assert!(changed.len() < a.functions.len());
-}
-
 #[test]
 fn a_reference_no_executed_instruction_holds_is_left_out_of_the_parts() {
     // `pick` reads MESSAGE only on its cold path; the hot path reads TABLE.

@@ -186,21 +186,16 @@ fn locate(
         .iter()
         .max_by_key(|(_, (code, hits))| (hits.len(), *code))
         .map(|(file, (_, hits))| (file.clone(), hits.clone()));
-    let Some((file, mut hits)) = best else {
+    let Some((file, hits)) = best else {
         return (String::new(), Vec::new());
     };
-    hits.sort_unstable();
-    hits.dedup();
-    let mut ranges: Vec<Lines> = Vec::new();
-    for line in hits {
-        match ranges.last_mut() {
-            Some(last) if last.last + 1 == line => last.last = line,
-            _ => ranges.push(Lines {
-                first: line,
-                last: line,
-            }),
-        }
-    }
+    let ranges = irgate_callgrind::ranges(hits)
+        .into_iter()
+        .map(|r| Lines {
+            first: *r.start(),
+            last: *r.end(),
+        })
+        .collect();
     (file, ranges)
 }
 

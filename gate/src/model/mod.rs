@@ -342,11 +342,7 @@ impl ChangedFunction {
 impl std::fmt::Display for Lines {
     /// `12` or `12-14`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.first == self.last {
-            write!(f, "{}", self.first)
-        } else {
-            write!(f, "{}-{}", self.first, self.last)
-        }
+        f.write_str(&crate::text::range(&(self.first..=self.last)))
     }
 }
 

@@ -112,6 +112,15 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// `12` or `12-14`: a range of lines or positions as the reports and the code record write it.
+pub fn range<T: std::fmt::Display + PartialEq>(range: &std::ops::RangeInclusive<T>) -> String {
+    if range.start() == range.end() {
+        range.start().to_string()
+    } else {
+        format!("{}-{}", range.start(), range.end())
+    }
+}
+
 /// `seconds` as people read a wait: `40 s`, `4 min 47 s`, `1 h 5 min`.
 pub fn duration(seconds: f64) -> String {
     let total = seconds.max(0.0).round() as u64;
