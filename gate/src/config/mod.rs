@@ -42,7 +42,7 @@
 //! args = ["--callgrind-args=--collect-systime=no"]  # more runner arguments (optional)
 //!
 //! # How the suites are built (optional). By default irgate builds them with its measurement build:
-//! # line tables, one codegen unit, nothing stripped (see `runner::Build`), so per-function
+//! # line tables, one codegen unit, nothing stripped (see `suite_run::Build`), so per-function
 //! # profiles name functions and unrelated code does not move counts. `measurement = false`
 //! # builds them as the workspace's bench profile says.
 //! [build]

@@ -16,9 +16,9 @@ use crate::id::Origins;
 use crate::measure::fingerprint;
 use crate::measure::library::{Kind, Library};
 use crate::measure::record;
-use crate::measure::runner::{self, Settings};
 use crate::measure::shard::Shard;
 use crate::measure::suite;
+use crate::measure::suite_run::{self, Settings};
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
 use crate::model::code::CodeRecord;
@@ -298,9 +298,9 @@ pub fn run_with_code(
     let workspace = Workspace::load(&paths.root)?;
     let prepared = prepare(config, selection, &workspace)?;
     let libraries: Vec<Library> = prepared.iter().map(|(_, l)| l.clone()).collect();
-    let tunables = runner::glibc_tunables();
+    let tunables = suite_run::glibc_tunables();
     let scratch = workspace.target_dir.join("irgate");
-    let build = runner::Build::new(config.measurement_build, &workspace.root)?
+    let build = suite_run::Build::new(config.measurement_build, &workspace.root)?
         .linked_for_identity(&scratch)?;
     let fingerprint = fingerprint::collect(&tunables, &paths.root, &libraries, build.describe())?;
     if fingerprint.aslr != "off" {
@@ -344,7 +344,7 @@ pub fn run_with_code(
                 objects.insert(key, artifact);
             }
         }
-        let run = runner::run(suite, library, &settings)?;
+        let run = suite_run::run(suite, library, &settings)?;
         listed.extend(run.listed);
         let measured: BTreeMap<String, u64> = run
             .benchmarks
@@ -418,11 +418,11 @@ pub fn run_with_code(
     Ok((results, code))
 }
 
-/// The suite's artifacts ([`runner::artifacts`]), each executable linked for the code identity:
+/// The suite's artifacts ([`suite_run::artifacts`]), each executable linked for the code identity:
 /// cargo does not rebuild for a new rustc wrapper, so an executable linked before irgate linked
 /// it (no link map beside it) is removed and built again, once.
 fn linked(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<PathBuf>> {
-    let artifacts = runner::artifacts(suite, library, settings)?;
+    let artifacts = suite_run::artifacts(suite, library, settings)?;
     // Only executables: a shared object may be a dependency's, which cargo builds without the
     // workspace's wrapper (it has no map however often it is built; its identity is then
     // refused, and what executes it counts as touched).
@@ -441,10 +441,10 @@ fn linked(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<P
         "linking {} again for the code identity (built before irgate linked it)",
         crate::text::plural(stale.len(), "artifact")
     );
-    runner::artifacts(suite, library, settings)
+    suite_run::artifacts(suite, library, settings)
 }
 
-/// The record pass of one suite ([`runner::record`]) into a fresh directory of `scratch`, read
+/// The record pass of one suite ([`suite_run::record`]) into a fresh directory of `scratch`, read
 /// back for the `measured` benchmarks (id to Ir) built into `target`.
 fn record_suite(
     suite: &Suite,
@@ -466,7 +466,7 @@ fn record_suite(
         home: Some(&home),
         ..settings.clone()
     };
-    runner::record(suite, library, &settings, &expected)?;
+    suite_run::record(suite, library, &settings, &expected)?;
     record::read(&home, target, measured)
 }
 
@@ -586,10 +586,10 @@ fn read_summaries(
         .join(", ");
     let results = Results {
         fingerprint: fingerprint::collect(
-            &runner::glibc_tunables(),
+            &suite_run::glibc_tunables(),
             root,
             &libraries,
-            runner::Build::new(config.measurement_build, root)?.describe(),
+            suite_run::Build::new(config.measurement_build, root)?.describe(),
         )?,
         suites,
         features: Vec::new(),

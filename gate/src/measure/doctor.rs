@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::formats::baseline::{Baselines, Group};
 use crate::measure::fingerprint;
 use crate::measure::library::{Library, Runner};
-use crate::measure::runner::glibc_tunables;
 use crate::measure::suite;
+use crate::measure::suite_run::glibc_tunables;
 use crate::measure::workspace::Workspace;
 use crate::model::Fingerprint;
 use crate::paths::Resolved;
@@ -74,7 +74,7 @@ pub fn examine(config: &Config, paths: &Resolved) -> Result<Examination> {
         &glibc_tunables(),
         &paths.root,
         &libraries,
-        crate::measure::runner::Build::new(config.measurement_build, &paths.root)?.describe(),
+        crate::measure::suite_run::Build::new(config.measurement_build, &paths.root)?.describe(),
     )?;
     let groups = match Baselines::load(&paths.baselines) {
         Ok(baselines) => baselines.groups,

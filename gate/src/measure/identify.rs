@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::measure::collect::{Place, Selection, prepare};
 use crate::measure::record;
-use crate::measure::runner::{self, Settings};
+use crate::measure::suite_run::{self, Settings};
 use crate::measure::workspace::Workspace;
 use crate::model::code::Object;
 use crate::paths::Resolved;
@@ -24,9 +24,9 @@ pub fn build_code(
 ) -> Result<(BTreeMap<String, Object>, Vec<String>)> {
     let workspace = Workspace::load(&paths.root)?;
     let prepared = prepare(config, selection, &workspace)?;
-    let tunables = runner::glibc_tunables();
+    let tunables = suite_run::glibc_tunables();
     let scratch = workspace.target_dir.join("irgate");
-    let build = runner::Build::new(config.measurement_build, &workspace.root)?
+    let build = suite_run::Build::new(config.measurement_build, &workspace.root)?
         .linked_for_identity(&scratch)?;
     let target = place.map(|p| p.target.clone());
     let built = target
@@ -55,7 +55,7 @@ pub fn build_code(
             refusals.push(error.to_string());
         }
         crate::note!("building suite {} for its code identity", suite.name());
-        for artifact in runner::artifacts(suite, library, &settings)? {
+        for artifact in suite_run::artifacts(suite, library, &settings)? {
             if let Some(key) = record::object_key(&built, &artifact) {
                 objects.insert(key, artifact);
             }

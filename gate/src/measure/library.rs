@@ -161,7 +161,7 @@ impl Library {
 
     /// Whether the runner passes named variables into the benchmarks' cleared environment
     /// (`--envs`). Older runners find valgrind on the PATH, so irgate passes them through a
-    /// `valgrind` wrapper there instead ([`crate::measure::runner`]).
+    /// `valgrind` wrapper there instead ([`crate::measure::suite_run`]).
     pub fn passes_envs(&self) -> bool {
         self.at_least(Kind::Gungraun, 18)
     }

@@ -1,5 +1,5 @@
 //! The code record of a build: what each benchmark's process executed, read from the record
-//! pass's callgrind files ([`crate::measure::runner::record`]), and the code identity of the
+//! pass's callgrind files ([`crate::measure::suite_run::record`]), and the code identity of the
 //! objects the workspace built ([`crate::identity`]). docs/selection.md has the rule.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -57,7 +57,7 @@ pub struct Fingerprint {
     pub host_cpu: String,
     /// Whether ASLR was off for the benchmarks: `off`, `on` or `unknown`.
     pub aslr: String,
-    /// The settings the suites were built with (`runner::Build::describe`), e.g. `irgate
+    /// The settings the suites were built with (`suite_run::Build::describe`), e.g. `irgate
     /// measurement build: codegen-units=1 debug=line-tables-only strip=none incremental=off`.
     /// Files of schema version 1 did not record it: they read as [`BUILD_UNRECORDED`].
     #[serde(default = "build_unrecorded")]
