@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod doctor;
 pub mod fingerprint;
 pub mod identify;
+pub mod init;
 pub mod library;
 pub mod link;
 mod patterns;

@@ -11,13 +11,13 @@ use crate::model::Results;
 use crate::text::thousands;
 
 /// The suites `init` found in the workspace at `root`, each with its library and features.
-pub fn found(root: &Path, suites: &[Suite], libraries: &[Library]) -> String {
+pub fn found(root: &Path, suites: &[(Suite, Library)]) -> String {
     let mut found = format!(
         "irgate init: {} callgrind suite(s) in {}:\n",
         suites.len(),
         root.display()
     );
-    for (suite, library) in suites.iter().zip(libraries) {
+    for (suite, library) in suites {
         let features = if suite.features.is_empty() {
             String::new()
         } else {

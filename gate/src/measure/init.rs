@@ -1,0 +1,198 @@
+//! What `irgate init` sets up in a workspace ([`set_up`]): its suites and their libraries, a check
+//! that nothing would be overwritten, the suites' first run with the budget it suggests, the
+//! reproducibility check, and the files to write (gate.toml, and with `ci` the workflows and the
+//! image pins). Nothing is written here: the command writes [`Setup::files`].
+
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::config::budgets::DEFAULT_BUDGET;
+use crate::config::initial::{calibrated_budget, chosen_budget, gate_toml};
+use crate::config::suite::Suite;
+use crate::error::{Error, Result};
+use crate::measure::calibrate::{self, Calibration, Spread, Variant};
+use crate::measure::collect;
+use crate::measure::library::Library;
+use crate::measure::setup::ci_files;
+use crate::measure::suite;
+use crate::measure::workspace::Workspace;
+use crate::model::Results;
+use crate::paths::{CONFIG_FILE, Paths};
+
+/// What `irgate init` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Also write the GitHub workflows and the image pins.
+    pub ci: bool,
+    /// Run the suites once to choose the budget from their sizes.
+    pub run: bool,
+    /// Also calibrate (with `run`): is the build reproducible?
+    pub calibrate: bool,
+    /// Overwrite files that exist.
+    pub force: bool,
+    /// The branch the history workflow records (default: the repository's default branch).
+    pub default_branch: Option<String>,
+}
+
+/// The reproducibility check as `init` ran it.
+#[derive(Debug, Clone)]
+pub struct Calibrated {
+    /// Its calibration.
+    pub calibration: Calibration,
+    /// The counts of its first build (a copy of the tree at a path of the checkout's length).
+    pub copy: Option<Results>,
+    /// How long it took, in seconds.
+    pub seconds: f64,
+}
+
+/// What `irgate init` found, measured and would write.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// The suites found, with their libraries.
+    pub suites: Vec<(Suite, Library)>,
+    /// The checkout's counts, when the suites were run.
+    pub ran: Option<Results>,
+    /// The reproducibility check, when it ran.
+    pub calibrated: Option<Calibrated>,
+    /// The files to write, with their text: gate.toml first.
+    pub files: Vec<(PathBuf, String)>,
+    /// What the user should know about the CI files.
+    pub notes: Vec<String>,
+    /// The branch the history workflow records, with `ci`.
+    pub branch: Option<String>,
+}
+
+/// Sets up the workspace of `cwd` as `request` asks, short of writing: `found` hears of the suites
+/// before anything is checked or run. Fails, before running anything, when a file it would write
+/// exists and `force` is not set.
+pub fn set_up(
+    cwd: &Path,
+    request: &Request,
+    found: impl FnOnce(&Path, &[(Suite, Library)]),
+) -> Result<Setup> {
+    let workspace = Workspace::load(cwd)?;
+    let root = workspace.root.clone();
+    let suites = suite::resolve(&[], &workspace)?
+        .into_iter()
+        .map(|s| {
+            let library = s.library(&workspace)?;
+            Ok((s, library))
+        })
+        .collect::<Result<Vec<(Suite, Library)>>>()?;
+    found(&root, &suites);
+    let libraries: Vec<Library> = suites.iter().map(|(_, l)| l.clone()).collect();
+    let only_suites: Vec<Suite> = suites.iter().map(|(s, _)| s.clone()).collect();
+
+    // Everything that can be checked is checked before the suites are built and run.
+    let ci = if request.ci {
+        Some(ci_files(
+            &root,
+            &libraries,
+            request.default_branch.as_deref(),
+        )?)
+    } else {
+        None
+    };
+    let mut planned = vec![root.join(CONFIG_FILE)];
+    planned.extend(
+        ci.iter()
+            .flat_map(|c| c.files.iter().map(|(path, _)| path.clone())),
+    );
+    if !request.force
+        && let Some(existing) = planned.iter().find(|path| path.exists())
+    {
+        return Err(Error::Tool(format!(
+            "{} exists: irgate is set up here already, and init does not overwrite it (--force \
+             does); nothing was run or written",
+            existing.display()
+        )));
+    }
+
+    let mut config = Config::default();
+    config.suites = only_suites.clone();
+    let (ran, calibrated) = if request.run {
+        // The paths are resolved once, when the suites are run (and calibrated).
+        let paths = Paths::default().resolve()?;
+        let results =
+            collect::run_suites(&config, &collect::Selection::default(), &paths, None, None)?;
+        collect::save(&paths, &results)?;
+        let calibrated = if request.calibrate {
+            Some(reproducibility(&config, &paths)?)
+        } else {
+            None
+        };
+        (Some(results), calibrated)
+    } else {
+        (None, None)
+    };
+    let (limit, why) = match (&calibrated, &ran) {
+        (Some(c), _) => {
+            let suggested: Vec<u64> = c
+                .calibration
+                .spreads
+                .iter()
+                .map(Spread::suggested)
+                .collect();
+            calibrated_budget(&suggested)
+        }
+        (None, Some(results)) => chosen_budget(results),
+        (None, None) => (
+            DEFAULT_BUDGET,
+            "the default (the suites were not run: --no-run)".to_owned(),
+        ),
+    };
+    let mut config_text = gate_toml(&only_suites, &limit, &why);
+    if let Some(c) = &calibrated {
+        // Benchmarks whose build is not reproducible are written as `info`, with why: the first
+        // gate passes on them, and the comment says what to fix.
+        config_text =
+            calibrate::write_budgets(&config_text, &root.join(CONFIG_FILE), &c.calibration, true)?;
+    }
+    let mut files = vec![(root.join(CONFIG_FILE), config_text)];
+    let (mut notes, mut branch) = (Vec::new(), None);
+    if let Some(ci) = ci {
+        files.extend(ci.files);
+        notes.extend(ci.notes);
+        branch = Some(ci.branch);
+    }
+    Ok(Setup {
+        root,
+        suites,
+        ran,
+        calibrated,
+        files,
+        notes,
+        branch,
+    })
+}
+
+/// Calibration as `init` runs it: the reproducibility check alone, the working tree built twice
+/// from nothing at one path of the checkout's length and run ([`Variant::REPRODUCIBILITY`]),
+/// compared by count and by the code identity of the functions each benchmark executed. The
+/// perturbed builds (`version`, `unrelated`) moved no count of the measurement build (0 of 132
+/// here, 0 of 24 in the layout fixture: docs/calibration.md), and with exact selection a
+/// benchmark that runs none of a change's code is held to the address budget (`[layout]`)
+/// anyway, so `init` leaves them to `irgate calibrate`.
+fn reproducibility(config: &Config, paths: &crate::paths::Resolved) -> Result<Calibrated> {
+    let started = std::time::Instant::now();
+    crate::note!(
+        "init: calibrating: is the build reproducible? The suites built twice more from nothing, \
+         at a path as long as this checkout's, and run (skip: --no-calibrate, then `irgate \
+         calibrate --write` any time)"
+    );
+    let builds = calibrate::measure(
+        config,
+        paths,
+        &collect::Selection::default(),
+        Variant::REPRODUCIBILITY,
+    )?;
+    let calibration = Calibration::of(&builds)?;
+    let copy = builds.first().map(|b| b.results.clone());
+    Ok(Calibrated {
+        calibration,
+        copy,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
