@@ -101,9 +101,48 @@ pub fn prose(text: &str) -> String {
     out
 }
 
+/// irgate's own phrasing as markdown, where it puts names between backticks: each backticked
+/// part as a code span ([`code`]), the rest as prose ([`prose`]). A name inside may itself hold a
+/// backtick and shift the pairs; every part is still escaped, so nothing takes effect. With an
+/// odd number of backticks, or too long, the whole is prose.
+pub fn prose_spans(text: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len() % 2 == 0 || text.chars().nth(MAX_PROSE_CHARS).is_some() {
+        return prose(text);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| match (i % 2, part.is_empty()) {
+            (1, _) => code(part),
+            (_, true) => String::new(),
+            _ => prose(part),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backticked_names_become_code_spans_and_the_rest_stays_escaped() {
+        assert_eq!(
+            prose_spans("run `irgate doctor` and *then* `a|b`"),
+            "run `irgate doctor` and \\*then\\* `a\\|b`"
+        );
+        // An odd backtick: all prose, the backtick escaped.
+        assert_eq!(prose_spans("a ` b"), "a \\` b");
+        // A name holding a backtick shifts the pairs: every part is still escaped.
+        assert_eq!(
+            prose_spans("key `a`<b>`@you` then"),
+            "key `a`&lt;b&gt;`@you` then"
+        );
+        assert_eq!(
+            prose_spans("key `a`<b>@you` then"),
+            prose("key `a`<b>@you` then")
+        );
+    }
 
     /// Every character the terminal's escaper makes visible inside a value (control characters,
     /// and those that reorder or hide text) is gone from every markdown form of it.

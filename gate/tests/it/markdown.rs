@@ -94,6 +94,21 @@ fn undecided_report_says_why_and_shows_the_differing_fields() {
 }
 
 #[test]
+fn irgate_s_own_backticked_names_are_code_spans_not_literal_backticks() {
+    let report = report(
+        Outcome::Undecided {
+            reason: "no code record: run `irgate run --record` and `irgate refresh`".into(),
+        },
+        vec![],
+    );
+    let md = render(&report, COMMENT_ROOM);
+    assert!(
+        md.contains("**Why:** no code record: run `irgate run --record` and `irgate refresh`"),
+        "{md}"
+    );
+}
+
+#[test]
 fn failure_verdict_names_each_kind_of_failure() {
     let report = report(
         Outcome::Failed { count: 2 },

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use irgate_callgrind::Kind;
 
 use crate::model::Explained;
-use crate::text::markdown::{code, html_code, prose};
+use crate::text::markdown::{code, html_code, prose_spans};
 use crate::text::{signed, signed_delta, thousands};
 
 /// One benchmark's explanation as a collapsed section: "Where the +3,890 Ir went".
@@ -31,7 +31,7 @@ pub fn explanation(explained: &Explained, artifacts_url: Option<&str>) -> String
             format!(
                 "{} ({})",
                 code(&function),
-                prose(&crate::text::elide_generics(&note))
+                prose_spans(&crate::text::elide_generics(&note))
             )
         };
         if m.outside_main {

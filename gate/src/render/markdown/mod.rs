@@ -24,7 +24,7 @@ use crate::model::{
     Attribution, Budget, ChangedFunction, EnvDelta, FieldMismatch, Fingerprint, Mode, Outcome,
     Report, Row, Status, Touch,
 };
-use crate::text::markdown::{code, prose};
+use crate::text::markdown::{code, prose, prose_spans};
 use crate::text::{plural, short_commit, signed, signed_delta, signed_pct, thousands};
 
 mod explained;
@@ -46,7 +46,7 @@ pub fn render(report: &Report, limit: Limit) -> String {
     .into_iter()
     .flatten()
     {
-        let _ = write!(out, "{}\n\n", prose(&line));
+        let _ = write!(out, "{}\n\n", prose_spans(&line));
     }
     let tail = footer(report);
     let sections = sections(report, limit);
@@ -296,7 +296,7 @@ fn why(report: &Report, row: &Row) -> Option<String> {
     let text = crate::render::change::why(report, row)?;
     let map = report.change.as_ref()?;
     let Some(Touch::Runs { functions }) = &row.touch else {
-        return Some(prose(&text));
+        return Some(prose_spans(&text));
     };
     let diff = report.attribution.diff_url.as_deref();
     let mut named: Vec<String> = functions
@@ -346,7 +346,7 @@ fn explanations(attribution: &Attribution) -> Option<Section> {
     let note = attribution
         .explanation_note
         .as_ref()
-        .map(|note| format!("*Where the instructions went:* {}\n\n", prose(note)))
+        .map(|note| format!("*Where the instructions went:* {}\n\n", prose_spans(note)))
         .unwrap_or_default();
     let url = attribution.artifacts_url.as_deref();
     let items: Vec<String> = attribution
@@ -511,7 +511,7 @@ fn verdict(report: &Report) -> String {
             let _ = write!(
                 out,
                 "**Why:** {}\n\nThe gate fails closed (exit 2) until this is fixed.",
-                prose(reason)
+                prose_spans(reason)
             );
         }
         Outcome::NoVerdict { reason } => {
@@ -519,7 +519,7 @@ fn verdict(report: &Report) -> String {
             let _ = write!(
                 out,
                 "**Why:** {}\n\nThe counts below are for information only.",
-                prose(reason)
+                prose_spans(reason)
             );
         }
     }
