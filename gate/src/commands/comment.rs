@@ -59,7 +59,7 @@ fn run(args: &Options) -> u8 {
             report
         }
         Err(error) => {
-            eprintln!("irgate comment: {}", terminal(&error.to_string()));
+            crate::note!("error: {}", terminal(&error.to_string()));
             if in_actions {
                 let message = escape_data(&error.to_string());
                 println!("::error title=irgate comment::{message}");
@@ -73,8 +73,8 @@ fn run(args: &Options) -> u8 {
         None => None,
         Some(Ok(comparison)) => Some(comparison),
         Some(Err(error)) => {
-            eprintln!(
-                "irgate comment: the load comparison is left out: {}",
+            crate::warning!(
+                "comment: the load comparison is left out: {}",
                 terminal(&error.to_string())
             );
             if in_actions {
@@ -90,7 +90,7 @@ fn run(args: &Options) -> u8 {
     if let Some(path) = crate::env::github_step_summary()
         && let Err(error) = append_step_summary(&path, &report, load)
     {
-        eprintln!("irgate comment: {}", terminal(&error.to_string()));
+        crate::warning!("comment: {}", terminal(&error.to_string()));
     }
     if in_actions {
         let mut stdout = std::io::stdout().lock();
@@ -114,10 +114,7 @@ fn run(args: &Options) -> u8 {
             }
             Ok(None) => {}
             Err(message) => {
-                eprintln!(
-                    "irgate comment: could not post the report: {}",
-                    terminal(&message)
-                );
+                crate::warning!("comment: could not post the report: {}", terminal(&message));
                 if in_actions {
                     println!("::warning title=irgate comment::{}", escape_data(&message));
                 }

@@ -33,7 +33,7 @@ pub fn chosen_budget(results: &Results) -> (Budget, String) {
     let smallest = results
         .benchmarks
         .iter()
-        .filter_map(|(id, counts)| Some((id, *counts.get("Ir")?)))
+        .filter_map(|(id, counts)| Some((id, *counts.get(crate::config::metrics::IR)?)))
         .min_by_key(|(_, ir)| *ir);
     match smallest {
         Some((id, ir)) => (
