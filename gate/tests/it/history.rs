@@ -743,7 +743,8 @@ fn the_range_to_bisect_is_the_last_recorded_commit_when_a_count_moved_over_sever
     // The push's checkout: shallow, as actions/checkout with fetch-depth 2 leaves it.
     let checkout = dir.path().join("checkout");
     let url = format!("file://{}", dir.path().display());
-    let range = |results_ir: u64| -> (String, String) {
+    // `fetched`: a run the drift step's copy of the branch holds (target/irgate/history).
+    let range_with = |results_ir: u64, fetched: Option<&str>| -> (String, String) {
         std::fs::remove_dir_all(&checkout).ok();
         git(
             dir.path(),
@@ -756,6 +757,17 @@ fn the_range_to_bisect_is_the_last_recorded_commit_when_a_count_moved_over_sever
                 "checkout",
             ],
         );
+        if let Some(recorded) = fetched {
+            let runs = checkout.join("target/irgate/history/runs");
+            std::fs::create_dir_all(&runs).unwrap();
+            let run = serde_json::json!({"commit": recorded,
+                "results": {"benchmarks": {"a::b": {"Ir": 100}}}});
+            std::fs::write(
+                runs.join(format!("20261101T000000Z-{recorded}.json")),
+                run.to_string(),
+            )
+            .unwrap();
+        }
         let results = checkout.join("results.json");
         std::fs::write(
             &results,
@@ -784,6 +796,7 @@ fn the_range_to_bisect_is_the_last_recorded_commit_when_a_count_moved_over_sever
             String::from_utf8(out.stderr).unwrap(),
         )
     };
+    let range = |results_ir: u64| range_with(results_ir, None);
 
     // No history branch yet.
     let (good, why) = range(100);
@@ -810,6 +823,10 @@ fn the_range_to_bisect_is_the_last_recorded_commit_when_a_count_moved_over_sever
     let (good, why) = range(101);
     assert_eq!(good, "", "{why}");
     assert!(why.contains("one commit since"), "{why}");
+    // The copy the drift step fetched is read, not fetched again: it says commit 1.
+    let (good, why) = range_with(101, Some(&commits[0]));
+    assert_eq!(good, commits[0], "{why}");
+    assert!(why.contains("fetched for the drift budget"), "{why}");
 
     // Usage: no results file.
     let out = std::process::Command::new(
