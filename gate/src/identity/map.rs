@@ -188,6 +188,13 @@ fn parse_gnu(text: &str) -> Map {
             Some(body) if !body.starts_with(' ') => (false, body),
             Some(_) => continue,
         };
+        if body.starts_with("*fill*") {
+            // Padding after the previous input section: it ends here at the latest.
+            if let Some((start, _)) = numbers(1) {
+                clip_last(&mut map, start);
+            }
+            continue;
+        }
         if body.starts_with('*') || tokens.is_empty() {
             continue;
         }
@@ -204,7 +211,23 @@ fn parse_gnu(text: &str) -> Map {
     map
 }
 
+/// Ends the last input section at `start` when it claims to reach past it. GNU ld lists an input
+/// section whose strings were merged into an earlier one with its size before merging, at the
+/// place where the next input section (or padding) then starts: it holds nothing of its own.
+fn clip_last(map: &mut Map, start: u64) {
+    if let Some(last) = map.inputs.last_mut()
+        && Some(last.output) == map.outputs.len().checked_sub(1)
+        && last.start <= start
+        && start - last.start < last.size
+    {
+        last.size = start - last.start;
+    }
+}
+
 fn record(map: &mut Map, name: &str, output: bool, start: u64, size: u64) {
+    if !output {
+        clip_last(map, start);
+    }
     if output {
         map.outputs.push(Output {
             name: name.to_owned(),
@@ -284,6 +307,48 @@ Linker script and memory map
         assert_eq!(map.input(0x2005).unwrap().kind, Kind::Strings(1));
         assert!(map.input(0x2030).is_none());
         assert_eq!(map.input(0x2041).unwrap().size, 0x20);
+    }
+
+    /// GNU ld 2.44 (Debian trixie) lists an input section whose strings were merged into the
+    /// first one with its size before merging, overlapping what follows: it ends where the next
+    /// input section or padding starts (here: nothing of its own), so the constants after it are
+    /// found as constants, not as the tail of a string.
+    #[test]
+    fn gnu_map_with_strings_merged_away() {
+        let map = |second: &str, after: &str| {
+            let text = format!(
+                "Discarded input sections
+
+Linker script and memory map
+
+.rodata         0x0000000000002000       0x50
+ *(.rodata .rodata.* .gnu.linkonce.r.*)
+ .rodata.first.str1.1
+                0x0000000000002004       0x35 /tmp/cc1.o
+                                         0x1a (size before relaxing)
+ .rodata.second.str1.1
+                {second} /tmp/cc1.o
+{after}"
+            );
+            let mut map = parse(&text).unwrap();
+            map.retain_outputs(|name| name == ".rodata");
+            map
+        };
+        // Padding follows at the merged-away section's own address.
+        let padded = map(
+            "0x0000000000002039       0x1b",
+            " *fill*         0x0000000000002039        0x7 \n .rodata.cst8   0x0000000000002040       0x10 /tmp/cc1.o\n",
+        );
+        assert_eq!(padded.input(0x2040).unwrap().kind, Kind::Constants(8));
+        assert_eq!(padded.input(0x2039), None);
+        assert_eq!(padded.input(0x2010).unwrap().kind, Kind::Strings(1));
+        // The next input section starts at the same address.
+        let packed = map(
+            "0x0000000000002038       0x1a",
+            " .rodata.cst8   0x0000000000002038       0x10 /tmp/cc1.o\n",
+        );
+        assert_eq!(packed.input(0x2038).unwrap().kind, Kind::Constants(8));
+        assert_eq!(packed.input(0x2040).unwrap().start, 0x2038);
     }
 
     #[test]
