@@ -107,7 +107,7 @@ pub fn prose(text: &str) -> String {
 /// odd number of backticks, or too long, the whole is prose.
 pub fn prose_spans(text: &str) -> String {
     let parts: Vec<&str> = text.split('`').collect();
-    if parts.len() % 2 == 0 || text.chars().nth(MAX_PROSE_CHARS).is_some() {
+    if parts.len().is_multiple_of(2) || text.chars().nth(MAX_PROSE_CHARS).is_some() {
         return prose(text);
     }
     parts
