@@ -57,9 +57,22 @@ pub fn resolve(declared: &[Suite], workspace: &Workspace) -> Result<Vec<Suite>> 
         })
         .collect();
     if found.is_empty() {
+        let nested = workspace.nested_suites();
+        let hint = if nested.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; a package outside this workspace names one ({}): run irgate in its directory",
+                nested
+                    .iter()
+                    .map(|d| format!("`{}`", crate::text::terminal(d)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         return Err(Error::Tool(format!(
             "no callgrind suite in the workspace at {}: irgate runs bench targets written with \
-             gungraun or iai-callgrind (`harness = false`, calling `main!`), and found none",
+             gungraun or iai-callgrind (`harness = false`, calling `main!`), and found none{hint}",
             workspace.root.display()
         )));
     }

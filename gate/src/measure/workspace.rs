@@ -118,6 +118,52 @@ impl Workspace {
             .collect()
     }
 
+    /// Directories below the root (at most three levels down; not `target`, nor hidden ones)
+    /// whose `Cargo.toml` is no member's and names gungraun or iai-callgrind: a separate workspace
+    /// (such as a `bench/` package with a `[workspace]` of its own) where irgate would find
+    /// suites. Relative to the root, `/`-separated, sorted; at most a few.
+    pub fn nested_suites(&self) -> Vec<String> {
+        let members: std::collections::BTreeSet<PathBuf> = self
+            .metadata
+            .workspace_packages()
+            .iter()
+            .map(|p| p.manifest_path.clone().into_std_path_buf())
+            .collect();
+        let mut found = Vec::new();
+        let mut dirs = vec![(self.root.clone(), 0)];
+        while let Some((dir, depth)) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if !entry.file_type().is_ok_and(|t| t.is_dir())
+                    || name.starts_with('.')
+                    || name == "target"
+                    || path == self.target_dir
+                {
+                    continue;
+                }
+                let manifest = path.join("Cargo.toml");
+                let names_a_library = !members.contains(&manifest)
+                    && std::fs::metadata(&manifest).is_ok_and(|m| m.len() < 1 << 20)
+                    && std::fs::read_to_string(&manifest).is_ok_and(|text| {
+                        text.contains("gungraun") || text.contains("iai-callgrind")
+                    });
+                if names_a_library && let Ok(relative) = path.strip_prefix(&self.root) {
+                    found.push(relative.to_string_lossy().replace('\\', "/"));
+                }
+                if depth < 2 && found.len() < 5 {
+                    dirs.push((path, depth + 1));
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+
     /// The bench targets that are callgrind suites.
     pub fn callgrind_suites(&self) -> impl Iterator<Item = &BenchTarget> {
         self.benches.iter().filter(|b| b.is_callgrind_suite())
@@ -269,6 +315,42 @@ mod tests {
                 ("suite".to_owned(), true),
                 ("tool".to_owned(), false),
             ]
+        );
+    }
+
+    #[test]
+    fn a_separate_workspace_below_with_a_suite_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "Cargo.toml",
+            "[package]\nname = \"zip\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        );
+        write("src/lib.rs", "");
+        // The bench package is a workspace of its own, as some repositories keep it.
+        write(
+            "bench/Cargo.toml",
+            "[package]\nname = \"zip-bench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [workspace]\n\n[dev-dependencies]\ngungraun = \"0.19\"\n",
+        );
+        // Not suites: a manifest without a callgrind library, and one under target/.
+        write("fuzz/Cargo.toml", "[package]\nname = \"zip-fuzz\"\n");
+        write(
+            "target/x/Cargo.toml",
+            "[dev-dependencies]\ngungraun = \"0.19\"\n",
+        );
+        let workspace = Workspace::load(dir.path()).unwrap();
+        assert_eq!(workspace.nested_suites(), ["bench"]);
+        let error = crate::measure::suite::resolve(&[], &workspace).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("a package outside this workspace names one (`bench`)"),
+            "{error}"
         );
     }
 
