@@ -14,7 +14,7 @@
 # `--force`, and `irgate doctor` says the runner is missing; `irgate runner install`; `irgate
 # init --ci` pins the toolchain in use and the history workflow to the default branch; init again
 # is refused before it runs anything, leaving the results alone; `irgate refresh` (its baselines
-# explain at once), commit; `irgate run --record && irgate refresh`, commit (gungraun records what
+# explain at once, and hold the code record of init's recording run), commit (gungraun records what
 # each benchmark executed; iai-callgrind says why it cannot); `irgate run && irgate check` passes
 # (exit 0), a deliberate regression in one function is selected by `run --only-touched --dry-run`
 # on exactly the benchmarks that call it (gungraun) and fails (exit 1) on exactly those, `irgate
@@ -155,16 +155,13 @@ adopt() {
     git add gate.toml baselines .github .irgate && git -c user.name=t -c user.email=t@t commit --quiet -m "irgate: baselines"
     irgate explain "$1" >"$work/explain.log" 2>&1 || { cat "$work/explain.log" >&2; die "explain cannot read the first baselines"; }
 
-    # 3b. The code record (README step 3), committed: gungraun records, iai-callgrind says why not.
-    say "$name: irgate run --record && irgate refresh (the code record)"
-    irgate run --record >"$work/record.log" 2>&1 || { cat "$work/record.log" >&2; die "irgate run --record failed"; }
-    irgate refresh >/dev/null 2>>"$work/record.log" || { cat "$work/record.log" >&2; die "irgate refresh after --record failed"; }
+    # 3b. The code record came with them (README step 3): init's run records what each benchmark
+    # executes, as `irgate run --record` does; gungraun records, iai-callgrind says why not.
     if [[ $library == gungraun* ]]; then
-        jq -e '.benchmarks | length > 0' baselines/code/record.json >/dev/null || die "$name: no benchmark in the code record"
+        jq -e '.benchmarks | length > 0' baselines/code/record.json >/dev/null || die "$name: init's run left refresh no code record"
     else
-        grep -q 'no code record: .*needs gungraun 0.17 or later' "$work/record.log" || { cat "$work/record.log" >&2; die "$name: --record did not say why it records nothing"; }
+        grep -q 'no code record: .*needs gungraun 0.17 or later' "$work/init.log" || { cat "$work/init.log" >&2; die "$name: init did not say why it records nothing"; }
     fi
-    git add baselines && git -c user.name=t -c user.email=t@t commit --quiet -m "irgate: the code record"
 
     # 4. The gate.
     say "$name: irgate run && irgate check (unchanged code: exit 0)"

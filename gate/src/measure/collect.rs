@@ -87,13 +87,25 @@ pub fn run_started(results: &Results) -> Option<std::time::SystemTime> {
 }
 
 /// `<home>/<package>/<bench>` for each suite of `results` and each of `homes`, where it exists.
+/// The runner names the directory after the bench binary's crate name, whose `-` are `_`
+/// (`rawzip-bench/rawzip_bench_gungraun` for the bench target `rawzip-bench-gungraun`).
 pub fn suite_dirs(results: &Results, homes: &[PathBuf]) -> Vec<PathBuf> {
-    results
-        .suites
-        .iter()
-        .flat_map(|suite| homes.iter().map(move |home| home.join(suite)))
-        .filter(|dir| dir.is_dir())
-        .collect()
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for suite in &results.suites {
+        let crate_name = match suite.split_once('/') {
+            Some((package, bench)) => format!("{package}/{}", bench.replace('-', "_")),
+            None => suite.clone(),
+        };
+        for home in homes {
+            for name in [suite, &crate_name] {
+                let dir = home.join(name);
+                if dir.is_dir() && !dirs.contains(&dir) {
+                    dirs.push(dir);
+                }
+            }
+        }
+    }
+    dirs
 }
 
 /// Writes the per-function profiles of `results` beside them, read from the callgrind files in
@@ -605,6 +617,29 @@ fn read_summaries(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bench_target_with_hyphens_is_found_under_its_crate_name() {
+        let home = tempfile::tempdir().unwrap();
+        // The runner's directories: the package as it is, the bench target as a crate name.
+        std::fs::create_dir_all(home.path().join("rawzip-bench/rawzip_bench_gungraun")).unwrap();
+        std::fs::create_dir_all(home.path().join("codec/callgrind")).unwrap();
+        let results = Results {
+            suites: vec![
+                "rawzip-bench/rawzip-bench-gungraun".into(),
+                "codec/callgrind".into(),
+                "gone/missing".into(),
+            ],
+            ..Results::default()
+        };
+        assert_eq!(
+            suite_dirs(&results, &[home.path().to_path_buf()]),
+            [
+                home.path().join("rawzip-bench/rawzip_bench_gungraun"),
+                home.path().join("codec/callgrind"),
+            ]
+        );
+    }
 
     /// Copies the fixture gungraun output `profiled/base` into `to`, every file dated `mtime`.
     fn output(to: &Path, mtime: std::time::SystemTime) -> Results {

@@ -1,5 +1,6 @@
 //! What `irgate init` sets up in a workspace ([`set_up`]): its suites and their libraries, a check
-//! that nothing would be overwritten, the suites' first run with the budget it suggests, the
+//! that nothing would be overwritten, the suites' first run (recording what each benchmark
+//! executed, as `irgate run --record` does) with the budget it suggests, the
 //! reproducibility check, and the files to write (gate.toml, and with `ci` the workflows and the
 //! image pins). Nothing is written here: the command writes [`Setup::files`].
 
@@ -115,9 +116,14 @@ pub fn set_up(
     let (ran, calibrated) = if request.run {
         // The paths are resolved once, when the suites are run (and calibrated).
         let paths = Paths::default().resolve()?;
-        let results =
-            collect::run_suites(&config, &collect::Selection::default(), &paths, None, None)?;
-        collect::save(&paths, &results)?;
+        // A recording run, as `irgate run --record`: `irgate refresh` then takes the baselines
+        // with the code record that `--only-touched` and the change map need.
+        let selection = collect::Selection {
+            record: true,
+            ..collect::Selection::default()
+        };
+        crate::measure::take::write((&config, &paths, &selection), None, (None, &[]), None)?;
+        let results = crate::formats::results::read(&paths.results)?;
         let calibrated = if request.calibrate {
             Some(reproducibility(&config, &paths)?)
         } else {

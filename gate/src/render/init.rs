@@ -67,7 +67,8 @@ pub fn next_steps(ran: bool, branch: Option<&str>) -> String {
     let mut out = String::from("\nNext steps:\n");
     if ran {
         out.push_str(
-            "  irgate refresh                 take the baselines from the run above (baselines/)\n",
+            "  irgate refresh                 take the baselines and the code record from the run above\n\
+             \x20                                (baselines/)\n",
         );
     } else {
         out.push_str("  irgate run --record && irgate refresh   take the baselines and the code record (baselines/)\n");
