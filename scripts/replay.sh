@@ -52,6 +52,9 @@
 #                     (a pass there is a miss, if one does: check that one does). Repeatable.
 #                     Not for a `const fn` (no loop there).
 #   --keep DIR        work in DIR (emptied first) and keep it: every run's results, log and report.
+#   --dir SUBDIR      run irgate in SUBDIR of the worktree (relative to its top) instead of its
+#                     top: for a suite in a package that is a workspace of its own below the
+#                     repository's top (such as a `bench/` with its own `[workspace]`).
 #   --first-parent    replay only the commits of RANGE on the first-parent chain (a merged
 #                     branch's own commits, whose parents may predate the suite, are left out;
 #                     its merge is judged against its first parent, as every commit is).
@@ -70,8 +73,9 @@
 set -euo pipefail
 shopt -s inherit_errexit
 . "$(dirname "$0")/lib.sh"
-usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] [--inject C:FILE:PATTERN]... [--keep DIR] [--setup 'CMD'] [--first-parent] REPO RANGE [PATHS...]"
+usage="usage: scripts/replay.sh [--config FILE] [--inputs 'SPEC…'] [--inject C:FILE:PATTERN]... [--keep DIR] [--setup 'CMD'] [--dir SUBDIR] [--first-parent] REPO RANGE [PATHS...]"
 config=
+dir=.
 keep=
 setup=
 walk=()
@@ -84,12 +88,14 @@ while [ $# -gt 0 ]; do
         --inject) injections+=("${2:?$usage}"); shift 2 ;;
         --keep) keep=$(realpath -m "${2:?$usage}"); shift 2 ;;
         --setup) setup=${2:?$usage}; shift 2 ;;
+        --dir) dir=${2:?$usage}; shift 2 ;;
         --first-parent) walk=(--first-parent); shift ;;
         -*) echo "$usage" >&2; exit 2 ;;
         *) break ;;
     esac
 done
 [ -z "$config" ] || [ -f "$config" ] || { echo "replay: --config $config: no such file" >&2; exit 2; }
+case $dir in /* | *..*) echo "replay: --dir $dir: a directory inside the repository, relative to its top" >&2; exit 2 ;; esac
 repo=$(realpath "${1:?$usage}")
 range=${2:?$usage}
 shift 2
@@ -143,7 +149,7 @@ slow_down() {
 irgate_run() {
     local log=$1
     shift
-    (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} "$@" >"$log" 2>&1) ||
+    (cd "$work/tree/$dir" && "$irgate" run ${config:+--config "$config"} "$@" >"$log" 2>&1) ||
         { echo "replay: irgate run $* failed: $log" >&2; tail -20 "$log" >&2; exit 2; }
 }
 
@@ -151,7 +157,7 @@ irgate_run() {
 # matches: irgate builds, finds no match and says so); its wall seconds in $work/NAME.build.
 build() {
     local start=$EPOCHREALTIME log=$work/$1.build.log
-    (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} --results "$work/$1.nothing.json" \
+    (cd "$work/tree/$dir" && "$irgate" run ${config:+--config "$config"} --results "$work/$1.nothing.json" \
         'replay-builds-only/no-such-benchmark' >"$log" 2>&1) ||
         grep -q 'no benchmark matches `replay-builds-only/no-such-benchmark`' "$log" ||
         { echo "replay: the build failed: $log" >&2; tail -20 "$log" >&2; exit 2; }
@@ -204,7 +210,7 @@ run() {
 check() {
     local name=$1 results=$2 code=0
     shift 2
-    (cd "$work/tree" && "$irgate" check --results "$results" --baselines "$work/baselines" \
+    (cd "$work/tree/$dir" && "$irgate" check --results "$results" --baselines "$work/baselines" \
         --config "$gate" --format json "$@") >"$work/$name.report.json" 2>"$work/$name.check.err" || code=$?
     echo "$code"
 }
@@ -270,7 +276,7 @@ for commit in $(git -C "$repo" rev-list "${walk[@]}" --reverse "$range"); do
     selected=- sel_s=-
     if [ "$how" != reused ]; then
         start=$EPOCHREALTIME
-        if (cd "$work/tree" && "$irgate" run ${config:+--config "$config"} --only-touched \
+        if (cd "$work/tree/$dir" && "$irgate" run ${config:+--config "$config"} --only-touched \
             --baselines "$work/baselines" --results "$work/selected.json" >"$work/selected.log" 2>&1); then
             sel_s=$(seconds_since "$start")
             saved=$(awk -v s="$saved" -v f="$full_s" -v t="$sel_s" 'BEGIN { printf "%.1f", s + f - t }')
