@@ -88,9 +88,12 @@ created.
 Everything that can be checked is checked before anything is built: that no file to write exists
 (--force overwrites), the toolchain and default branch to pin, that the suites share one runner
 for the image, valgrind, and that the runner of each suite's library is there at its exact
-version (`irgate runner install` installs it). The run writes the results and the per-function
-profiles, so `irgate refresh` then takes baselines that `irgate explain` can read. Prints the
-next steps.";
+version (`irgate runner install` installs it). The run writes the results, the per-function
+profiles and the code record (a second pass of every benchmark, as `irgate run --record`), so
+`irgate refresh` then takes baselines that `irgate explain` can read and `irgate run
+--only-touched` can select from. Unless --no-calibrate, the suites are then built twice more
+from nothing and run, to check that the build is reproducible (docs/calibration.md). Prints
+the next steps.";
 
 pub(super) const RUN_ABOUT: &str = "\
 Run every callgrind suite declared in gate.toml (or found in the workspace, without any) and
