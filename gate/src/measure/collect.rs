@@ -24,19 +24,6 @@ use crate::model::Results;
 use crate::model::code::CodeRecord;
 use crate::paths::Resolved;
 
-/// Writes the results of suites run here, and their per-function profiles beside them (what
-/// `irgate refresh` stores for `irgate explain`).
-pub fn save(paths: &Resolved, results: &Results) -> Result<()> {
-    write_results(paths, results)?;
-    write_profiles(
-        &runner_output(results, &paths.root),
-        paths,
-        results,
-        run_started(results),
-    );
-    Ok(())
-}
-
 /// Writes `results` where `paths` says, and says so.
 pub fn write_results(paths: &Resolved, results: &Results) -> Result<()> {
     results::write(&paths.results, results)?;
@@ -286,20 +273,10 @@ impl Place<'_> {
     }
 }
 
-/// Runs the selected suites once and returns their merged counts, built and written where
-/// `place` says (else the workspace's target directory and the library's default).
-pub fn run_suites(
-    config: &Config,
-    selection: &Selection,
-    paths: &Resolved,
-    filter: Option<&Filter>,
-    place: Option<&Place>,
-) -> Result<Results> {
-    run_with_code(config, selection, paths, filter, place).map(|(results, _)| results)
-}
-
-/// [`run_suites`], with the code record of the build: the identity of the objects the suites
-/// built and, with `selection.record`, what each benchmark that ran executed.
+/// Runs the selected suites once: their merged counts, built and written where `place` says
+/// (else the workspace's target directory and the library's default), with the code record of
+/// the build: the identity of the objects the suites built and, with `selection.record`, what
+/// each benchmark that ran executed.
 pub fn run_with_code(
     config: &Config,
     selection: &Selection,
