@@ -208,7 +208,7 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
             }];
             // Each variant builds and writes into a directory of its own.
             let place = Place::in_dir(&dir.join("callgrind"), "");
-            let results = collect::run_suites(
+            let (results, _code) = collect::run_with_code(
                 &config,
                 &Selection::default(),
                 &resolved,
