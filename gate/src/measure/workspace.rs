@@ -266,6 +266,14 @@ fn one_line(text: &str) -> String {
         .join("; ")
 }
 
+/// Writes `text` to `path`, creating its directories: the manifests and sources of the
+/// workspaces tests build.
+#[cfg(test)]
+pub(crate) fn write_for_tests(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,11 +281,7 @@ mod tests {
     #[test]
     fn members_a_suite_depends_on_are_used_and_the_others_not() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |path: &str, text: &str| {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
+        let write = |path: &str, text: &str| write_for_tests(&dir.path().join(path), text);
         write(
             "Cargo.toml",
             "[workspace]\nresolver = \"2\"\nmembers = [\"suite\", \"lib\", \"deep\", \"tool\"]\n",
@@ -321,11 +325,7 @@ mod tests {
     #[test]
     fn a_separate_workspace_below_with_a_suite_is_named() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |path: &str, text: &str| {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
+        let write = |path: &str, text: &str| write_for_tests(&dir.path().join(path), text);
         write(
             "Cargo.toml",
             "[package]\nname = \"zip\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",

@@ -326,9 +326,7 @@ mod tests {
     fn the_version_variant_raises_every_version_by_one_patch_release() {
         let dir = tempfile::tempdir().unwrap();
         let write = |path: &str, text: &str| {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
+            crate::measure::workspace::write_for_tests(&dir.path().join(path), text)
         };
         write(
             "Cargo.toml",
@@ -400,10 +398,7 @@ mod tests {
     #[test]
     fn a_copy_resolves_with_an_outside_path_dependency_and_an_exact_pin() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |path: &Path, text: &str| {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
+        let write = crate::measure::workspace::write_for_tests;
         let root = dir.path().join("checkout");
         let shared = dir.path().join("shared");
         write(
