@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         let Some(b) = timed(other) else {
             return ExitCode::FAILURE;
         };
-        let changed = changed(&a, &b);
+        let changed = a.differing(&b);
         println!(
             "{} of {} keys differ:",
             changed.len(),
@@ -62,18 +62,4 @@ fn timed(path: &Path) -> Option<Identity> {
             None
         }
     }
-}
-
-/// The keys whose digest differs, or that one side lacks, in order.
-fn changed(a: &Identity, b: &Identity) -> Vec<String> {
-    let mut keys: Vec<String> = a
-        .functions
-        .keys()
-        .chain(b.functions.keys())
-        .filter(|k| a.functions.get(*k) != b.functions.get(*k))
-        .cloned()
-        .collect();
-    keys.sort();
-    keys.dedup();
-    keys
 }

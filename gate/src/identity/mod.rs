@@ -88,6 +88,23 @@ pub struct Identity {
     addresses: BTreeMap<String, u64>,
 }
 
+impl Identity {
+    /// The function keys whose digest differs from `other`'s, or that one of the two lacks, in
+    /// order.
+    pub fn differing(&self, other: &Identity) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .functions
+            .keys()
+            .chain(other.functions.keys())
+            .filter(|k| self.functions.get(*k) != other.functions.get(*k))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+}
+
 /// The version of the rules that make a digest: digests of two versions do not compare (a code
 /// record says which it was taken with).
 pub const VERSION: u32 = 1;

@@ -69,20 +69,6 @@ fn pair(source: &str, a: &[&str], b: &[&str]) -> Vec<(Identity, Identity)> {
         .collect()
 }
 
-/// The keys whose digest differs (or that one side lacks).
-fn changed(a: &Identity, b: &Identity) -> Vec<String> {
-    let mut keys: Vec<String> = a
-        .functions
-        .keys()
-        .chain(b.functions.keys())
-        .filter(|k| a.functions.get(*k) != b.functions.get(*k))
-        .cloned()
-        .collect();
-    keys.sort();
-    keys.dedup();
-    keys
-}
-
 const CALLS: &str = r#"
 int __attribute__((noipa)) callee(int x) { return x * BODY; }
 int __attribute__((noipa)) caller(int x) { return callee(x) + 1; }
@@ -93,7 +79,7 @@ int main(int argc, char **argv) { (void)argv; return caller(argc); }
 fn a_changed_body_changes_that_function_only_not_its_callers() {
     for (a, b) in pair(CALLS, &["-DBODY=7"], &["-DBODY=9"]) {
         assert!(a.functions.contains_key("caller"), "{:?}", a.functions);
-        assert_eq!(changed(&a, &b), ["callee"]);
+        assert_eq!(a.differing(&b), ["callee"]);
         assert_eq!(a.imprecise, None);
     }
 }
@@ -110,7 +96,7 @@ fn a_changed_constant_table_changes_exactly_its_readers() {
     let a = "-DTABLE=1,2,3,4,5,6,7,8";
     let b = "-DTABLE=1,2,3,4,5,6,7,9";
     for (a, b) in pair(TABLE, &[a], &[b]) {
-        assert_eq!(changed(&a, &b), ["reader"]);
+        assert_eq!(a.differing(&b), ["reader"]);
     }
 }
 
@@ -119,7 +105,7 @@ fn an_added_unused_function_changes_no_existing_digest() {
     let extra = "-DEXTRA=int __attribute__((noipa, used)) unused_fn(int x) { return x + 42; }";
     let source = format!("{CALLS}\nEXTRA\n");
     for (a, b) in pair(&source, &["-DBODY=7", "-DEXTRA="], &["-DBODY=7", extra]) {
-        assert_eq!(changed(&a, &b), ["unused_fn"]);
+        assert_eq!(a.differing(&b), ["unused_fn"]);
         assert!(b.functions.contains_key("unused_fn"));
     }
 }
@@ -140,12 +126,12 @@ fn adjacent_anonymous_constants_change_only_their_own_readers() {
     let a = ["-DSECOND=\"the second constant string\"", "-DFACTOR=2.5"];
     let b = ["-DSECOND=\"the other constant string\"", "-DFACTOR=2.5"];
     for (a, b) in pair(ADJACENT, &a, &b) {
-        assert_eq!(changed(&a, &b), ["second"], "{:?}", a.imprecise);
+        assert_eq!(a.differing(&b), ["second"], "{:?}", a.imprecise);
     }
     let a = ["-DSECOND=\"the second constant string\"", "-DFACTOR=2.5"];
     let b = ["-DSECOND=\"the second constant string\"", "-DFACTOR=3.5"];
     for (a, b) in pair(ADJACENT, &a, &b) {
-        assert_eq!(changed(&a, &b), ["scale_b"]);
+        assert_eq!(a.differing(&b), ["scale_b"]);
     }
 }
 
@@ -170,7 +156,7 @@ fn without_a_map_extents_are_coarse_sound_and_said_to_be() {
         a.imprecise
     );
     // Coarse: the change is seen (sound), by `second` at least.
-    assert!(changed(&a, &b).contains(&"second".to_owned()));
+    assert!(a.differing(&b).contains(&"second".to_owned()));
 }
 
 const VTABLE: &str = r#"
@@ -189,14 +175,14 @@ fn data_pointing_at_a_function_refers_to_it_by_key() {
         &["-DF1=1", "-DTARGET=f1"],
         &["-DF1=2", "-DTARGET=f1"],
     ) {
-        assert_eq!(changed(&a, &b), ["f1"]);
+        assert_eq!(a.differing(&b), ["f1"]);
     }
     for (a, b) in pair(
         VTABLE,
         &["-DF1=1", "-DTARGET=f1"],
         &["-DF1=1", "-DTARGET=f2"],
     ) {
-        assert_eq!(changed(&a, &b), ["dispatch"]);
+        assert_eq!(a.differing(&b), ["dispatch"]);
     }
 }
 
@@ -220,7 +206,7 @@ fn roots_compiled_into_data_are_normalised() {
         let with = |path: &Path, root: &str| read(path, &[PathBuf::from(root)]).unwrap();
         assert_eq!(with(&a, root_a), with(&b, root_b));
         // The roots are what makes them equal.
-        let plain = changed(&read(&a, &[]).unwrap(), &read(&b, &[]).unwrap());
+        let plain = read(&a, &[]).unwrap().differing(&read(&b, &[]).unwrap());
         assert_eq!(plain, ["location"]);
     }
 }
@@ -245,7 +231,7 @@ fn same_named_instances_are_one_unit() {
         read(&path, &[]).unwrap()
     };
     let (a, b) = (build("a", "1"), build("b", "2"));
-    assert_eq!(changed(&a, &b), ["helper"]);
+    assert_eq!(a.differing(&b), ["helper"]);
 }
 
 const CYCLE: &str = r#"
@@ -266,7 +252,7 @@ int main(int argc, char **argv) { (void)argv; return walk(argc) + plain(argc); }
 #[test]
 fn a_data_cycle_is_read_and_still_followed() {
     for (a, b) in pair(CYCLE, &["-DVALUE=2"], &["-DVALUE=3"]) {
-        assert_eq!(changed(&a, &b), ["walk"]);
+        assert_eq!(a.differing(&b), ["walk"]);
     }
 }
 
@@ -302,7 +288,7 @@ fn main() { println!("MESSAGE {:?} {:?}", first(), second()); }
         read(&out, &[]).unwrap()
     };
     let (a, b) = (build("a", "10", "one"), build("b", "11", "one"));
-    assert_eq!(changed(&a, &b), ["bench::second"], "{:?}", a.imprecise);
+    assert_eq!(a.differing(&b), ["bench::second"], "{:?}", a.imprecise);
     assert_eq!(a.imprecise, None);
     // A longer message in main moves every constant after it: only main changes, none of the
     // hundreds of std functions whose constants moved.
@@ -311,7 +297,7 @@ fn main() { println!("MESSAGE {:?} {:?}", first(), second()); }
         "10",
         "a longer message, which moves the constants that follow it",
     );
-    assert_eq!(changed(&a, &c), ["bench::main"]);
+    assert_eq!(a.differing(&c), ["bench::main"]);
     assert!(a.functions.len() > 300, "{}", a.functions.len());
 }
 
@@ -541,7 +527,7 @@ fn a_reference_no_executed_instruction_holds_is_left_out_of_the_parts() {
     let (a, b) = (build("a", "12"), build("b", "13"));
     let full = |path: &Path| read(path, &[]).unwrap();
     // The message moved: the full digests differ, the code does not.
-    assert_eq!(changed(&full(&a), &full(&b)), ["pick"]);
+    assert_eq!(full(&a).differing(&full(&b)), ["pick"]);
     let (pa, pb) = (&full(&a).parts["pick"], &full(&b).parts["pick"]);
     assert_eq!(pa.code, pb.code);
     assert_ne!(pa.data, pb.data);
