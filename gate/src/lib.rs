@@ -4,15 +4,18 @@
 //!
 //! - [`cli`]: the command line, a dispatch table onto [`commands`];
 //! - [`commands`]: one module per command, each `execute(&Options)`;
+//! - the features a user asks for by name, each a folder with its engine and its text:
+//!   [`calibrate`] (budgets from builds that differ only in code no benchmark runs), [`bisect`]
+//!   (the commit that moved a count, with its file format) and [`init`] (setting up a workspace,
+//!   its CI files included);
 //! - [`render`]: the report as a terminal table, markdown, and the history's dashboard;
 //! - [`explain`]: where a benchmark's instructions went, from its per-function profiles;
 //! - [`judge`]: results against baselines and budgets, accepted changes, drift, `check`'s verdict;
-//! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B, shards,
-//!   the change mapped onto the benchmarks and the selection of a run;
+//! - [`select`]: which benchmarks a change touches, from the compiled code, and what
+//!   `--only-touched` leaves out;
+//! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B, shards;
 //! - [`paths`]: where the gate's files are, each derived file one method of one home;
 //! - [`formats`]: every file irgate reads or writes, each with a frozen, versioned schema;
-//! - [`change`]: the files a change altered, and each benchmark found touched through its code
-//!   record and the build's code identity;
 //! - [`identity`]: the code identity of a linked object, function by function;
 //! - [`git`]: the one way irgate runs git;
 //! - [`config`]: the file gate.toml, one module per concept;
@@ -20,7 +23,8 @@
 //! - [`env`](mod@env): every environment variable irgate reads, read in this one module;
 //! - [`text`]: numbers, signs, plurals, short commits and escaping, importing nothing of irgate.
 
-pub mod change;
+pub mod bisect;
+pub mod calibrate;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -32,11 +36,13 @@ pub mod formats;
 pub mod git;
 pub mod id;
 pub mod identity;
+pub mod init;
 pub mod judge;
 pub mod measure;
 pub mod model;
 pub mod paths;
 pub mod render;
+pub mod select;
 pub mod text;
 
 #[cfg(test)]
@@ -54,13 +60,14 @@ mod tests {
         &["config"],
         &["git"],
         &["identity"],
-        &["change"],
         &["formats"],
         &["paths"],
         &["measure"],
+        &["select"],
         &["judge"],
         &["explain"],
         &["render"],
+        &["calibrate", "bisect", "init"],
         &["commands"],
         &["cli"],
     ];

@@ -118,7 +118,7 @@ impl Resolved {
 
     /// irgate's and the build's own files, relative to the root: the target directory, the
     /// baselines, gate.toml, `.irgate/`. No benchmark reads them, so a change to them never
-    /// counts (`crate::change::between`'s `own`).
+    /// counts (`crate::select::rule::between`'s `own`).
     pub fn own(&self) -> Vec<String> {
         let root = &self.root;
         [

@@ -167,7 +167,7 @@ pub struct CalibrateArgs {
     pub config: Option<PathBuf>,
 }
 
-/// `--variants` values of `irgate calibrate`: the builds of [`crate::measure::calibrate::Variant`].
+/// `--variants` values of `irgate calibrate`: the builds of [`crate::calibrate::Variant`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VariantArg {
     /// The working tree as it is.

@@ -10,13 +10,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::calibrate::Variant;
 #[cfg(feature = "github")]
 use crate::commands::comment;
 use crate::commands::{
     bisect, calibrate, check, doctor, explain, history, init, refresh, run, runner,
 };
 use crate::judge::compare::{EnvPolicy, Policy};
-use crate::measure::calibrate::Variant;
 use crate::paths::Paths;
 use crate::render::Format;
 use crate::render::dashboard::Site;

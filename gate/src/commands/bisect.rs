@@ -3,10 +3,10 @@
 use std::num::NonZeroUsize;
 use std::process::ExitCode;
 
+use crate::bisect::{self, Request};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
-use crate::measure::bisect::{self, Request};
 use crate::measure::collect::Selection;
 use crate::paths::Paths;
 
@@ -61,9 +61,9 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         max_builds: options.max_builds,
     })?;
     let out = if options.json {
-        crate::render::bisect::json(&found)
+        crate::bisect::text::json(&found)
     } else {
-        crate::render::bisect::table(&found)
+        crate::bisect::text::table(&found)
     };
     crate::text::print(&out);
     Ok(ExitCode::SUCCESS)

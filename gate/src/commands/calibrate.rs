@@ -3,7 +3,7 @@
 //! inlining elsewhere), and the budget that follows from it.
 //!
 //! Without results files, `irgate calibrate` makes the builds itself
-//! ([`crate::measure::calibrate::measure`]): each [`Variant`] is a copy of the working tree at a
+//! ([`crate::calibrate::measure`]): each [`Variant`] is a copy of the working tree at a
 //! scratch path as long as the checkout's, perturbed in code no benchmark runs (or, `rebuild`,
 //! not at all), built from nothing with the measurement build and run. Given results files
 //! (`irgate run --results FILE` of builds made elsewhere, with the code records beside them), it
@@ -17,7 +17,7 @@
 //! regressions in large benchmarks (+68 Ir is 0.07% of a 97,000-Ir compressed packet). The
 //! address budget (`[layout]`, what a benchmark that runs none of a change's code may move) is
 //! learned from the benchmarks perturbed builds provably left untouched
-//! ([`crate::measure::calibrate::learn_layout`]). `--write` puts the budgets into gate.toml as
+//! ([`crate::calibrate::learn_layout`]). `--write` puts the budgets into gate.toml as
 //! `[[overrides]]` marked `# irgate calibrate`, replacing the ones an earlier calibration wrote
 //! and keeping everything else, comments included; and the learned address budget, when above
 //! the default, as `[layout]`, unless gate.toml has a `[layout]` of its own
@@ -26,8 +26,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::calibrate::{Builds, Variant, calibrate, write_into};
 use crate::error::Result;
-use crate::measure::calibrate::{Builds, Variant, calibrate, write_into};
 use crate::paths::Paths;
 
 /// What `irgate calibrate` was asked to do.

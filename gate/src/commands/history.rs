@@ -73,7 +73,7 @@ pub fn add(options: &AddOptions) -> Result<ExitCode> {
             run.unexplained = store::unexplained(path, &run)?;
         }
         if let Some(path) = &options.bisect {
-            let bisection = crate::formats::bisect::read(path, &run.commit)?;
+            let bisection = crate::bisect::format::read(path, &run.commit)?;
             if !store::recorded(&options.history, &bisection.good)? {
                 return Err(Error::invalid(
                     path.display(),

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use crate::error::{Error, Result};
 use crate::formats;
-use crate::measure::init::{Request, set_up};
-use crate::render::init::{found, next_steps, path_check};
+use crate::init::text::{found, next_steps, path_check};
+use crate::init::{Request, set_up};
 use crate::text::print;
 
 /// What `irgate init` was asked to do.

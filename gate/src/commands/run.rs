@@ -9,10 +9,11 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::measure::collect::Selection;
-use crate::measure::select::{self, Carry};
 use crate::measure::shard::Part;
 use crate::measure::take;
+use crate::model::Carry;
 use crate::paths::Paths;
+use crate::select;
 use crate::text::{short_commit, terminal};
 
 /// What `irgate run` was asked to do.
@@ -122,7 +123,7 @@ fn say_selected(carry: std::result::Result<Carry, String>) -> Option<Carry> {
         crate::note!(
             "--only-touched: runs {}: {}",
             terminal(id),
-            terminal(&crate::render::change::selected_because(&carry.map, touch))
+            terminal(&crate::select::text::selected_because(&carry.map, touch))
         );
     }
     crate::note!(

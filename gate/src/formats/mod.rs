@@ -2,7 +2,6 @@
 //! first, counts that must be non-negative integers, no duplicate keys, and atomic writes.
 
 pub mod baseline;
-pub mod bisect;
 pub mod code;
 pub mod history;
 pub mod load;

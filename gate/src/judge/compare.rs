@@ -7,9 +7,9 @@ use crate::error::Result;
 use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
 use crate::judge::drift::Anchor;
-use crate::measure::changes::Mapped;
 use crate::model::fingerprint;
 use crate::model::{Accepted, FieldMismatch, Mode, Outcome, Report, Results, Row, Status, Touch};
+use crate::select::map::Mapped;
 
 /// What to do when the run's environment differs from the baselines'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -11,11 +11,11 @@ use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
 use crate::formats::results;
 use crate::judge::compare::{self, EnvPolicy, Judgement, Policy};
-use crate::measure::changes::{baselines_commit, compared};
 use crate::measure::collect::Selection;
 use crate::measure::suite;
 use crate::model::{EnvDelta, Mode, Report, Results};
 use crate::paths::Resolved;
+use crate::select::map::{baselines_commit, compared};
 
 /// What a verdict is reached from.
 #[derive(Debug, Clone, Copy)]

@@ -12,7 +12,7 @@ use crate::measure::collect::{
     Selection, read_from, run_started, run_with_code, runner_output, suite_dirs, write_code,
     write_profiles, write_results,
 };
-use crate::measure::select::Carry;
+use crate::model::Carry;
 use crate::paths::Resolved;
 
 /// Measures `selection` of the workspace at `paths` (with `base`, that revision too, A/B), or

@@ -7,7 +7,7 @@ pub mod code;
 pub mod fingerprint;
 pub mod shard;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -567,6 +567,33 @@ impl std::fmt::Display for Budget {
             self.relative_pct + 0.0,
             crate::text::thousands(self.absolute)
         )
+    }
+}
+
+/// The benchmarks a selected run leaves out, with the counts it carries for them.
+#[derive(Debug, Clone)]
+pub struct Carry {
+    /// Ids of benchmarks that run none of the changed code.
+    pub ids: BTreeSet<String>,
+    /// Their baseline counts.
+    pub counts: BTreeMap<String, Counts>,
+    /// The commit of the baselines' code record, where the change starts.
+    pub since: String,
+    /// The change since then.
+    pub map: ChangeMap,
+    /// The benchmarks that run, each with why it counts as touched.
+    pub touched: Vec<(String, Touch)>,
+    /// How many benchmarks of the baselines are in the filter and shard.
+    pub in_scope: usize,
+}
+
+impl Carry {
+    /// Adds the carried counts to `results` and names them there.
+    pub fn add_to(&self, results: &mut Results) {
+        for (id, counts) in &self.counts {
+            results.benchmarks.insert(id.clone(), counts.clone());
+        }
+        results.carried = self.ids.iter().cloned().collect();
     }
 }
 

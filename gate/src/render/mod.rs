@@ -1,15 +1,11 @@
 //! Renderers of a [`Report`](crate::model::Report): the terminal table, GitHub markdown and
 //! stable JSON.
 
-pub mod bisect;
-pub mod calibrate;
-pub mod change;
 pub mod chart;
 pub mod dashboard;
 pub mod doctor;
 pub mod explanation;
 pub mod github;
-pub mod init;
 pub mod load;
 pub mod markdown;
 pub mod refresh;

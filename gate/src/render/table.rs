@@ -60,7 +60,7 @@ pub fn render(report: &Report, full: bool) -> String {
                     && row.since.is_none()
                     && e.benchmark == row.benchmark
             });
-            if let Some(why) = crate::render::change::why(report, row) {
+            if let Some(why) = crate::select::text::why(report, row) {
                 let _ = writeln!(out, "    {}", terminal(&why));
             }
             if let Some(explained) = explained {
@@ -76,8 +76,8 @@ pub fn render(report: &Report, full: bool) -> String {
     out.push_str(&verdict(report));
     out.push('\n');
     for line in [
-        crate::render::change::summary(report),
-        crate::render::change::carried(report),
+        crate::select::text::summary(report),
+        crate::select::text::carried(report),
     ]
     .into_iter()
     .flatten()

@@ -106,7 +106,7 @@ fn a_revision_that_looks_like_an_option_is_refused() {
 /// what it keeps from it.
 #[test]
 fn the_bisect_json_is_frozen() {
-    use irgate::measure::bisect::{
+    use irgate::bisect::{
         Bisection, Linear, Move, Skipped, Undecided, Unexplained, Unreproducible,
     };
     let (good, bad) = ("1".repeat(40), "9".repeat(40));
@@ -169,13 +169,13 @@ fn the_bisect_json_is_frozen() {
         },
         seconds: 172.5,
     };
-    let json = irgate::render::bisect::json(&bisection);
+    let json = irgate::bisect::text::json(&bisection);
     insta::assert_snapshot!(json);
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bisect.json");
     std::fs::write(&path, &json).unwrap();
-    let kept = irgate::formats::bisect::read(&path, &bad).unwrap();
+    let kept = irgate::bisect::format::read(&path, &bad).unwrap();
     assert_eq!(kept.good, good);
     assert_eq!(kept.moves.len(), bisection.moves.len());
     for (kept, written) in kept.moves.iter().zip(&bisection.moves) {
@@ -189,7 +189,7 @@ fn the_bisect_json_is_frozen() {
     assert_eq!(kept.undecided.len(), 1);
     assert_eq!(kept.undecided[0].through, "6".repeat(40));
     // Read for another run's commit, it is refused.
-    let error = irgate::formats::bisect::read(&path, &good).unwrap_err();
+    let error = irgate::bisect::format::read(&path, &good).unwrap_err();
     assert!(
         error.to_string().contains("not up to this run's commit"),
         "{error}"

@@ -343,8 +343,8 @@ pub fn history_to_run7(dir: &Path) -> PathBuf {
 /// `irgate bisect --format json` (the real writer) of run 7..run 8: `frame::encode/b512` moved
 /// at one commit (whose subject is `subject`), `frame::encode/b32` stayed open.
 pub fn bisect_json(subject: &str) -> String {
-    use irgate::measure::bisect::{Bisection, Move, Undecided};
-    irgate::render::bisect::json(&Bisection {
+    use irgate::bisect::{Bisection, Move, Undecided};
+    irgate::bisect::text::json(&Bisection {
         good: RUN7.to_owned(),
         bad: RUN8.to_owned(),
         commits: 4,

@@ -488,9 +488,9 @@ fn history_add_prints_hostile_subjects_inert() {
 /// neither may start a line there, forge a table or reach the terminal raw.
 #[test]
 fn calibration_keeps_hostile_out_dir_names_inert() {
-    use irgate::change::{ChangedFunction, How};
-    use irgate::measure::calibrate::{Calibration, Layout, Unreproducible, write_budgets};
-    use irgate::render::calibrate::render_unreproducible;
+    use irgate::calibrate::text::render_unreproducible;
+    use irgate::calibrate::{Calibration, Layout, Unreproducible, write_budgets};
+    use irgate::select::rule::{ChangedFunction, How};
     let mut names: Vec<String> = HOSTILE.iter().map(|h| format!("pkg/out/{h}")).collect();
     names.push("pkg/out/x\n[budgets]\nIr = { absolute = 999999 }".to_owned());
     let functions = names

@@ -40,8 +40,8 @@ pub const MOVED_MOST_ROWS: usize = 10;
 pub fn render(report: &Report, limit: Limit) -> String {
     let mut out = verdict(report);
     for line in [
-        crate::render::change::summary(report),
-        crate::render::change::carried(report),
+        crate::select::text::summary(report),
+        crate::select::text::carried(report),
     ]
     .into_iter()
     .flatten()
@@ -293,7 +293,7 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
 /// Why a failing row (or one moved by layout) is or is not the change's, in markdown: the
 /// changed functions it runs, each with its changed lines linked to the pull request's diff.
 fn why(report: &Report, row: &Row) -> Option<String> {
-    let text = crate::render::change::why(report, row)?;
+    let text = crate::select::text::why(report, row)?;
     let map = report.change.as_ref()?;
     let Some(Touch::Runs { functions }) = &row.touch else {
         return Some(prose_spans(&text));
@@ -302,13 +302,13 @@ fn why(report: &Report, row: &Row) -> Option<String> {
     let mut named: Vec<String> = functions
         .iter()
         .filter_map(|i| map.functions.get(*i))
-        .take(crate::render::change::NAMED)
+        .take(crate::select::text::NAMED)
         .map(|f| format!("{} ({})", code(&f.label()), lines_link(f, diff)))
         .collect();
-    if functions.len() > crate::render::change::NAMED {
+    if functions.len() > crate::select::text::NAMED {
         named.push(format!(
             "and {} more",
-            functions.len() - crate::render::change::NAMED
+            functions.len() - crate::select::text::NAMED
         ));
     }
     Some(format!("executes changed code: {}", named.join(", ")))

@@ -1,10 +1,9 @@
 //! The compared change, mapped onto the benchmarks through the code record of the side it starts
-//! from ([`crate::change`] decides; this turns its answer into the report's terms).
+//! from ([`crate::select::rule`] decides; this turns its answer into the report's terms).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::change;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::formats::baseline::Baselines;
@@ -14,6 +13,7 @@ use crate::identity::SourceLines;
 use crate::model::code::{CodeRecord, Object};
 use crate::model::{ChangeMap, ChangedFunction, Lines, Mode, Results, Touch, UNKNOWN};
 use crate::paths::Resolved;
+use crate::select::rule as change;
 
 /// A change mapped onto the benchmarks: the map the report shows, and each benchmark's touch
 /// (a benchmark missing from `touch` counts as touched).

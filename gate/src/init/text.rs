@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::calibrate::Unreproducible;
 use crate::config::suite::Suite;
-use crate::measure::calibrate::Unreproducible;
 use crate::measure::library::Library;
 use crate::model::Results;
 use crate::text::thousands;

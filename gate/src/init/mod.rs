@@ -4,17 +4,20 @@
 //! reproducibility check, and the files to write (gate.toml, and with `ci` the workflows and the
 //! image pins). Nothing is written here: the command writes [`Setup::files`].
 
+pub mod setup;
+pub mod text;
+
 use std::path::{Path, PathBuf};
 
+use crate::calibrate::{self, Calibration, Spread, Variant};
 use crate::config::Config;
 use crate::config::budgets::DEFAULT_BUDGET;
 use crate::config::initial::{calibrated_budget, chosen_budget, gate_toml};
 use crate::config::suite::Suite;
 use crate::error::{Error, Result};
-use crate::measure::calibrate::{self, Calibration, Spread, Variant};
+use crate::init::setup::ci_files;
 use crate::measure::collect;
 use crate::measure::library::Library;
-use crate::measure::setup::ci_files;
 use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;

@@ -5,15 +5,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Failed, State};
-use crate::change::{self, Change};
 use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::measure::ab;
 use crate::measure::collect::{self, Place, Selection};
-use crate::measure::identify;
 use crate::model::Touch;
 use crate::model::code::{CodeRecord, Object};
 use crate::paths::Resolved;
+use crate::select::identify;
+use crate::select::rule::{self as change, Change};
 
 impl State<'_> {
     /// The resolved paths and the place of the scratch worktree.

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::calibrate::{Calibration, Layout, Spread, Unreproducible};
 use crate::config::budgets::DEFAULT_LAYOUT_BUDGET;
-use crate::measure::calibrate::{Calibration, Layout, Spread, Unreproducible};
 use crate::text::{align, thousands};
 
 impl Calibration {
@@ -213,8 +213,8 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::measure::calibrate::fixtures::runs;
-    use crate::measure::calibrate::spreads;
+    use crate::calibrate::fixtures::runs;
+    use crate::calibrate::spreads;
 
     #[test]
     fn the_spread_is_the_largest_minus_the_smallest_and_the_budget_one_and_a_half_times_that() {

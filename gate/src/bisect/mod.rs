@@ -8,7 +8,7 @@
 //! to leave out benchmarks whose count does not repeat); in between, a benchmark is run at a
 //! commit only when the code it executes (or a file it may read) differs from a commit where its
 //! count is known: otherwise its count is that commit's, known without a run
-//! ([`crate::change::touched`] decides). So most steps cost a build and no run.
+//! ([`crate::select::rule::touched`] decides). So most steps cost a build and no run.
 //!
 //! Each benchmark is bisected over the commit indices, recursively on every interval whose ends
 //! differ, so every change point is found; an interval whose ends are equal is taken as unchanged
@@ -23,8 +23,10 @@
 //! measured counts are bisected again. A reported move's counts are measured,
 //! never carried.
 
+pub mod format;
 mod outcome;
 mod steps;
+pub mod text;
 mod verify;
 
 pub use outcome::{
@@ -35,7 +37,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::change::{Change, How};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
@@ -46,7 +47,8 @@ use crate::measure::workspace::Workspace;
 use crate::model::Touch;
 use crate::model::code::{CodeRecord, Object};
 use crate::paths::Resolved;
-use crate::text::{self, short_commit};
+use crate::select::rule::{Change, How};
+use crate::text::short_commit;
 
 /// What to bisect.
 #[derive(Debug, Clone, Copy)]
@@ -119,9 +121,9 @@ pub fn bisect(request: Request) -> Result<Bisection> {
         return Err(Error::Tool(format!(
             "--good {} ({}) is not an ancestor of --bad {} ({}): bisection needs the good \
              revision before the bad one on the bad one's history",
-            text::terminal(request.good),
+            crate::text::terminal(request.good),
             short_commit(&good),
-            text::terminal(request.bad),
+            crate::text::terminal(request.bad),
             short_commit(&bad)
         )));
     }
@@ -153,7 +155,7 @@ pub fn bisect(request: Request) -> Result<Bisection> {
     };
     crate::note!(
         "bisect: {} on the first-parent path {}..{}, built in {}",
-        text::plural(n, "commit"),
+        crate::text::plural(n, "commit"),
         short_commit(&state.out.good),
         short_commit(&state.out.bad),
         src.display()
@@ -242,7 +244,7 @@ impl State<'_> {
                 self.out.builds + 1,
                 2 + depth,
                 short_commit(&self.points[point].hash),
-                text::terminal(&self.points[point].subject)
+                crate::text::terminal(&self.points[point].subject)
             );
             let hash = self.points[point].hash.clone();
             let fail = |why: String| {
@@ -308,7 +310,7 @@ impl State<'_> {
         for u in &self.out.unreproducible {
             crate::note!(
                 "bisect: {} left out: its count at the bad end did not repeat ({} then {})",
-                text::terminal(&u.benchmark),
+                crate::text::terminal(&u.benchmark),
                 count_text(u.counts[0]),
                 count_text(u.counts[1])
             );
@@ -318,9 +320,9 @@ impl State<'_> {
                 "bisect: {} left out: its count moved ({} -> {}), but none of the code it \
                  executes and no file it may read changed (addresses, the environment or \
                  nondeterminism)",
-                text::terminal(&u.benchmark),
-                text::thousands(u.good),
-                text::thousands(u.bad)
+                crate::text::terminal(&u.benchmark),
+                crate::text::thousands(u.good),
+                crate::text::thousands(u.bad)
             );
         }
         loop {
@@ -394,8 +396,8 @@ impl State<'_> {
                 self.out.builds + 1,
                 self.out.builds + remaining,
                 short_commit(&self.points[m].hash),
-                text::terminal(&self.points[m].subject),
-                text::plural(open_ids.len(), "benchmark")
+                crate::text::terminal(&self.points[m].subject),
+                crate::text::plural(open_ids.len(), "benchmark")
             );
             let built = self.build(m)?;
             if let Err(why) = built {
@@ -450,9 +452,9 @@ impl State<'_> {
                 for (id, why) in &needed {
                     crate::note!(
                         "bisect: runs {} at {}: {}",
-                        text::terminal(id),
+                        crate::text::terminal(id),
                         short_commit(&self.points[m].hash),
-                        text::terminal(why)
+                        crate::text::terminal(why)
                     );
                 }
                 let needed: BTreeSet<String> = needed.into_keys().collect();
@@ -562,7 +564,7 @@ impl State<'_> {
         crate::note!(
             "bisect: skipping {} (as `git bisect skip` does): {}",
             short_commit(&self.points[m].hash),
-            text::terminal(&first)
+            crate::text::terminal(&first)
         );
         self.builds.insert(m, Err(first.clone()));
         self.out.skipped.push(Skipped {

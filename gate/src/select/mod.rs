@@ -1,6 +1,17 @@
-//! What a run leaves out: the shard of the selection it measures, and with `--only-touched` the
-//! benchmarks the change since the baselines' code record does not touch, whose baseline counts
-//! it carries.
+//! Selection: which benchmarks a change touches, from the compiled code, and what a run with
+//! `--only-touched` leaves out. The rule is docs/selection.md's, in [`rule`]: the files a change
+//! altered (`diff`), each benchmark found touched or not through its code record and the
+//! build's code identity; [`map`](mod@map) maps a change onto the baselines' benchmarks for the report;
+//! [`identify`] builds the workspace for its code identity; [`text`] says it in plain text.
+//!
+//! Every path and name here comes from the repository under test: untrusted text, to escape
+//! where it is written.
+
+mod diff;
+pub mod identify;
+pub mod map;
+pub mod rule;
+pub mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -12,40 +23,13 @@ use crate::filter::{self, Filter};
 use crate::formats::baseline::Baselines;
 use crate::formats::code;
 use crate::git::Commit;
-use crate::measure::changes::map;
 use crate::measure::collect::Selection;
-use crate::measure::identify::build_code;
 use crate::measure::shard::{Part, Shard};
-use crate::model::{ChangeMap, Counts, Results, Touch};
+use crate::model::{Carry, Touch};
 use crate::paths::Resolved;
+use crate::select::identify::build_code;
+use crate::select::map::map;
 use crate::text::{short_commit, terminal};
-
-/// The benchmarks a selected run leaves out, with the counts it carries for them.
-#[derive(Debug, Clone)]
-pub struct Carry {
-    /// Ids of benchmarks that run none of the changed code.
-    pub ids: BTreeSet<String>,
-    /// Their baseline counts.
-    pub counts: BTreeMap<String, Counts>,
-    /// The commit of the baselines' code record, where the change starts.
-    pub since: String,
-    /// The change since then.
-    pub map: ChangeMap,
-    /// The benchmarks that run, each with why it counts as touched.
-    pub touched: Vec<(String, Touch)>,
-    /// How many benchmarks of the baselines are in the filter and shard.
-    pub in_scope: usize,
-}
-
-impl Carry {
-    /// Adds the carried counts to `results` and names them there.
-    pub fn add_to(&self, results: &mut Results) {
-        for (id, counts) in &self.counts {
-            results.benchmarks.insert(id.clone(), counts.clone());
-        }
-        results.carried = self.ids.iter().cloned().collect();
-    }
-}
 
 /// The benchmarks of the baselines (in the filter and shard) whose process executes none of the
 /// code that changed since the baselines' code record, and reads no changed file, with their

@@ -1,11 +1,11 @@
 //! The report of `irgate bisect`: a short text table, or JSON (`schema_version` 1).
 
-use crate::measure::bisect::{Bisection, count_text};
+use crate::bisect::{Bisection, count_text};
 use crate::text::{self, plural, short_commit, terminal};
 
 /// The schema version of the JSON `irgate bisect --format json` prints (its reader's). Fields are
 /// only added within a version.
-pub use crate::formats::bisect::SCHEMA_VERSION;
+pub use crate::bisect::format::SCHEMA_VERSION;
 
 /// The bisection as JSON: `{"schema_version": 1, "moves": [...], ...}`.
 pub fn json(bisection: &Bisection) -> String {
@@ -123,7 +123,7 @@ pub fn table(b: &Bisection) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::bisect::Move;
+    use crate::bisect::Move;
 
     #[test]
     fn the_table_escapes_what_the_repository_wrote_and_json_carries_the_version() {

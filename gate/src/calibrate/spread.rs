@@ -208,7 +208,7 @@ pub fn spreads(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::calibrate::fixtures::runs;
+    use crate::calibrate::fixtures::runs;
 
     /// One and a half times the spread, rounded up, at least 1 Ir: 0 -> 1, 1 -> 2, 2 -> 3, 3 -> 5,
     /// 68 -> 102.

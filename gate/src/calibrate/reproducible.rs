@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Build;
-use crate::change::{self, Change, ChangedFunction, How};
 use crate::config::metrics::IR;
 use crate::model::Touch;
+use crate::select::rule::{self as change, Change, ChangedFunction, How};
 
 /// How a benchmark's code in one build compares with the reference build's.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,6 +13,7 @@ mod calibration;
 mod reproducible;
 mod scratch;
 mod spread;
+pub mod text;
 mod variants;
 
 pub use calibration::{Builds, Calibration, calibrate, read_results, write_budgets, write_into};

@@ -207,10 +207,10 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::change::{ChangedFunction, How};
+    use crate::calibrate::fixtures::{run, runs};
     use crate::config::metrics::IR;
-    use crate::measure::calibrate::fixtures::{run, runs};
     use crate::model::code::{CodeRecord, Executed, Object};
+    use crate::select::rule::{ChangedFunction, How};
 
     #[test]
     fn profiles_beside_results_are_skipped() {

@@ -7,11 +7,10 @@
 //! Every path and name here comes from the repository under test: untrusted text, to escape
 //! where it is written.
 
-mod diff;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use super::diff;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::model::code::{CodeRecord, Object};

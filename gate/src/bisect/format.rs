@@ -1,5 +1,5 @@
 //! `irgate bisect --format json`, read back by `irgate history add --bisect` (in CI it comes from
-//! an artifact: untrusted). [`crate::render::bisect::json`] writes it; docs/bisect.md lists its
+//! an artifact: untrusted). [`crate::bisect::text::json`] writes it; docs/bisect.md lists its
 //! fields. Only what the history keeps is read ([`Bisected`]); fields are only added within a
 //! schema version, so unknown ones are ignored.
 
