@@ -125,6 +125,17 @@ impl Error {
 }
 
 /// `text` made inert for a terminal or log ([`crate::text::terminal`]).
+/// The identity's errors, made printable as [`Error::invalid`] makes them (a message may quote an
+/// object's symbol names).
+impl From<irgate_identity::Error> for Error {
+    fn from(error: irgate_identity::Error) -> Self {
+        match error {
+            irgate_identity::Error::Read { path, source } => Error::Read { path, source },
+            irgate_identity::Error::Invalid { origin, message } => Error::invalid(origin, message),
+        }
+    }
+}
+
 fn printable(text: &str) -> String {
     crate::text::terminal(text).into_owned()
 }

@@ -15,8 +15,8 @@
 //!   `--only-touched` leaves out;
 //! - [`measure`]: the workspace's suites, their runners and builds, the fingerprint, A/B, shards;
 //! - [`paths`]: where the gate's files are, each derived file one method of one home;
-//! - [`formats`]: every file irgate reads or writes, each with a frozen, versioned schema;
-//! - [`identity`]: the code identity of a linked object, function by function;
+//! - [`formats`]: every file irgate reads or writes, each with a frozen, versioned schema (the code
+//!   identity of a linked object, function by function, is the crate `irgate_identity`);
 //! - [`git`]: the one way irgate runs git;
 //! - [`config`]: the file gate.toml, one module per concept;
 //! - [`model`], [`filter`], [`id`], [`error`]: the shared vocabulary;
@@ -35,7 +35,6 @@ pub mod filter;
 pub mod formats;
 pub mod git;
 pub mod id;
-pub mod identity;
 pub mod init;
 pub mod judge;
 pub mod measure;
@@ -59,7 +58,6 @@ mod tests {
         &["model"],
         &["config"],
         &["git"],
-        &["identity"],
         &["formats"],
         &["paths"],
         &["measure"],

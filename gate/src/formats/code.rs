@@ -29,7 +29,7 @@
 //! that object's `functions` (sorted by key), so each name is written once. `whole` names objects
 //! a benchmark depends on as a whole; `reads_files` says why a benchmark may read files at run
 //! time. `commit` is a full commit hash (with `-dirty` for a working tree with changes);
-//! `identity` the version of the rules the digests were made with (`crate::identity::VERSION`).
+//! `identity` the version of the rules the digests were made with (`irgate_identity::VERSION`).
 //! An object's `parts` hold the digests of single-instance functions in two parts (`code`, and
 //! `data` by reference offset: in a record, only the references of executed instructions), and a
 //! run's objects name the file they were read from (`path`).
@@ -37,11 +37,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use irgate_identity::Parts;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::formats;
-use crate::model::code::{CodeRecord, Executed, Object, Parts};
+use crate::model::code::{CodeRecord, Executed, Object};
 
 /// The schema version of code records this irgate writes.
 pub const SCHEMA_VERSION: u32 = 1;

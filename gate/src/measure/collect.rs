@@ -393,7 +393,7 @@ pub fn run_with_code(
         );
     }
     code.commit = fingerprint.commit.clone();
-    code.identity = crate::identity::VERSION;
+    code.identity = irgate_identity::VERSION;
     let results = Results {
         fingerprint,
         suites: prepared.iter().map(|(s, _)| s.name()).collect(),

@@ -10,7 +10,7 @@ use irgate_callgrind::{CallGraph, Options};
 use sha2::{Digest, Sha256};
 
 use crate::config::metrics::IR;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::formats::summary;
 use crate::model::code::{Executed, Object};
 
@@ -337,8 +337,8 @@ pub fn identities(
     let mut failed = BTreeMap::new();
     for (key, path) in objects {
         let identity = match executed.get(key) {
-            Some(addresses) => crate::identity::read_executed(path, roots, addresses),
-            None => crate::identity::read(path, roots),
+            Some(addresses) => irgate_identity::read_executed(path, roots, addresses),
+            None => irgate_identity::read(path, roots),
         };
         match identity {
             Ok(identity) => {
@@ -347,7 +347,7 @@ pub fn identities(
                 found.insert(key.clone(), object);
             }
             Err(error) => {
-                failed.insert(key.clone(), error.to_string());
+                failed.insert(key.clone(), Error::from(error).to_string());
             }
         }
     }
@@ -355,7 +355,7 @@ pub fn identities(
 }
 
 /// An identity as a record keeps it, with the digest of the whole.
-fn object(identity: crate::identity::Identity) -> Object {
+fn object(identity: irgate_identity::Identity) -> Object {
     let mut hasher = Sha256::new();
     for (name, digest) in &identity.functions {
         hasher.update(name.as_bytes());

@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use irgate_identity::Parts;
+
 /// The digest a record gives a function it saw executed in an object whose symbols do not hold
 /// it: never equal to anything, so the function always counts as changed.
 pub const UNKNOWN_DIGEST: &str = "00000000000000000000000000000000";
@@ -12,7 +14,7 @@ pub const UNKNOWN_DIGEST: &str = "00000000000000000000000000000000";
 /// the record executed (or every function, for a run's own objects when nothing narrows them).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Object {
-    /// By function key (`crate::identity::key`): the digest of its machine code.
+    /// By function key (`irgate_identity::key`): the digest of its machine code.
     pub functions: BTreeMap<String, String>,
     /// The digest of the whole object's code (every function's digest), for benchmarks that
     /// depend on all of it (a binary benchmark's harness, whose setup runs outside valgrind).
@@ -27,16 +29,6 @@ pub struct Object {
     /// The file it was read from, for a run's own objects (the baselines keep none): where its
     /// line tables name the source of a changed function.
     pub path: Option<std::path::PathBuf>,
-}
-
-/// A function's digest in two parts.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Parts {
-    /// The digest of its code: bytes, relocations' places and types, the functions it refers to.
-    pub code: String,
-    /// By a data reference's offset in the function, the digest of what it reads. In a record,
-    /// only the references of instructions that may have executed in some benchmark.
-    pub data: BTreeMap<u32, String>,
 }
 
 impl Object {

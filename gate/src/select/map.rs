@@ -9,11 +9,11 @@ use crate::error::{Error, Result};
 use crate::formats::baseline::Baselines;
 use crate::formats::code;
 use crate::git::Commit;
-use crate::identity::SourceLines;
 use crate::model::code::{CodeRecord, Object};
 use crate::model::{ChangeMap, ChangedFunction, Lines, Mode, Results, Touch, UNKNOWN};
 use crate::paths::Resolved;
 use crate::select::rule as change;
+use irgate_identity::SourceLines;
 
 /// A change mapped onto the benchmarks: the map the report shows, and each benchmark's touch
 /// (a benchmark missing from `touch` counts as touched).
@@ -62,14 +62,14 @@ pub fn map(
             ),
         );
     }
-    if base.identity != crate::identity::VERSION {
+    if base.identity != irgate_identity::VERSION {
         return unmapped(
             &base.commit,
             format!(
                 "the code record was taken with the identity rules of version {}, this irgate's \
                  are version {}: take it again (`irgate run --record`, then `irgate refresh`)",
                 base.identity,
-                crate::identity::VERSION
+                irgate_identity::VERSION
             ),
         );
     }
@@ -107,7 +107,7 @@ pub fn map(
     }
     let sources: BTreeMap<&Path, BTreeMap<String, SourceLines>> = wanted
         .into_iter()
-        .filter_map(|(path, keys)| Some((path, crate::identity::source_lines(path, &keys).ok()?)))
+        .filter_map(|(path, keys)| Some((path, irgate_identity::source_lines(path, &keys).ok()?)))
         .collect();
     let mut located = touches.functions.iter().map(|f| {
         let lines = objects

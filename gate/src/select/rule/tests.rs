@@ -40,7 +40,7 @@ fn base() -> CodeRecord {
     };
     CodeRecord {
         commit: "a".repeat(40),
-        identity: crate::identity::VERSION,
+        identity: irgate_identity::VERSION,
         objects: BTreeMap::from([
             (
                 BENCH.to_owned(),
@@ -256,12 +256,12 @@ fn changed_paths_are_relative_to_the_workspace_root() {
 
 /// `codec::encode` in two parts: its code, and two data references (at 4 and 20) of which the
 /// record kept only the one at 4 (the other's instruction never executed).
-fn with_parts(code: &str, at_4: &str, at_20: Option<&str>) -> crate::model::code::Parts {
+fn with_parts(code: &str, at_4: &str, at_20: Option<&str>) -> irgate_identity::Parts {
     let mut data = BTreeMap::from([(4, at_4.repeat(32))]);
     if let Some(at_20) = at_20 {
         data.insert(20, at_20.repeat(32));
     }
-    crate::model::code::Parts {
+    irgate_identity::Parts {
         code: code.repeat(32),
         data,
     }

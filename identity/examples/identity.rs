@@ -1,6 +1,6 @@
 //! The code identity of linked objects, for measuring and diagnosing it by hand.
 //!
-//! `cargo run --release -p irgate --example identity -- OBJECT` reads one object (a bench binary
+//! `cargo run --release -p irgate-identity --example identity -- OBJECT` reads one object (a bench binary
 //! linked with `--emit-relocs`, its link map beside it as `OBJECT.map`) and prints its size, its
 //! number of function keys, how long the read took and why extents were coarse, if they were.
 //! With a second object, `-- OBJECT OTHER`, it also lists the keys whose digest differs between
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use irgate::identity::{Identity, read};
+use irgate_identity::{Identity, read};
 
 fn main() -> ExitCode {
     let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();

@@ -10,8 +10,8 @@ use sha2::{Digest, Sha256};
 use super::parse::{Extent, Function, Reloc};
 use super::reloc::{Target, width};
 use super::{Identity, Reader};
+use crate::Parts;
 use crate::error::Result;
-use crate::model::code::Parts;
 
 /// How deep data may refer to data before irgate gives up.
 const MAX_DEPTH: usize = 400;

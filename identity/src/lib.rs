@@ -1,5 +1,49 @@
-//! The code identity of a linked object (issue #32): for each function, a digest of its machine
-//! code that changes when, and only when, what the function does could have changed.
+//! The code identity of a linked object: for each function, a digest of its machine code that
+//! changes when, and only when, what the function does could have changed. A tool that knows which
+//! functions a benchmark or a test executed (by their names, made [`key`]s) compares two builds'
+//! identities ([`read`], [`Identity::differing`]) to tell whether a change can move it. irgate's
+//! selection (`irgate run --only-touched`) is built on it.
+//!
+//! # Example
+//!
+//! Two builds of one C program, linked with `--emit-relocs` and a link map as the identity needs,
+//! differ in one function's body: their identities differ in that function only, not in its
+//! caller.
+//!
+//! ```
+//! use std::path::{Path, PathBuf};
+//! use std::process::Command;
+//!
+//! /// Builds the program with `callee` multiplying by `factor`.
+//! fn build(dir: &Path, name: &str, factor: u32) -> PathBuf {
+//!     let source = dir.join(format!("{name}.c"));
+//!     let text = format!(
+//!         "int __attribute__((noipa)) callee(int x) {{ return x * {factor}; }}\n\
+//!          int __attribute__((noipa)) caller(int x) {{ return callee(x) + 1; }}\n\
+//!          int main(int argc, char **argv) {{ (void)argv; return caller(argc); }}\n"
+//!     );
+//!     std::fs::write(&source, text).unwrap();
+//!     let object = dir.join(name);
+//!     let status = Command::new("cc")
+//!         .args(["-O2", "-ffunction-sections", "-fdata-sections", "-Wl,--emit-relocs"])
+//!         .arg(format!("-Wl,-Map={}.map", object.display()))
+//!         .arg("-o")
+//!         .arg(&object)
+//!         .arg(&source)
+//!         .status()
+//!         .unwrap();
+//!     assert!(status.success());
+//!     object
+//! }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let a = irgate_identity::read(&build(dir.path(), "a", 7), &[])?;
+//! let b = irgate_identity::read(&build(dir.path(), "b", 9), &[])?;
+//! assert_eq!(a.differing(&b), ["callee"]);
+//! assert_eq!(a.functions["caller"], b.functions["caller"]);
+//! assert_eq!(a.imprecise, None);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # The rule
 //!
@@ -46,11 +90,11 @@
 //! each data item is hashed once. Measured in release mode on the largest demo bench binary
 //! (`demo/benches`' criterion bench, 43 MB with debug line tables, 2,451 function keys, linked by
 //! rustc 1.95's lld with `--emit-relocs` and a map): 96 to 131 ms, every extent exact (`cargo run
-//! --release -p irgate --example identity -- OBJECT [OTHER]` reads one object and times it, or
-//! lists the keys two objects disagree on). On a small
-//! Rust binary, a longer string in `main` (which moves every constant after it) changes `main`
-//! only.
+//! --release -p irgate-identity --example identity -- OBJECT [OTHER]` reads one object and times
+//! it, or lists the keys two objects disagree on). On a small Rust binary, a longer string in
+//! `main` (which moves every constant after it) changes `main` only.
 
+mod error;
 mod hash;
 mod map;
 mod parse;
@@ -58,14 +102,13 @@ mod reloc;
 #[cfg(test)]
 mod tests;
 
+pub use error::{Error, Result};
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use object::LittleEndian;
 use object::read::elf::SymbolTable;
-
-use crate::error::{Error, Result};
-use crate::model::code::Parts;
 
 use hash::Hash16;
 use map::Map;
@@ -74,6 +117,7 @@ use parse::{Elf, Extent, Function, Section};
 /// The code identity of one linked object: for each function key, a digest of its machine code
 /// in which every relocated field is replaced by what it refers to.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Identity {
     /// By function key ([`key`]): a lowercase hex digest (128 bits = 32 hex chars).
     pub functions: BTreeMap<String, String>,
@@ -103,6 +147,17 @@ impl Identity {
         keys.dedup();
         keys
     }
+}
+
+/// A function's digest in two parts, so that data no executed instruction reads can be told
+/// apart.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Parts {
+    /// The digest of its code: bytes, relocations' places and types, the functions it refers to.
+    pub code: String,
+    /// By a data reference's offset in the function, the digest of what it reads. In a record,
+    /// only the references of instructions that may have executed in some benchmark.
+    pub data: BTreeMap<u32, String>,
 }
 
 /// The version of the rules that make a digest: digests of two versions do not compare (a code
@@ -279,7 +334,7 @@ pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, Sourc
 /// place where names become keys.
 pub fn key(symbol: &str) -> String {
     // The same names callgrind's files give, read by irgate-callgrind's reader.
-    irgate_callgrind::parse::demangle(symbol)
+    irgate_callgrind::demangle(symbol)
 }
 
 /// One object being read: its sections, symbols and link map ([`parse`]), and the digests of
