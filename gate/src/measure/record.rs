@@ -18,11 +18,13 @@ use crate::model::code::{Executed, Object};
 /// measured region.
 const WRAPPER: &str = "::__gungraun_wrapper_mod::";
 
-/// Functions through which a program reads the file system, by their base name: a call to one
-/// of them from the workspace's code means the benchmark may read files at run time (libc's own
-/// calls, such as the start-up's read of `/proc/self/maps`, are not the workspace's and do not
-/// count). glibc's aliases of one function differ from version to version (`open`, `open64`,
-/// `__libc_open64`, `__open_2`...): [`file_function`] reads them all as one.
+/// Functions through which a process reads the file system or starts a program that may, by their
+/// base name: a call to one of them from any code of a benchmark's process (the workspace's, or a
+/// system library's, such as zlib's `gzopen`) means the benchmark may read files at run time. Only
+/// the reads every process makes at start-up do not count ([`startup_caller`]). `syscall` is
+/// here because Rust's standard library reaches `statx` through it. glibc's aliases of one
+/// function differ from version to version (`open`, `open64`, `__libc_open64`, `__open_2`...):
+/// [`file_function`] reads them all as one.
 const FILE_FUNCTIONS: &[&str] = &[
     "open",
     "openat",
@@ -55,16 +57,41 @@ const FILE_FUNCTIONS: &[&str] = &[
     "posix_spawnp",
     "fork",
     "vfork",
+    "popen",
+    "system",
+    "execl",
+    "execlp",
+    "execle",
+    "fexecve",
+    "dlmopen",
+    "scandir",
+    "scandirat",
+    "ftw",
+    "nftw",
+    "glob",
+    "openat2",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "tmpfile",
+    "mkstemp",
+    "mkostemp",
+    "truncate",
+    "statfs",
+    "statvfs",
+    "pathconf",
+    "getxattr",
+    "lgetxattr",
+    "syscall",
 ];
 
 /// Whether `name` (as callgrind names a function, `@VERSION` and all) is one of
-/// [`FILE_FUNCTIONS`] under any of glibc's aliases: leading underscores, `libc_` and `GI_`
-/// prefixes, and `_nocancel`, `_chk`, `_2` and `64` suffixes dropped.
+/// [`FILE_FUNCTIONS`] under any of glibc's aliases: leading underscores, `libc_`, `GI_`, `IO_new_`
+/// and `IO_` prefixes (`_IO_new_popen` is `popen`), and `_nocancel`, `_chk`, `_2` and `64` suffixes dropped.
 fn file_function(name: &str) -> bool {
     let mut name = name.split('@').next().unwrap_or_default();
     loop {
         let trimmed = name.trim_start_matches('_');
-        let stripped = ["libc_", "GI_"]
+        let stripped = ["libc_", "GI_", "IO_new_", "IO_"]
             .iter()
             .find_map(|prefix| trimmed.strip_prefix(prefix));
         match stripped {
@@ -79,6 +106,18 @@ fn file_function(name: &str) -> bool {
         name = name.strip_suffix(suffix).unwrap_or(name);
     }
     FILE_FUNCTIONS.contains(&name)
+}
+
+/// Whether a call from function `caller` of the object at `object` is one of the reads every
+/// process makes at start-up, which no change to the repository can move: the dynamic loader's
+/// (it opens the shared libraries) and the main thread's stack-guard set-up (`pthread_getattr_np`
+/// reads `/proc/self/maps`).
+fn startup_caller(caller: &str, object: &str) -> bool {
+    let file = object.rsplit('/').next().unwrap_or(object);
+    let loader = ["ld-linux", "ld64.so", "ld.so"]
+        .iter()
+        .any(|name| file.starts_with(name));
+    loader || caller.split('@').next() == Some("pthread_getattr_np")
 }
 
 /// The most bytes the reader may hold for one record file.
@@ -233,8 +272,8 @@ fn benchmark(
 }
 
 /// Adds the functions `graph` executed in workspace objects to `executed` and their instructions'
-/// addresses to `addresses` (their objects to `objects`), notes a call from them into the file
-/// system; returns the inclusive Ir of the calls into gungraun's benchmark wrapper from outside
+/// addresses to `addresses` (their objects to `objects`), notes a call from any code of the
+/// process into the file system but the start-up's; returns the inclusive Ir of the calls into gungraun's benchmark wrapper from outside
 /// it (the measured region).
 fn add_graph(
     graph: &CallGraph,
@@ -261,9 +300,9 @@ fn add_graph(
             if !inside && target_node.name.contains(WRAPPER) {
                 region += call.cost.first().copied().unwrap_or(0);
             }
-            if keys[i].is_some()
-                && executed.reads_files.is_none()
+            if executed.reads_files.is_none()
                 && file_function(&target_node.name)
+                && !startup_caller(&node.name, &node.object)
             {
                 executed.reads_files = Some(format!(
                     "`{}` calls `{}`",
@@ -407,6 +446,12 @@ mod tests {
             "__realpath_chk",
             "opendir",
             "posix_spawnp",
+            "popen@@GLIBC_2.2.5",
+            "_IO_new_popen",
+            "system",
+            "execl",
+            "nftw64",
+            "syscall",
         ] {
             assert!(file_function(name), "{name}");
         }
@@ -420,6 +465,25 @@ mod tests {
         ] {
             assert!(!file_function(name), "{name}");
         }
+    }
+
+    #[test]
+    fn only_the_start_ups_own_reads_are_left_out() {
+        let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+        assert!(startup_caller(
+            "_dl_map_object",
+            "/lib64/ld-linux-x86-64.so.2"
+        ));
+        assert!(startup_caller("pthread_getattr_np@@GLIBC_2.32", libc));
+        assert!(!startup_caller(
+            "gzopen",
+            "/usr/lib/x86_64-linux-gnu/libz.so.1"
+        ));
+        assert!(!startup_caller("_IO_new_popen", libc));
+        assert!(!startup_caller(
+            "fixture::read",
+            "/work/target/release/deps/fixture-0123"
+        ));
     }
 
     #[test]

@@ -61,8 +61,8 @@ pub struct Executed {
     pub functions: BTreeMap<String, BTreeSet<String>>,
     /// Objects the benchmark depends on as a whole (the bench binary of a binary benchmark).
     pub whole: BTreeSet<String>,
-    /// Why the benchmark may read files at run time (a call to a file-system function from the
-    /// workspace's code, or a binary benchmark), when it may: then a changed file that no
+    /// Why the benchmark may read files at run time (a call to a file-system function from any code
+    /// of its process but the start-up's, or a binary benchmark), when it may: then a changed file that no
     /// `[change] inert` glob names can move it.
     pub reads_files: Option<String>,
 }

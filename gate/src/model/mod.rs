@@ -237,9 +237,10 @@ pub enum Touch {
         /// Indices into [`ChangeMap::functions`].
         functions: Vec<usize>,
     },
-    /// It may read files at run time, and files changed that `[change] inert` does not name.
+    /// It may read inputs that changed: files at run time that `[change] inert` does not name,
+    /// or what the harness passes it (its gate.toml `[[suite]]` entry).
     Reads {
-        /// Why it may read files, and which changed.
+        /// Why it may read them, and which changed.
         reason: String,
     },
     /// Its code record is missing or cannot be compared, so it counts as touched.

@@ -82,7 +82,10 @@ pub fn map(
     let change = match change::between(root, (&base.commit, head), &own, &|path| {
         config.is_inert(path)
     }) {
-        Ok(change) => change,
+        Ok(change) => change::Change {
+            suites: change::suites_changed(root, &base.commit, &config.suites),
+            ..change
+        },
         Err(error) => return unmapped(&base.commit, error.to_string()),
     };
     let touches = change::touched(base, objects, &change, ids);

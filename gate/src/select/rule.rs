@@ -11,9 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::diff;
+use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::git;
-use crate::model::code::{CodeRecord, Object};
+use crate::model::code::{CodeRecord, Executed, Object};
 use crate::model::{Lines, Touch};
 use crate::text;
 
@@ -32,6 +33,58 @@ pub struct Change {
     pub inert: Vec<String>,
     /// The changed lines on the head side, by file (relative to the workspace root).
     pub lines: BTreeMap<String, Vec<Lines>>,
+    /// What changed in what the harness passes the benchmarks: [`suites_changed`].
+    pub suites: SuitesChanged,
+}
+
+/// The bench targets whose `[[suite]]` entry of gate.toml (package, features, runner arguments
+/// such as `--envs`) changed between the two sides: what the benchmark harness passes in, which
+/// no code identity sees.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SuitesChanged {
+    /// The entries are the same on both sides.
+    #[default]
+    None,
+    /// These bench targets' entries differ, by the name of the crate cargo builds of them (the
+    /// object's file name: `-` made `_`).
+    Targets(BTreeSet<String>),
+    /// The base side's entries cannot be read: every benchmark counts as touched.
+    Unknown(String),
+}
+
+/// The bench targets whose gate.toml `[[suite]]` entry differs between commit `base` (gate.toml
+/// at the workspace root `root` there) and `suites` (this side's). A suite added, removed or
+/// changed counts; a gate.toml that the base commit has but irgate cannot parse makes every
+/// benchmark count as touched.
+pub fn suites_changed(root: &Path, base: &str, suites: &[Suite]) -> SuitesChanged {
+    let file = format!("./{}", crate::paths::CONFIG_FILE);
+    let before = if git::stdout(root, &["ls-tree", "--name-only", base, "--", &file]).is_none() {
+        Vec::new()
+    } else {
+        let text = git::stdout(root, &["show", &format!("{base}:{file}")]).unwrap_or_default();
+        match crate::config::Config::parse(&text, Path::new(crate::paths::CONFIG_FILE)) {
+            Ok(config) => config.suites,
+            Err(error) => {
+                return SuitesChanged::Unknown(format!(
+                    "gate.toml at {} cannot be read, so irgate cannot tell whether what the \
+                     harness passes in changed: {error}",
+                    text::short_commit(base)
+                ));
+            }
+        }
+    };
+    let crate_name = |suite: &Suite| suite.bench.replace('-', "_");
+    let targets: BTreeSet<String> = before
+        .iter()
+        .filter(|old| !suites.contains(old))
+        .chain(suites.iter().filter(|new| !before.contains(new)))
+        .map(crate_name)
+        .collect();
+    if targets.is_empty() {
+        SuitesChanged::None
+    } else {
+        SuitesChanged::Targets(targets)
+    }
 }
 
 /// The files changed between `base` and `head` (the working tree, untracked files included, when
@@ -216,6 +269,9 @@ fn verdict(
             ),
         })
     };
+    if let Some(reason) = harness_changed(executed, &change.suites) {
+        return Verdict::Touch(Touch::Reads { reason });
+    }
     let mut runs: BTreeSet<ChangedFunction> = BTreeSet::new();
     for (key, functions) in &executed.functions {
         let (Some(old), Some(new)) = (base.objects.get(key), head.get(key)) else {
@@ -260,6 +316,29 @@ fn verdict(
             ),
         }),
         _ => Verdict::Touch(Touch::Untouched),
+    }
+}
+
+/// Why what the harness passes a benchmark that executed `executed` may have changed, when it
+/// may: its suite's entry changed (its bench binary, an object of `executed`, is one of
+/// `changed`'s), or irgate cannot tell.
+fn harness_changed(executed: &Executed, changed: &SuitesChanged) -> Option<String> {
+    match changed {
+        SuitesChanged::None => None,
+        SuitesChanged::Unknown(why) => Some(why.clone()),
+        SuitesChanged::Targets(targets) => {
+            let target = executed
+                .functions
+                .keys()
+                .chain(&executed.whole)
+                .filter_map(|key| key.rsplit('/').next())
+                .find(|name| targets.contains(*name))?;
+            Some(format!(
+                "the `[[suite]]` entry of gate.toml that runs it (bench `{}`) changed: what the \
+                 harness passes it (runner arguments such as `--envs`, features) may differ",
+                text::terminal(target)
+            ))
+        }
     }
 }
 

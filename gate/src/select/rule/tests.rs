@@ -352,3 +352,85 @@ fn mark_unknown_keeps_what_the_symbols_lack() {
         crate::model::code::UNKNOWN_DIGEST
     );
 }
+
+/// Which of `ids()` are touched when the `[[suite]]` entries changed as `suites` says.
+fn selected_for_suites(suites: SuitesChanged) -> Vec<String> {
+    let change = Change {
+        suites,
+        ..Change::default()
+    };
+    let touches = touched(&base(), &head(|_| {}), &change, &ids());
+    touches
+        .touch
+        .into_iter()
+        .filter(|(_, t)| t.is_touched())
+        .map(|(id, _)| id)
+        .collect()
+}
+
+#[test]
+fn a_changed_suite_entry_selects_the_benchmarks_of_its_bench_binary_only() {
+    // Every benchmark of the base record runs in the `callgrind` bench binary (the binary
+    // benchmark depends on it whole).
+    let all = with_always(&["bin::cli/d", "g::encode/a", "g::reads/c", "g::setup/b"]);
+    let callgrind = SuitesChanged::Targets(BTreeSet::from(["callgrind".to_owned()]));
+    assert_eq!(selected_for_suites(callgrind), all);
+    let other = SuitesChanged::Targets(BTreeSet::from(["other".to_owned()]));
+    assert_eq!(selected_for_suites(other), with_always(&[]));
+    let unknown = SuitesChanged::Unknown("gate.toml cannot be read".to_owned());
+    assert_eq!(selected_for_suites(unknown), all);
+}
+
+/// A git repository at `dir` with gate.toml holding `text`, committed; its commit.
+fn committed_gate_toml(dir: &Path, text: &str) -> String {
+    std::fs::write(dir.join("gate.toml"), text).unwrap();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "git {args:?}");
+    };
+    git(&["init", "--quiet"]);
+    git(&["add", "gate.toml"]);
+    git(&["commit", "--quiet", "-m", "gate.toml"]);
+    git::stdout(dir, &["rev-parse", "HEAD"]).unwrap()
+}
+
+#[test]
+fn suite_entries_are_compared_with_the_base_commits_gate_toml() {
+    let dir = tempfile::tempdir().unwrap();
+    let entry = |args: &str| {
+        format!(
+            "[[suite]]\npackage = \"p\"\nbench = \"my-bench\"\nargs = [{args}]\n\n\
+             [[suite]]\npackage = \"p\"\nbench = \"other\"\n"
+        )
+    };
+    let base = committed_gate_toml(dir.path(), &entry("\"--envs=X=40\""));
+    let suites = |args: &str| {
+        crate::config::Config::parse(&entry(args), Path::new("gate.toml"))
+            .unwrap()
+            .suites
+    };
+    assert_eq!(
+        suites_changed(dir.path(), &base, &suites("\"--envs=X=40\"")),
+        SuitesChanged::None
+    );
+    assert_eq!(
+        suites_changed(dir.path(), &base, &suites("\"--envs=X=90\"")),
+        SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned()]))
+    );
+    // A suite removed counts as changed.
+    assert_eq!(
+        suites_changed(dir.path(), &base, &suites("")[..1]),
+        SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned(), "other".to_owned()]))
+    );
+    // gate.toml unreadable at the base: irgate cannot tell.
+    let broken = committed_gate_toml(dir.path(), "[[suite]]\npackage = 3\n");
+    assert!(matches!(
+        suites_changed(dir.path(), &broken, &suites("")),
+        SuitesChanged::Unknown(_)
+    ));
+}
