@@ -70,18 +70,45 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     None
 }
 
+/// `digest` bound to the keys of every function at its address (`aliases`, its own included): a
+/// change that splits a merged function from the others, or merges one in, changes them all, so
+/// a benchmark that callgrind saw execute the code under one of the names is touched by a change
+/// to any of them.
+fn with_aliases(digest: &[u8], aliases: &std::collections::BTreeSet<String>) -> Hash16 {
+    let mut hasher = Sha256::new();
+    hasher.update(b"aliases");
+    hasher.update(digest);
+    update_len(&mut hasher, aliases.len() as u64);
+    for key in aliases {
+        update_len(&mut hasher, key.len() as u64);
+        hasher.update(key.as_bytes());
+    }
+    finish(hasher)
+}
+
 impl Reader<'_> {
     pub(super) fn identity(mut self) -> Result<Identity> {
         let mut units: BTreeMap<String, Vec<Hash16>> = BTreeMap::new();
         let mut single: BTreeMap<String, (u64, Parts)> = BTreeMap::new();
         let mut seen = std::collections::HashSet::new();
+        // The keys of the functions at each address: aliases (functions LLVM or the linker merged)
+        // are one unit, whose members' digests name each other.
+        let mut at: BTreeMap<u64, std::collections::BTreeSet<String>> = BTreeMap::new();
+        for function in &self.functions {
+            let name = self.keys[function.symbol].clone().unwrap_or_default();
+            at.entry(function.start).or_default().insert(name);
+        }
         for i in 0..self.functions.len() {
             let function = self.functions[i];
             let name = self.keys[function.symbol].clone().unwrap_or_default();
             if !seen.insert((name.clone(), function.start, function.end)) {
                 continue;
             }
-            let (digest, parts) = self.function_digest(function)?;
+            let (mut digest, mut parts) = self.function_digest(function)?;
+            if let Some(aliases) = at.get(&function.start).filter(|keys| keys.len() > 1) {
+                digest = with_aliases(&digest, aliases);
+                parts.code = hex(&with_aliases(parts.code.as_bytes(), aliases));
+            }
             let unit = units.entry(name.clone()).or_default();
             unit.push(digest);
             if unit.len() == 1 {
@@ -105,6 +132,7 @@ impl Reader<'_> {
                 (name, hex(&finish(hasher)))
             })
             .collect();
+        let constructors = self.constructors()?;
         let imprecise = self.coarse_why.map(|why| {
             format!(
                 "{why}: {} data reference{} taken up to the neighbouring symbols",
@@ -116,8 +144,35 @@ impl Reader<'_> {
             functions,
             imprecise,
             parts,
+            constructors,
             addresses,
         })
+    }
+
+    /// The keys of the functions the constructor tables (`.init_array`, `.preinit_array`) point
+    /// at, read through their relocations.
+    fn constructors(&mut self) -> Result<std::collections::BTreeSet<String>> {
+        let mut keys = std::collections::BTreeSet::new();
+        let tables: Vec<usize> = (0..self.sections.len())
+            .filter(|&i| {
+                let s = &self.sections[i];
+                s.alloc && (s.name == ".init_array" || s.name == ".preinit_array")
+            })
+            .collect();
+        for table in tables {
+            let relocs = self.sections[table].relocs.clone();
+            let start = self.sections[table].addr;
+            for r in relocs {
+                for target in self.targets(r, false, r.offset.wrapping_sub(start))? {
+                    if let Target::Key(symbol) = target
+                        && let Some(Some(key)) = self.keys.get(symbol)
+                    {
+                        keys.insert(key.clone());
+                    }
+                }
+            }
+        }
+        Ok(keys)
     }
 
     /// The function's digest, and the same in two parts (its code; the data each reference

@@ -73,7 +73,10 @@
 //!
 //! Symbols with the same key (generic instances under legacy mangling, closures, C `static`
 //! functions of the same name) form one unit, whose digest is the hash of their sorted digests: a
-//! changed or added instance changes the unit.
+//! changed or added instance changes the unit. Functions at one address (aliases: bodies LLVM
+//! merged, or the linker folded) are bound together: each one's digest also covers the keys of
+//! all of them, so a change that splits one off or merges one in changes every one of them, and a
+//! tool that saw the code execute under one name is told of a change to any.
 //!
 //! # What is refused
 //!
@@ -128,6 +131,10 @@ pub struct Identity {
     /// For each key of one function only (not a unit of several instances): its digest in two
     /// parts, so that data no executed instruction reads can be told apart.
     pub parts: BTreeMap<String, Parts>,
+    /// The keys of the functions the object's constructor tables (`.init_array`,
+    /// `.preinit_array`) name: they run before `main` in every process that loads the object, so
+    /// whatever a process executes of the object, it ran them too.
+    pub constructors: std::collections::BTreeSet<String>,
     /// The start address of each function of [`Identity::parts`].
     addresses: BTreeMap<String, u64>,
 }
@@ -161,8 +168,8 @@ pub struct Parts {
 }
 
 /// The version of the rules that make a digest: digests of two versions do not compare (a code
-/// record says which it was taken with).
-pub const VERSION: u32 = 1;
+/// record says which it was taken with). Version 2 binds aliases together.
+pub const VERSION: u32 = 2;
 
 /// The longest x86-64 instruction: a reference at most this far past an executed instruction's
 /// start may belong to it.

@@ -71,6 +71,12 @@ impl Reader<'_> {
             if self.keys.get(index).is_some_and(Option::is_some) {
                 return Ok(vec![Target::Key(index)]);
             }
+            if let Some(whole) = self.section_bound(index, symbol.st_value(LE)) {
+                return Ok(vec![Target::Data(
+                    whole.0,
+                    whole.1.wrapping_add(r.addend as u64),
+                )]);
+            }
             let section = self.symbol_section(index, symbol);
             if (kind == elf::STT_OBJECT || kind == elf::STT_TLS)
                 && symbol.st_size(LE) > 0
@@ -134,6 +140,68 @@ impl Reader<'_> {
         Ok(targets)
     }
 
+    /// For a symbol the linker defines at a bound of an output section (`__start_X` and
+    /// `__stop_X`, through which code walks a registry of entries placed in section `X`, as the
+    /// `linkme` crate does): the whole section and the symbol's offset in it. Code that reads one
+    /// entry through the bound may read them all.
+    fn section_bound(&self, index: usize, value: u64) -> Option<(Extent, u64)> {
+        let symbol = self.symtab.symbol(SymbolIndex(index)).ok()?;
+        let name = self.symtab.symbol_name(LE, symbol).ok()?;
+        let section = name
+            .strip_prefix(b"__start_")
+            .or_else(|| name.strip_prefix(b"__stop_"))?;
+        let (i, found) = self
+            .sections
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.alloc && s.name.as_bytes() == section)?;
+        let extent = Extent {
+            section: i,
+            start: found.addr,
+            end: found.end(),
+        };
+        Some((extent, value.wrapping_sub(found.addr)))
+    }
+
+    /// Code at `address` of executable section `index` that no sized function covers (assembly
+    /// without `.size`, such as `global_asm!`'s): the stretch from the end of the function before
+    /// it (or the section's start) to the start of the next one (or the section's end), hashed as
+    /// data, so whatever refers to it changes when it does. `at` is the index of the first function
+    /// starting after `address`. Alignment padding (only `int3`, `nop` and zero bytes) is no code.
+    fn unsized_code(&self, index: usize, at: usize, address: u64) -> Option<Target> {
+        let section = &self.sections[index];
+        let start = self.functions[..at]
+            .iter()
+            .rev()
+            .take(8)
+            .filter(|f| f.section == index)
+            .map(|f| f.end)
+            .max()
+            .unwrap_or(section.addr)
+            .max(section.addr);
+        let end = self
+            .functions
+            .get(at)
+            .filter(|f| f.section == index)
+            .map_or(section.end(), |f| f.start)
+            .min(section.end());
+        let from = usize::try_from(start - section.addr).ok()?;
+        let to = usize::try_from(end - section.addr).ok()?;
+        let bytes = section.data.get(from..to)?;
+        const PADDING: &[u8] = &[
+            0x00, 0x90, 0xcc, 0x66, 0x2e, 0x0f, 0x1f, 0x40, 0x44, 0x80, 0x84,
+        ];
+        if bytes.iter().all(|b| PADDING.contains(b)) {
+            return None;
+        }
+        let extent = Extent {
+            section: index,
+            start,
+            end,
+        };
+        Some(Target::Data(extent, address - start))
+    }
+
     /// What lies at `address`: a function (by key), a data item, or nothing.
     fn resolve(&mut self, address: u64) -> Option<Target> {
         let at = self
@@ -146,12 +214,15 @@ impl Reader<'_> {
         }
         if section.exec {
             let at = self.functions.partition_point(|f| f.start <= address);
-            return self.functions[..at]
+            if let Some(f) = self.functions[..at]
                 .iter()
                 .rev()
                 .take(8)
                 .find(|f| address < f.end)
-                .map(|f| Target::Key(f.symbol));
+            {
+                return Some(Target::Key(f.symbol));
+            }
+            return self.unsized_code(index, at, address);
         }
         let clip = |start: u64, end: u64| Extent {
             section: index,

@@ -234,6 +234,108 @@ fn same_named_instances_are_one_unit() {
     assert_eq!(a.differing(&b), ["helper"]);
 }
 
+const ALIASES: &str = r#"
+int __attribute__((noipa)) twin_a(int x) { return x * 7; }
+#ifdef MERGED
+int twin_b(int x) __attribute__((alias("twin_a")));
+#else
+int __attribute__((noipa)) twin_b(int x) { return x * 9; }
+#endif
+int __attribute__((noipa)) other(int x) { return x + 1; }
+int main(int argc, char **argv) { (void)argv; return twin_a(argc) + twin_b(argc) + other(argc); }
+"#;
+
+#[test]
+fn functions_at_one_address_are_bound_together() {
+    // Merged, a benchmark that ran `twin_b`'s code may be recorded under `twin_a`'s name: when
+    // `twin_b` gets a body of its own, both change (and nothing else does).
+    for (merged, split) in pair(ALIASES, &["-DMERGED"], &[]) {
+        assert_eq!(merged.differing(&split), ["twin_a", "twin_b"]);
+    }
+    // The same merged build twice: the same digests.
+    for (a, b) in pair(ALIASES, &["-DMERGED"], &["-DMERGED"]) {
+        assert!(a.differing(&b).is_empty());
+    }
+}
+
+const REGISTRY: &str = r#"
+struct entry { long key, value; };
+__attribute__((used, section("registry"))) static const struct entry first = { 1, 5 };
+extern const struct entry __start_registry[], __stop_registry[];
+int __attribute__((noipa)) walk(void) {
+    long sum = 0;
+    for (const struct entry *p = __start_registry; p < __stop_registry; p++) sum += p->value;
+    return (int)sum;
+}
+int __attribute__((noipa)) other(int x) { return x + 1; }
+int main(int argc, char **argv) { (void)argv; return walk() + other(argc); }
+"#;
+
+/// A later entry of the registry, from another object file (another crate, as with `linkme`).
+const ENTRY: &str = r#"
+struct entry { long key, value; };
+__attribute__((used, section("registry"))) static const struct entry second = { 2, SECOND };
+"#;
+
+#[test]
+fn a_registry_read_through_its_section_bounds_is_hashed_whole() {
+    // `walk` names only the section's bounds (the first entry's input section); a later entry,
+    // in an input section of its own, changes what it reads.
+    let dir = tempfile::tempdir().unwrap();
+    for (n, linker) in linkers().into_iter().enumerate() {
+        let build = |name: &str, second: &str| {
+            let mut flags = linker.clone();
+            flags.push(format!("-DSECOND={second}"));
+            let path = cc(
+                dir.path(),
+                &format!("{name}{n}"),
+                &[("walk.c", REGISTRY), ("entry.c", ENTRY)],
+                &flags,
+            );
+            read(&path, &[]).unwrap()
+        };
+        assert_eq!(build("a", "7").differing(&build("b", "70")), ["walk"]);
+    }
+}
+
+const UNSIZED: &str = r#"
+#define S(x) #x
+#define STR(x) S(x)
+__asm__(".text\n.globl spin\nspin:\n mov $" STR(COUNT) ", %ecx\n1: dec %ecx\n jnz 1b\n mov %edi, %eax\n ret\n");
+int spin(int);
+int __attribute__((noipa)) caller(int x) { return spin(x); }
+int __attribute__((noipa)) other(int x) { return x + 1; }
+int main(int argc, char **argv) { (void)argv; return caller(argc) + other(argc); }
+"#;
+
+#[test]
+fn assembly_without_a_size_changes_what_refers_to_it() {
+    // `spin` has no `.size`: it is in no function, and callgrind counts its instructions under
+    // the function that jumped there.
+    for (a, b) in pair(UNSIZED, &["-DCOUNT=10"], &["-DCOUNT=40"]) {
+        assert_eq!(a.differing(&b), ["caller"]);
+    }
+}
+
+const CONSTRUCTOR: &str = r#"
+static int rounds;
+__attribute__((constructor)) static void set_rounds(void) { rounds = ROUNDS; }
+int __attribute__((noipa)) work(int x) { for (int i = 0; i < rounds; i++) x = x * 31 + i; return x; }
+int main(int argc, char **argv) { (void)argv; return work(argc); }
+"#;
+
+#[test]
+fn constructors_are_named() {
+    for (a, b) in pair(CONSTRUCTOR, &["-DROUNDS=12"], &["-DROUNDS=48"]) {
+        assert!(
+            a.constructors.contains("set_rounds"),
+            "{:?}",
+            a.constructors
+        );
+        assert_eq!(a.differing(&b), ["set_rounds"]);
+    }
+}
+
 const CYCLE: &str = r#"
 struct node { const struct node *next; int value; };
 extern const struct node n1;

@@ -188,6 +188,7 @@ fn merge(into: &mut CodeRecord, code: CodeRecord) {
             imprecise: object.imprecise.clone(),
             parts: BTreeMap::new(),
             path: object.path.clone(),
+            constructors: object.constructors.clone(),
         });
         entry.functions.extend(object.functions);
         entry.parts.extend(object.parts);

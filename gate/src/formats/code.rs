@@ -224,6 +224,7 @@ impl CodeFile {
                         })
                         .collect(),
                     path: object.path,
+                    constructors: BTreeSet::new(),
                 },
             );
         }
@@ -364,6 +365,7 @@ mod tests {
             whole: "3".repeat(32),
             imprecise: None,
             path: None,
+            constructors: BTreeSet::new(),
             parts: BTreeMap::from([(
                 "a::f".to_owned(),
                 Parts {

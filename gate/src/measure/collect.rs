@@ -379,6 +379,7 @@ pub fn run_with_code(
     }
     code.objects = identities;
     if selection.record {
+        code.add_constructors();
         code.mark_unknown();
         code.narrow_to_executed();
     }

@@ -20,8 +20,8 @@ const WRAPPER: &str = "::__gungraun_wrapper_mod::";
 
 /// Functions through which a process reads the file system or starts a program that may, by their
 /// base name: a call to one of them from any code of a benchmark's process (the workspace's, or a
-/// system library's, such as zlib's `gzopen`) means the benchmark may read files at run time. Only
-/// the reads every process makes at start-up do not count ([`startup_caller`]). `syscall` is
+/// system library's, such as zlib's `gzopen`) means the benchmark may read files at run time; the C
+/// library's calls are not counted, only the calls into it ([`c_library`]). `syscall` is
 /// here because Rust's standard library reaches `statx` through it. glibc's aliases of one
 /// function differ from version to version (`open`, `open64`, `__libc_open64`, `__open_2`...):
 /// [`file_function`] reads them all as one.
@@ -85,9 +85,15 @@ const FILE_FUNCTIONS: &[&str] = &[
 ];
 
 /// Whether `name` (as callgrind names a function, `@VERSION` and all) is one of
-/// [`FILE_FUNCTIONS`] under any of glibc's aliases: leading underscores, `libc_`, `GI_`, `IO_new_`
-/// and `IO_` prefixes (`_IO_new_popen` is `popen`), and `_nocancel`, `_chk`, `_2` and `64` suffixes dropped.
+/// [`FILE_FUNCTIONS`] under any of glibc's aliases ([`base_name`]).
 fn file_function(name: &str) -> bool {
+    FILE_FUNCTIONS.contains(&base_name(name))
+}
+
+/// A libc function's name as callgrind gives it, without glibc's decorations: `@VERSION`, leading
+/// underscores, `libc_`, `GI_`, `IO_new_` and `IO_` prefixes (`_IO_new_popen` is `popen`), and
+/// `_nocancel`, `_chk`, `_2` and `64` suffixes.
+fn base_name(name: &str) -> &str {
     let mut name = name.split('@').next().unwrap_or_default();
     loop {
         let trimmed = name.trim_start_matches('_');
@@ -105,19 +111,26 @@ fn file_function(name: &str) -> bool {
     for suffix in ["_nocancel", "_chk", "_2", "64"] {
         name = name.strip_suffix(suffix).unwrap_or(name);
     }
-    FILE_FUNCTIONS.contains(&name)
+    name
 }
 
-/// Whether a call from function `caller` of the object at `object` is one of the reads every
-/// process makes at start-up, which no change to the repository can move: the dynamic loader's
-/// (it opens the shared libraries) and the main thread's stack-guard set-up (`pthread_getattr_np`
-/// reads `/proc/self/maps`).
-fn startup_caller(caller: &str, object: &str) -> bool {
+/// Whether the object at `object` is the C library's own (libc, libpthread, the dynamic loader):
+/// its calls into file functions are not counted, because the call from outside into its entry
+/// point (`fopen`, `popen`, `nftw`...) is what names the file. What it opens on its own are the
+/// system's files: the shared libraries it loads, `/proc/self/maps` for the main thread's stack
+/// guard, locale and time-zone data (docs/selection.md, limits).
+fn c_library(object: &str) -> bool {
     let file = object.rsplit('/').next().unwrap_or(object);
-    let loader = ["ld-linux", "ld64.so", "ld.so"]
-        .iter()
-        .any(|name| file.starts_with(name));
-    loader || caller.split('@').next() == Some("pthread_getattr_np")
+    [
+        "libc.so",
+        "libc-",
+        "libpthread",
+        "ld-linux",
+        "ld64.so",
+        "ld.so",
+    ]
+    .iter()
+    .any(|name| file.starts_with(name))
 }
 
 /// The most bytes the reader may hold for one record file.
@@ -302,7 +315,7 @@ fn add_graph(
             }
             if executed.reads_files.is_none()
                 && file_function(&target_node.name)
-                && !startup_caller(&node.name, &node.object)
+                && !c_library(&node.object)
             {
                 executed.reads_files = Some(format!(
                     "`{}` calls `{}`",
@@ -412,6 +425,7 @@ fn object(identity: irgate_identity::Identity) -> Object {
         imprecise: identity.imprecise,
         parts: identity.parts,
         path: None,
+        constructors: identity.constructors,
     }
 }
 
@@ -468,22 +482,23 @@ mod tests {
     }
 
     #[test]
-    fn only_the_start_ups_own_reads_are_left_out() {
-        let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
-        assert!(startup_caller(
-            "_dl_map_object",
-            "/lib64/ld-linux-x86-64.so.2"
-        ));
-        assert!(startup_caller("pthread_getattr_np@@GLIBC_2.32", libc));
-        assert!(!startup_caller(
-            "gzopen",
-            "/usr/lib/x86_64-linux-gnu/libz.so.1"
-        ));
-        assert!(!startup_caller("_IO_new_popen", libc));
-        assert!(!startup_caller(
-            "fixture::read",
-            "/work/target/release/deps/fixture-0123"
-        ));
+    fn calls_into_the_c_library_count_and_its_own_calls_do_not() {
+        for own in [
+            "/usr/lib/x86_64-linux-gnu/libc.so.6",
+            "/lib/x86_64-linux-gnu/libpthread.so.0",
+            "/lib/x86_64-linux-gnu/libc-2.31.so",
+            "/lib64/ld-linux-x86-64.so.2",
+        ] {
+            assert!(c_library(own), "{own}");
+        }
+        for outside in [
+            "/usr/lib/x86_64-linux-gnu/libz.so.1",
+            "/work/repo/prebuilt/libvend.so",
+            "/work/target/release/deps/fixture-0123",
+            "/usr/lib/x86_64-linux-gnu/libcrypto.so.3",
+        ] {
+            assert!(!c_library(outside), "{outside}");
+        }
     }
 
     #[test]

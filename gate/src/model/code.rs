@@ -29,6 +29,9 @@ pub struct Object {
     /// The file it was read from, for a run's own objects (the baselines keep none): where its
     /// line tables name the source of a changed function.
     pub path: Option<std::path::PathBuf>,
+    /// The functions its constructor tables name, which run before `main` (where the record
+    /// starts) in every process that loads it; a run's own objects only (not kept in a file).
+    pub constructors: BTreeSet<String>,
 }
 
 impl Object {
@@ -102,6 +105,18 @@ impl CodeRecord {
         }
     }
 
+    /// Counts the constructors of every object a benchmark executed code of as executed by it: they
+    /// ran before `main`, where the record starts, and what they set up can move its count.
+    pub fn add_constructors(&mut self) {
+        for executed in self.benchmarks.values_mut() {
+            for (key, names) in executed.functions.iter_mut() {
+                if let Some(object) = self.objects.get(key) {
+                    names.extend(object.constructors.iter().cloned());
+                }
+            }
+        }
+    }
+
     /// Keeps only the functions some benchmark executed, in the objects they executed them in
     /// (whole objects keep their digest), and the objects benchmarks use.
     pub fn narrow_to_executed(&mut self) {
@@ -141,6 +156,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn constructors_count_as_executed_by_every_benchmark_of_their_object() {
+        let object = Object {
+            functions: BTreeMap::from([
+                ("ran".to_owned(), "1".repeat(32)),
+                ("set_up".to_owned(), "2".repeat(32)),
+            ]),
+            constructors: BTreeSet::from(["set_up".to_owned()]),
+            ..Object::default()
+        };
+        let ran = |object: &str| Executed {
+            functions: BTreeMap::from([(object.to_owned(), BTreeSet::from(["ran".to_owned()]))]),
+            ..Executed::default()
+        };
+        let mut record = CodeRecord {
+            objects: BTreeMap::from([("bench".to_owned(), object)]),
+            benchmarks: BTreeMap::from([
+                ("a".to_owned(), ran("bench")),
+                ("b".to_owned(), ran("other")),
+            ]),
+            ..CodeRecord::default()
+        };
+        record.add_constructors();
+        let names = |id: &str, object: &str| record.benchmarks[id].functions[object].clone();
+        assert_eq!(
+            names("a", "bench"),
+            BTreeSet::from(["ran".to_owned(), "set_up".to_owned()])
+        );
+        assert_eq!(names("b", "other"), BTreeSet::from(["ran".to_owned()]));
+    }
+
+    #[test]
     fn a_narrowed_record_keeps_only_what_benchmarks_executed() {
         let object = Object {
             functions: BTreeMap::from([
@@ -149,6 +195,7 @@ mod tests {
             ]),
             whole: "3".repeat(32),
             imprecise: None,
+            constructors: BTreeSet::new(),
             parts: BTreeMap::from([
                 ("ran".to_owned(), Parts::default()),
                 ("idle".to_owned(), Parts::default()),

@@ -16,6 +16,7 @@ fn object(functions: &[(&str, &str)], whole: &str) -> Object {
         imprecise: None,
         parts: BTreeMap::new(),
         path: None,
+        constructors: BTreeSet::new(),
     }
 }
 
