@@ -357,7 +357,14 @@ pub fn run_with_code(
                 code.unrecorded.insert(id.clone(), why.clone());
             }
         } else if selection.record && !measured.is_empty() {
-            let found = record_suite(suite, library, &settings, &scratch, &built, &measured)?;
+            let found = record_suite(
+                suite,
+                library,
+                &settings,
+                &scratch,
+                (&built, &workspace.root),
+                &measured,
+            )?;
             objects.extend(found.objects);
             for (key, addresses) in found.executed {
                 executed.entry(key).or_default().extend(addresses);
@@ -380,6 +387,12 @@ pub fn run_with_code(
     code.objects = identities;
     if selection.record {
         code.add_constructors();
+        code.add_listing(
+            &prepared
+                .iter()
+                .map(|(s, _)| s.bench.replace('-', "_"))
+                .collect(),
+        );
         code.mark_unknown();
         code.narrow_to_executed();
     }
@@ -441,7 +454,7 @@ fn record_suite(
     library: &Library,
     settings: &Settings,
     scratch: &Path,
-    target: &Path,
+    (target, root): (&Path, &Path),
     measured: &BTreeMap<String, u64>,
 ) -> Result<record::Found> {
     let home = scratch.join("record").join(suite.name().replace('/', "-"));
@@ -457,7 +470,7 @@ fn record_suite(
         ..settings.clone()
     };
     suite_run::record(suite, library, &settings, &expected)?;
-    record::read(&home, target, measured)
+    record::read(&home, (target, root), measured)
 }
 
 /// Reads results (files, or directories holding results.json) and summary directories, and

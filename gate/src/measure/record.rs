@@ -182,10 +182,15 @@ pub struct Found {
 }
 
 /// Reads the record pass's files under `home` (a gungraun output directory) for the benchmarks
-/// in `measured` (id to measured Ir), whose objects were built into `target`. A benchmark whose
+/// in `measured` (id to measured Ir), whose objects were built into `target` in the workspace at
+/// `root`. A benchmark whose
 /// files cannot be read, or whose recorded region does not cost what was measured, has no
 /// record but a reason: it counts as touched.
-pub fn read(home: &Path, target: &Path, measured: &BTreeMap<String, u64>) -> Result<Found> {
+pub fn read(
+    home: &Path,
+    (target, root): (&Path, &Path),
+    measured: &BTreeMap<String, u64>,
+) -> Result<Found> {
     let mut found = Found::default();
     let mut seen = BTreeSet::new();
     for summary_path in summary::find(home)? {
@@ -196,7 +201,7 @@ pub fn read(home: &Path, target: &Path, measured: &BTreeMap<String, u64>) -> Res
         seen.insert(id.clone());
         let dir = summary_path.parent().unwrap_or(home);
         let kind = summary::kind(&summary_path)?;
-        match benchmark(dir, target, ir, &kind, &mut found.executed) {
+        match benchmark(dir, (target, root), ir, &kind, &mut found.executed) {
             Ok((executed, objects)) => {
                 found.objects.extend(objects);
                 found.benchmarks.insert(id, executed);
@@ -223,7 +228,7 @@ pub fn read(home: &Path, target: &Path, measured: &BTreeMap<String, u64>) -> Res
 /// One benchmark's record from its files in `dir`.
 fn benchmark(
     dir: &Path,
-    target: &Path,
+    (target, root): (&Path, &Path),
     measured: u64,
     kind: &summary::Kind,
     addresses: &mut BTreeMap<String, BTreeSet<u64>>,
@@ -251,7 +256,12 @@ fn benchmark(
         };
         let graph = irgate_callgrind::parse_with(BufReader::new(reader), &options)
             .map_err(|e| format!("{}: {e}", file.display()))?;
-        region += add_graph(&graph, target, (&mut executed, addresses), &mut objects);
+        region += add_graph(
+            &graph,
+            (target, root),
+            (&mut executed, addresses),
+            &mut objects,
+        );
     }
     match kind {
         summary::Kind::Library => {
@@ -290,13 +300,20 @@ fn benchmark(
 /// it (the measured region).
 fn add_graph(
     graph: &CallGraph,
-    target: &Path,
+    (target, root): (&Path, &Path),
     (executed, addresses): (&mut Executed, &mut BTreeMap<String, BTreeSet<u64>>),
     objects: &mut BTreeMap<String, PathBuf>,
 ) -> u64 {
     let mut keys: Vec<Option<String>> = Vec::with_capacity(graph.nodes.len());
     for node in &graph.nodes {
-        let key = object_key(target, Path::new(&*node.object));
+        let path = Path::new(&*node.object);
+        let key = object_key(target, path);
+        if key.is_none()
+            && let Some(file) = repository_file(root, path)
+            && node.self_cost.iter().any(|c| *c > 0)
+        {
+            executed.whole.insert(file);
+        }
         if let Some(key) = &key {
             objects
                 .entry(key.clone())
@@ -344,6 +361,28 @@ fn add_graph(
     }
     region
 }
+
+/// The dependency of a benchmark that executed code of the object at `path`, when the object is
+/// a file of the workspace at `root` built by no one (a prebuilt shared library committed in the
+/// repository): `file:` and its path from the root. It is code, compared whole: the benchmark is
+/// touched when the change alters that file. `None` for an object elsewhere (the system's).
+fn repository_file(root: &Path, path: &Path) -> Option<String> {
+    let relative = match path.strip_prefix(root) {
+        Ok(relative) => relative.to_owned(),
+        Err(_) => {
+            let canonical = root.canonicalize().ok()?;
+            path.canonicalize()
+                .ok()?
+                .strip_prefix(&canonical)
+                .ok()?
+                .to_owned()
+        }
+    };
+    Some(format!("{}{}", FILE_PREFIX, relative.to_string_lossy()))
+}
+
+/// What marks a whole dependency that is a file of the repository, not an object irgate built.
+pub const FILE_PREFIX: &str = "file:";
 
 /// The `desc: Trigger:` of a callgrind file: why the part was dumped.
 fn trigger(file: &Path) -> std::result::Result<Option<String>, String> {
@@ -499,6 +538,19 @@ mod tests {
         ] {
             assert!(!c_library(outside), "{outside}");
         }
+    }
+
+    #[test]
+    fn a_shared_library_of_the_repository_is_a_file_dependency() {
+        let root = Path::new("/work/repo");
+        assert_eq!(
+            repository_file(root, Path::new("/work/repo/prebuilt/libvend.so")).as_deref(),
+            Some("file:prebuilt/libvend.so")
+        );
+        assert_eq!(
+            repository_file(root, Path::new("/usr/lib/x86_64-linux-gnu/libz.so.1")),
+            None
+        );
     }
 
     #[test]

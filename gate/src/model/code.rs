@@ -117,6 +117,41 @@ impl CodeRecord {
         }
     }
 
+    /// Counts the code of each bench binary (object keys ending in a name of `bench_crates`, the
+    /// crates cargo builds of the bench targets) that no benchmark's process executed as executed
+    /// by every benchmark that ran code of that binary. That code runs in the harness's listing
+    /// process, which builds each benchmark's configuration (its `env`, arguments, tool options)
+    /// and hands it to the measured one: a change to it may move any of them.
+    pub fn add_listing(&mut self, bench_crates: &BTreeSet<String>) {
+        for (key, object) in &self.objects {
+            let Some(name) = key.rsplit('/').next().filter(|n| bench_crates.contains(*n)) else {
+                continue;
+            };
+            let own = |function: &&String| {
+                function.starts_with(&format!("{name}::"))
+                    || function.starts_with(&format!("<{name}::"))
+            };
+            let executed: BTreeSet<&String> = self
+                .benchmarks
+                .values()
+                .filter_map(|e| e.functions.get(key))
+                .flatten()
+                .collect();
+            let listing: Vec<String> = object
+                .functions
+                .keys()
+                .filter(own)
+                .filter(|f| !executed.contains(f))
+                .cloned()
+                .collect();
+            for executed in self.benchmarks.values_mut() {
+                if let Some(names) = executed.functions.get_mut(key) {
+                    names.extend(listing.iter().cloned());
+                }
+            }
+        }
+    }
+
     /// Keeps only the functions some benchmark executed, in the objects they executed them in
     /// (whole objects keep their digest), and the objects benchmarks use.
     pub fn narrow_to_executed(&mut self) {
@@ -184,6 +219,49 @@ mod tests {
             BTreeSet::from(["ran".to_owned(), "set_up".to_owned()])
         );
         assert_eq!(names("b", "other"), BTreeSet::from(["ran".to_owned()]));
+    }
+
+    #[test]
+    fn a_bench_binarys_code_no_benchmark_ran_counts_as_run_by_all_of_them() {
+        let object = Object {
+            functions: BTreeMap::from([
+                ("bench::a::wrapper".to_owned(), "1".repeat(32)),
+                ("bench::b::wrapper".to_owned(), "2".repeat(32)),
+                ("bench::b::config".to_owned(), "3".repeat(32)),
+                ("<bench::Input as Clone>::clone".to_owned(), "4".repeat(32)),
+                ("lib::unrun".to_owned(), "5".repeat(32)),
+            ]),
+            ..Object::default()
+        };
+        let ran = |names: &[&str]| Executed {
+            functions: BTreeMap::from([(
+                "release/deps/bench".to_owned(),
+                names.iter().map(|n| (*n).to_owned()).collect(),
+            )]),
+            ..Executed::default()
+        };
+        let mut record = CodeRecord {
+            objects: BTreeMap::from([("release/deps/bench".to_owned(), object)]),
+            benchmarks: BTreeMap::from([
+                ("g::a".to_owned(), ran(&["bench::a::wrapper"])),
+                ("g::b".to_owned(), ran(&["bench::b::wrapper"])),
+            ]),
+            ..CodeRecord::default()
+        };
+        record.add_listing(&BTreeSet::from(["bench".to_owned()]));
+        let names = |id: &str| record.benchmarks[id].functions["release/deps/bench"].clone();
+        let listing = ["<bench::Input as Clone>::clone", "bench::b::config"];
+        // Another benchmark's wrapper is not listing code; the library's unrun code is not the
+        // harness's.
+        let expected = |own: &str| {
+            listing
+                .iter()
+                .chain([&own])
+                .map(|n| (*n).to_owned())
+                .collect::<BTreeSet<_>>()
+        };
+        assert_eq!(names("g::a"), expected("bench::a::wrapper"));
+        assert_eq!(names("g::b"), expected("bench::b::wrapper"));
     }
 
     #[test]

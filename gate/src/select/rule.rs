@@ -293,6 +293,18 @@ fn verdict(
         }
     }
     for key in &executed.whole {
+        if let Some(file) = key.strip_prefix(crate::measure::record::FILE_PREFIX) {
+            // A file of the repository that is code (a committed shared library): changed when
+            // the change alters it, inert or not.
+            if change.files.iter().chain(&change.inert).any(|f| f == file) {
+                runs.insert(ChangedFunction {
+                    object: key.clone(),
+                    name: String::new(),
+                    how: How::Whole,
+                });
+            }
+            continue;
+        }
         match (base.objects.get(key), head.get(key)) {
             (Some(a), Some(b)) if a.whole == b.whole => {}
             (Some(_), Some(_)) => {

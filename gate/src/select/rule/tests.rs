@@ -435,3 +435,28 @@ fn suite_entries_are_compared_with_the_base_commits_gate_toml() {
         SuitesChanged::Unknown(_)
     ));
 }
+
+#[test]
+fn a_committed_shared_library_is_code_compared_whole_by_its_file() {
+    let mut base = base();
+    let mut vend = executed(&["main"]);
+    vend.whole.insert(format!(
+        "{}prebuilt/libvend.so",
+        crate::measure::record::FILE_PREFIX
+    ));
+    base.benchmarks.insert("so::vend/one".to_owned(), vend);
+    let touched = |files: &[&str], inert: &[&str]| {
+        let change = Change {
+            files: files.iter().map(|f| (*f).to_owned()).collect(),
+            inert: inert.iter().map(|f| (*f).to_owned()).collect(),
+            ..Change::default()
+        };
+        let ids = vec!["so::vend/one".to_owned()];
+        touched(&base, &head(|_| {}), &change, &ids).touch["so::vend/one"].is_touched()
+    };
+    assert!(touched(&["prebuilt/libvend.so"], &[]));
+    // Marked inert or not, a library the process loads is code.
+    assert!(touched(&[], &["prebuilt/libvend.so"]));
+    assert!(!touched(&["prebuilt/other.so"], &[]));
+    assert!(!touched(&[], &[]));
+}
