@@ -192,11 +192,9 @@ fn benchmark(
         }
         parts += 1;
         let reader = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let options = Options {
-            event: Some(IR.to_owned()),
-            max_bytes: MAX_BYTES,
-            lines: false,
-        };
+        let mut options = Options::default();
+        options.event = Some(IR.to_owned());
+        options.max_bytes = MAX_BYTES;
         let graph = irgate_callgrind::parse_with(BufReader::new(reader), &options)
             .map_err(|e| format!("{}: {e}", file.display()))?;
         region += add_graph(&graph, target, (&mut executed, addresses), &mut objects);

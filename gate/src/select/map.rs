@@ -189,7 +189,7 @@ fn locate(
     let Some((file, hits)) = best else {
         return (String::new(), Vec::new());
     };
-    let ranges = irgate_callgrind::ranges(hits)
+    let ranges = crate::text::ranges(hits)
         .into_iter()
         .map(|r| Lines {
             first: *r.start(),
