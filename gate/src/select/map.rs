@@ -128,16 +128,9 @@ pub fn map(
             .iter()
             .map(|f| (f, located.next().unwrap_or_default()))
             .map(|(f, (file, lines))| ChangedFunction {
-                object: f.object.clone(),
-                name: f.name.clone(),
-                how: match f.how {
-                    change::How::Changed => "changed",
-                    change::How::Vanished => "vanished",
-                    change::How::Whole => "whole",
-                }
-                .to_owned(),
                 file,
                 lines,
+                ..f.clone()
             })
             .collect(),
         unmapped: None,

@@ -173,7 +173,7 @@ fn report(hostile: &str, outcome: Outcome) -> Report {
             functions: vec![irgate::model::ChangedFunction {
                 object: hostile.into(),
                 name: hostile.into(),
-                how: "changed".into(),
+                how: irgate::model::How::Changed,
                 file: hostile.into(),
                 lines: vec![irgate::model::Lines { first: 3, last: 4 }],
             }],
@@ -485,16 +485,12 @@ fn history_add_prints_hostile_subjects_inert() {
 fn calibration_keeps_hostile_out_dir_names_inert() {
     use irgate::calibrate::text::render_unreproducible;
     use irgate::calibrate::{Calibration, Layout, Unreproducible, write_budgets};
-    use irgate::select::rule::{ChangedFunction, How};
+    use irgate::model::{ChangedFunction, How};
     let mut names: Vec<String> = HOSTILE.iter().map(|h| format!("pkg/out/{h}")).collect();
     names.push("pkg/out/x\n[budgets]\nIr = { absolute = 999999 }".to_owned());
     let functions = names
         .iter()
-        .map(|name| ChangedFunction {
-            object: format!("release/deps/{name}"),
-            name: name.clone(),
-            how: How::Changed,
-        })
+        .map(|name| ChangedFunction::new(&format!("release/deps/{name}"), name, How::Changed))
         .collect();
     let found = Unreproducible {
         checked: true,
