@@ -135,7 +135,7 @@ pub fn calibrate(paths: &Resolved, builds: Builds) -> Result<Calibration> {
                 jobs,
                 ..Selection::default()
             };
-            measure(&config, paths, &selection, variants)?
+            measure(paths, &config, &selection, variants)?
         }
         Builds::Files(files) => read_results(files)?,
     };
