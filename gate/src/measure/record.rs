@@ -1,6 +1,6 @@
 //! The code record of a build: what each benchmark's process executed, read from the record
 //! pass's callgrind files ([`crate::measure::suite_run::record`]), and the code identity of the
-//! objects the workspace built ([`crate::identity`]). docs/selection.md has the rule.
+//! objects the workspace built ([`irgate_identity`]). docs/selection.md has the rule.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
