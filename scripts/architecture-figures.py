@@ -7,7 +7,8 @@
 #        scripts/architecture-figures.py /tmp/old/gate/src old
 import os,re,sys
 root=sys.argv[1]; mode=sys.argv[2]
-# 'change' is the layer of trees before the third step (issue #39), which moved it into select/.
+# 'change' and 'identity' are layers of trees before the third step (issue #39), which moved them
+# into select/ and into the crate irgate-identity (identity/).
 L={'text':0,'env':0,'error':1,'id':2,'filter':2,'model':3,'config':4,'git':5,'identity':6,'change':7,'formats':8,'paths':9,'measure':10,'select':10.5,'judge':11,'explain':12,'render':13,'calibrate':13.5,'bisect':13.5,'init':13.5,'commands':14,'cli':15}
 old={'files':'formats','results':'formats','baseline':'formats','profiles':'formats','summary':'formats','load':'formats',
  'workspace':'measure','library':'measure','suite':'measure','runner':'measure','runner_cache':'commands','cpu':'measure','fingerprint':'measure','ab':'measure','paths':'measure',

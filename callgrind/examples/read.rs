@@ -14,10 +14,8 @@ fn main() -> std::process::ExitCode {
         eprintln!("usage: read FILE");
         return std::process::ExitCode::from(2);
     };
-    let options = Options {
-        event: Some("Ir".to_owned()),
-        ..Options::default()
-    };
+    let mut options = Options::default();
+    options.event = Some("Ir".to_owned());
     let read = std::fs::File::open(&path)
         .map_err(|e| e.to_string())
         .and_then(|f| parse_with(BufReader::new(f), &options).map_err(|e| e.to_string()));

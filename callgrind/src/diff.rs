@@ -50,6 +50,7 @@ pub enum Kind {
 
 /// One line of an explanation: a function (or a rename/inlining group) and its self cost.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Mover {
     /// The function (the new name for a rename, the caller for an inlining change).
     pub function: String,
@@ -90,6 +91,7 @@ impl Mover {
 
 /// The inclusive view of one function: its whole subtree's change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Inclusive {
     /// The function.
     pub function: String,
@@ -103,6 +105,7 @@ pub struct Inclusive {
 
 /// Where a benchmark's change went.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Explanation {
     /// The baseline's total.
     pub base_total: u64,
@@ -123,6 +126,7 @@ pub struct Explanation {
 
 /// The remainder of an explanation, as one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Rest {
     /// Its baseline cost.
     pub base: u64,
@@ -135,6 +139,7 @@ pub struct Rest {
 /// Cost callgrind counted outside any function and outside the totals (a whole-program run's
 /// first instructions): shown on a line of its own, not in the change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Unattributed {
     /// In the baseline.
     pub base: u64,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 /// A function's costs and calls, as the file states them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Node {
     /// Demangled name (a Rust symbol's hash suffix dropped).
     pub name: Arc<str>,
@@ -39,6 +40,7 @@ impl Node {
 /// Self cost by instruction address, held flat (an address and its costs, per event): in the
 /// order read, an address repeated when its cost lines were not consecutive.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Addresses {
     events: usize,
     addresses: Vec<u64>,
@@ -90,6 +92,7 @@ fn grow<T>(vector: &mut Vec<T>, more: usize) {
 
 /// The calls from one function to another.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Call {
     /// How many times.
     pub count: u64,
@@ -102,6 +105,7 @@ pub type ObjectFile = (Arc<str>, Arc<str>);
 
 /// A parsed callgrind file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct CallGraph {
     /// Event names, e.g. `["Ir", "Dr", ...]` (only [`Options::event`](crate::Options::event) when
     /// one is chosen).

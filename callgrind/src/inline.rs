@@ -16,6 +16,7 @@ use crate::parse::demangle;
 /// The debug information of the objects callgrind files name, each read once however many
 /// files name it (a suite's benchmarks share one binary): pass one to every [`resolve`] of a run.
 #[derive(Default)]
+#[non_exhaustive]
 pub struct Objects {
     loaded: HashMap<Arc<str>, Option<(std::time::SystemTime, addr2line::Loader)>>,
 }

@@ -9,16 +9,18 @@
 //! println!("{} Ir in {} functions", profile.total, profile.functions.len());
 //! ```
 
-pub mod diff;
+//!
+//! Each type has one path: the crate's root. [`flame`] (flame graphs) and [`inline`] (inlined
+//! code charged to its own function) are modules of functions.
+
+mod diff;
 pub mod flame;
-pub mod graph;
+mod graph;
 pub mod inline;
-pub mod parse;
-pub mod profile;
-pub mod ranges;
+mod parse;
+mod profile;
 
 pub use diff::{Explanation, Inclusive, Kind, Mover, Rest, Unattributed, explain};
-pub use graph::CallGraph;
-pub use parse::{MAX_BYTES, Options, ParseError, demangle, parse, parse_with};
+pub use graph::{Addresses, Call, CallGraph, Node, ObjectFile};
+pub use parse::{Options, ParseError, demangle, parse, parse_with};
 pub use profile::{FLOOR_PARTS, Function, Profile, normalize_file};
-pub use ranges::ranges;

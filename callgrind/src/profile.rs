@@ -11,6 +11,7 @@ use crate::graph::CallGraph;
 /// One function's share of a benchmark.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Function {
     /// The source file (normalised by [`normalize_file`]).
     pub file: String,
@@ -35,6 +36,7 @@ pub struct Function {
 /// One benchmark's per-function profile of one event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Profile {
     /// The benchmark's total (equal to the sum of every function's self cost).
     pub total: u64,

@@ -174,11 +174,9 @@ fn the_reader_never_holds_more_than_its_limit() {
             };
             let text = generate(shape, lines, &mut rng);
             // As irgate reads a benchmark's file: with the executed lines.
-            let options = Options {
-                event: None,
-                max_bytes,
-                lines: true,
-            };
+            let mut options = Options::default();
+            options.max_bytes = max_bytes;
+            options.lines = true;
             let before = HELD.load(Ordering::Relaxed);
             PEAK.store(before, Ordering::Relaxed);
             let parsed = parse_with(text.as_bytes(), &options);

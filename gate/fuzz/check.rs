@@ -108,11 +108,10 @@ pub fn summary(data: &[u8]) -> Outcome {
 /// reduce to a profile whose functions add up to its total, and unfold into stacks no larger
 /// than it; a refused file's message is one printable line.
 pub fn callgrind(data: &[u8]) -> Outcome {
-    let options = irgate_callgrind::Options {
-        event: Some(config::metrics::IR.to_owned()),
-        max_bytes: 16 << 20,
-        lines: true,
-    };
+    let mut options = irgate_callgrind::Options::default();
+    options.event = Some(config::metrics::IR.to_owned());
+    options.max_bytes = 16 << 20;
+    options.lines = true;
     match irgate_callgrind::parse_with(data, &options) {
         Ok(graph) => {
             for ranges in graph.lines.values() {

@@ -1,7 +1,9 @@
 //! git, spawned one way: the commit a checkout is at (and whether its tracked files have
-//! uncommitted changes), revisions resolved, ancestry, and the plain runner the A/B worktrees use.
+//! uncommitted changes), revisions resolved, ancestry, the plain runner the A/B worktrees use,
+//! and the streaming runner `select::diff` reads large diffs with ([`records`]).
 
 use std::fmt;
+use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -80,6 +82,69 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<Option<String>> {
         .status
         .success()
         .then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
+}
+
+/// `git ARGS` in `dir`, its standard output handed to `each` record by record as it comes (split
+/// after each `end` byte, which is stripped), so no output is held whole; `each`'s error stops the
+/// reading. An error naming the command (and git's first 4 KiB of messages) when git fails.
+pub fn records(
+    dir: &Path,
+    args: &[&str],
+    end: u8,
+    each: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let errors = tempfile::tempfile().map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
+    let stderr = errors
+        .try_clone()
+        .map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
+    let mut child = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| Error::Tool(format!("cannot start git: {e}")))?;
+    let mut reader = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut record = Vec::new();
+    let mut failed = None;
+    loop {
+        record.clear();
+        match reader.read_until(end, &mut record) {
+            Ok(0) => break,
+            Ok(_) => {
+                if let Err(e) = each(record.strip_suffix(&[end]).unwrap_or(&record)) {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            Err(e) => {
+                failed = Some(Error::Tool(format!("cannot read git's output: {e}")));
+                break;
+            }
+        }
+    }
+    drop(reader);
+    let status = child
+        .wait()
+        .map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if status.success() {
+        return Ok(());
+    }
+    let mut errors = errors;
+    let mut message = String::new();
+    let _ = errors
+        .rewind()
+        .and_then(|()| (&errors).take(4096).read_to_string(&mut message));
+    Err(Error::Tool(format!(
+        "`git {}` in {} failed: {}",
+        crate::text::terminal(&args.join(" ")),
+        crate::text::terminal(&dir.display().to_string()),
+        crate::text::terminal(message.trim())
+    )))
 }
 
 /// `rev` when it can be a revision a user names: not empty and not starting with `-`, which git
@@ -214,6 +279,34 @@ pub(crate) fn for_tests(dir: &Path, args: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_come_one_by_one_without_their_end_and_a_failure_names_the_command() {
+        let dir = tempfile::tempdir().unwrap();
+        for_tests(dir.path(), &["init", "--quiet"]);
+        for name in ["a", "b c"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let mut seen = Vec::new();
+        let args = ["ls-files", "--others", "-z"];
+        records(dir.path(), &args, 0, &mut |record| {
+            seen.push(String::from_utf8(record.to_vec()).unwrap());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, ["a", "b c"]);
+        let stop = records(dir.path(), &args, 0, &mut |_| {
+            Err(Error::Tool("stop".into()))
+        });
+        assert_eq!(stop.unwrap_err().to_string(), "stop");
+        let error = records(dir.path(), &["diff", "no-such-rev"], b'\n', &mut |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("`git diff no-such-rev` in ") && error.contains("failed: fatal:"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn an_option_like_revision_is_refused() {

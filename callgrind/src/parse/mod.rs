@@ -21,16 +21,16 @@
 //! **Bounded memory.** The file is read line by line, names are held once ([`Arc<str>`](std::sync::Arc)), costs
 //! are summed per function, call and instruction address as they are read, [`Options::event`]
 //! keeps one event's costs only, and the reader refuses a file whose graph would hold more than
-//! [`Options::max_bytes`] ([`MAX_BYTES`] by default).
+//! [`Options::max_bytes`] (1 GiB by default).
 //!
 //! The file is read line by line here; `reader` holds the state between lines. The graph's
-//! types live in [`crate::graph`] and are re-exported here.
+//! types live in `crate::graph`.
 
 use std::io::{BufRead, Read};
 
 use thiserror::Error;
 
-pub use crate::graph::{Addresses, Call, CallGraph, Node, ObjectFile};
+use crate::graph::CallGraph;
 use reader::{Parser, size};
 
 mod reader;
@@ -69,10 +69,12 @@ pub fn demangle(symbol: &str) -> String {
 const MAX_LINE: usize = 64 * 1024;
 
 /// The most memory the reader holds by default: 1 GiB, a seventh of a hosted CI runner's 7 GB.
-pub const MAX_BYTES: usize = 1 << 30;
+const MAX_BYTES: usize = 1 << 30;
 
-/// What the reader keeps, and how much memory it may hold.
+/// What the reader keeps, and how much memory it may hold: [`Options::default`] with the fields
+/// to change set.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// Keep only this event's costs (a file that does not record it is refused); every event's
     /// when `None`.
@@ -95,7 +97,7 @@ impl Default for Options {
     }
 }
 
-/// Parses a callgrind file, every event, within [`MAX_BYTES`].
+/// Parses a callgrind file, every event, within 1 GiB.
 pub fn parse(reader: impl BufRead) -> Result<CallGraph, ParseError> {
     parse_with(reader, &Options::default())
 }

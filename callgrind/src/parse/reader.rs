@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::{Options, ParseError, demangle};
 use crate::graph::{Call, CallGraph, Node, ObjectFile, add, merge_calls};
-use crate::ranges::ranges;
 
 /// What the next line must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -546,7 +545,7 @@ impl Parser {
         self.graph.lines = self
             .lines
             .into_iter()
-            .map(|(key, lines)| (key, ranges(lines)))
+            .map(|(key, lines)| (key, runs(lines)))
             .collect();
         Ok(self.graph)
     }
@@ -627,4 +626,20 @@ fn excerpt(text: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// Line numbers as sorted, disjoint, non-adjacent runs, duplicates dropped: `[3, 1, 2, 7]` as
+/// `1..=3, 7..=7`.
+fn runs(mut lines: Vec<u32>) -> Vec<std::ops::RangeInclusive<u32>> {
+    lines.sort_unstable();
+    lines.dedup();
+    let mut runs: Vec<std::ops::RangeInclusive<u32>> = Vec::new();
+    for line in lines {
+        match runs.last_mut() {
+            // Sorted and deduplicated: `line` is above the end, so the end is below u32::MAX.
+            Some(last) if *last.end() + 1 == line => *last = *last.start()..=line,
+            _ => runs.push(line..=line),
+        }
+    }
+    runs
 }

@@ -2,6 +2,7 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use super::*;
+use crate::graph::Call;
 
 fn graph(text: &str) -> CallGraph {
     parse(text.as_bytes()).unwrap()

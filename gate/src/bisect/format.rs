@@ -1,13 +1,15 @@
-//! `irgate bisect --format json`, read back by `irgate history add --bisect` (in CI it comes from
-//! an artifact: untrusted). [`crate::bisect::text::json`] writes it; docs/bisect.md lists its
-//! fields. Only what the history keeps is read ([`Bisected`]); fields are only added within a
-//! schema version, so unknown ones are ignored.
+//! `irgate bisect --format json`, its one home: [`json`] writes a [`Bisection`] and [`read`] reads
+//! the same types back for `irgate history add --bisect` (in CI the file comes from an artifact:
+//! untrusted). docs/bisect.md lists its fields. Only what the history keeps is kept
+//! ([`Bisected`]); fields are only added within a schema version, so unknown ones are ignored and
+//! the ones the history does not keep may be missing.
 
 use std::io::Read;
 use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::bisect::Bisection;
 use crate::error::{Error, Result};
 use crate::formats::history::{Bisected, Found, Open, check_bisected};
 
@@ -26,32 +28,23 @@ pub const MAX_SUBJECT: usize = 200;
 /// A move keeps at most this many of its changed functions, each to [`MAX_SUBJECT`] characters.
 pub const MAX_FUNCTIONS: usize = 16;
 
+/// The bisection as JSON: `{"schema_version": 1, "moves": [...], ...}`, keys sorted.
+pub fn json(bisection: &Bisection) -> String {
+    let mut value = serde_json::to_value(bisection).expect("a bisection serializes");
+    if let Some(map) = value.as_object_mut() {
+        map.insert("schema_version".to_owned(), SCHEMA_VERSION.into());
+    }
+    let mut out = serde_json::to_string_pretty(&value).expect("JSON serializes");
+    out.push('\n');
+    out
+}
+
+/// The file: its version beside the bisection's own fields.
 #[derive(Deserialize)]
 struct File {
     schema_version: serde_json::Value,
-    good: String,
-    bad: String,
-    moves: Vec<Move>,
-    #[serde(default)]
-    undecided: Vec<Undecided>,
-}
-
-#[derive(Deserialize)]
-struct Move {
-    benchmark: String,
-    commit: String,
-    subject: String,
-    before: Option<u64>,
-    after: Option<u64>,
-    #[serde(default)]
-    functions: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Undecided {
-    benchmark: String,
-    after: String,
-    through: String,
+    #[serde(flatten)]
+    bisection: Bisection,
 }
 
 /// Reads and checks the bisection of the range ending at `commit` (the run it is recorded with):
@@ -71,18 +64,20 @@ pub fn read(path: &Path, commit: &str) -> Result<Bisected> {
             "larger than {MAX_BYTES} bytes: not the output of `irgate bisect --format json`"
         )));
     }
-    let file: File = serde_json::from_slice(&bytes).map_err(|e| {
+    let File {
+        schema_version,
+        bisection: file,
+    } = serde_json::from_slice(&bytes).map_err(|e| {
         invalid(format!(
             "not the output of `irgate bisect --format json` (line {}, column {}): {e}",
             e.line(),
             e.column()
         ))
     })?;
-    if file.schema_version.as_u64() != Some(u64::from(SCHEMA_VERSION)) {
+    if schema_version.as_u64() != Some(u64::from(SCHEMA_VERSION)) {
         return Err(invalid(format!(
-            "unsupported schema_version {}: this irgate reads bisections of schema_version \
-             {SCHEMA_VERSION}",
-            file.schema_version
+            "unsupported schema_version {schema_version}: this irgate reads bisections of \
+             schema_version {SCHEMA_VERSION}"
         )));
     }
     if file.moves.len() > MAX_MOVES || file.undecided.len() > MAX_MOVES {
@@ -143,6 +138,39 @@ fn shorten(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bisect::Move;
+
+    #[test]
+    fn json_carries_the_version_and_reads_back() {
+        let b = Bisection {
+            good: "a".repeat(40),
+            bad: "b".repeat(40),
+            commits: 3,
+            benchmarks: 1,
+            moves: vec![Move {
+                benchmark: "g::f".to_owned(),
+                commit: "c".repeat(40),
+                subject: "subject".to_owned(),
+                before: Some(100),
+                after: Some(120),
+                functions: vec!["g::f".to_owned()],
+                files: Vec::new(),
+            }],
+            ..Bisection::default()
+        };
+        let text = json(&b);
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["schema_version"], 1);
+        assert_eq!(value["moves"][0]["before"], 100);
+        assert_eq!(value["moves"][0]["commit"], "c".repeat(40));
+        let File {
+            schema_version,
+            bisection,
+        } = serde_json::from_str(&text).unwrap();
+        assert_eq!(schema_version, 1);
+        assert_eq!(bisection.moves, b.moves);
+        assert_eq!((bisection.good, bisection.commits), (b.good, b.commits));
+    }
 
     #[test]
     fn long_text_is_shortened() {

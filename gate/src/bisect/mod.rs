@@ -44,10 +44,11 @@ use crate::git;
 use crate::measure::ab;
 use crate::measure::collect::Selection;
 use crate::measure::workspace::Workspace;
+use crate::model::How;
 use crate::model::Touch;
 use crate::model::code::{CodeRecord, Object};
 use crate::paths::Resolved;
-use crate::select::rule::{Change, How};
+use crate::select::rule::Change;
 use crate::text::short_commit;
 
 /// What to bisect.

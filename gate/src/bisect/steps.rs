@@ -44,9 +44,9 @@ impl State<'_> {
         }
         let (paths, place) = self.place();
         let built = identify::build_code(
+            &paths,
             self.request.config,
             &self.request.selection,
-            &paths,
             Some(&place),
         );
         let outcome = match built {
@@ -82,9 +82,9 @@ impl State<'_> {
         let (paths, place) = self.place();
         let hash = self.points[p].hash.clone();
         let (results, code) = collect::run_with_code(
+            &paths,
             self.request.config,
             &selection,
-            &paths,
             self.request.filter,
             Some(&place),
         )?;

@@ -1,22 +1,7 @@
-//! The report of `irgate bisect`: a short text table, or JSON (`schema_version` 1).
+//! The report of `irgate bisect` as a short text table (its JSON is [`crate::bisect::format`]).
 
 use crate::bisect::{Bisection, count_text};
 use crate::text::{self, plural, short_commit, terminal};
-
-/// The schema version of the JSON `irgate bisect --format json` prints (its reader's). Fields are
-/// only added within a version.
-pub use crate::bisect::format::SCHEMA_VERSION;
-
-/// The bisection as JSON: `{"schema_version": 1, "moves": [...], ...}`.
-pub fn json(bisection: &Bisection) -> String {
-    let mut value = serde_json::to_value(bisection).expect("a bisection serializes");
-    if let Some(map) = value.as_object_mut() {
-        map.insert("schema_version".to_owned(), SCHEMA_VERSION.into());
-    }
-    let mut out = serde_json::to_string_pretty(&value).expect("JSON serializes");
-    out.push('\n');
-    out
-}
 
 /// At most this many characters of a commit's subject in the table.
 const SUBJECT: usize = 40;
@@ -126,7 +111,7 @@ mod tests {
     use crate::bisect::Move;
 
     #[test]
-    fn the_table_escapes_what_the_repository_wrote_and_json_carries_the_version() {
+    fn the_table_escapes_what_the_repository_wrote() {
         let b = Bisection {
             good: "a".repeat(40),
             bad: "b".repeat(40),
@@ -149,9 +134,5 @@ mod tests {
             "{table}"
         );
         assert!(table.contains("+20"), "{table}");
-        let json: serde_json::Value = serde_json::from_str(&json(&b)).unwrap();
-        assert_eq!(json["schema_version"], 1);
-        assert_eq!(json["moves"][0]["before"], 100);
-        assert_eq!(json["moves"][0]["commit"], "c".repeat(40));
     }
 }

@@ -135,7 +135,7 @@ pub fn calibrate(paths: &Resolved, builds: Builds) -> Result<Calibration> {
                 jobs,
                 ..Selection::default()
             };
-            measure(&config, paths, &selection, variants)?
+            measure(paths, &config, &selection, variants)?
         }
         Builds::Files(files) => read_results(files)?,
     };
@@ -210,7 +210,7 @@ mod tests {
     use crate::calibrate::fixtures::{run, runs};
     use crate::config::metrics::IR;
     use crate::model::code::{CodeRecord, Executed, Object};
-    use crate::select::rule::{ChangedFunction, How};
+    use crate::model::{ChangedFunction, How};
 
     #[test]
     fn profiles_beside_results_are_skipped() {
@@ -493,11 +493,7 @@ mod tests {
             found.code,
             BTreeMap::from([(
                 "a::y".to_owned(),
-                vec![ChangedFunction {
-                    object: "release/deps/b".into(),
-                    name: "y".into(),
-                    how: How::Changed,
-                }]
+                vec![ChangedFunction::new("release/deps/b", "y", How::Changed)]
             )])
         );
         assert_eq!(found.ids(), BTreeSet::from(["a::y".to_owned()]));

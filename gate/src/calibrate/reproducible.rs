@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::Build;
 use crate::config::metrics::IR;
 use crate::model::Touch;
-use crate::select::rule::{self as change, Change, ChangedFunction, How};
+use crate::model::{ChangedFunction, How};
+use crate::select::rule::{self as change, Change};
 
 /// How a benchmark's code in one build compares with the reference build's.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -57,8 +57,8 @@ pub fn scratch_path(root: &Path) -> Result<PathBuf> {
 /// starts from nothing (the copy's own target directory is emptied), writes its results beside
 /// the workspace's (`<target>/irgate/calibrate/<variant>.json`), and is returned.
 pub fn measure(
-    config: &Config,
     paths: &Resolved,
+    config: &Config,
     selection: &Selection,
     variants: &[Variant],
 ) -> Result<Vec<Build>> {
@@ -117,9 +117,9 @@ pub fn measure(
             ..*selection
         };
         let (mut results, code) = collect::run_with_code(
+            &variant_paths,
             config,
             &variant_selection,
-            &variant_paths,
             None,
             Some(&place),
         )

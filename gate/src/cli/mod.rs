@@ -17,6 +17,7 @@ use crate::commands::{
     bisect, calibrate, check, doctor, explain, history, init, refresh, run, runner,
 };
 use crate::judge::compare::{EnvPolicy, Policy};
+use crate::judge::verdict::Judging;
 use crate::paths::Paths;
 use crate::render::Format;
 use crate::render::dashboard::Site;
@@ -84,19 +85,21 @@ impl From<&CheckArgs> for check::Options {
         check::Options {
             format: args.format.into(),
             full: args.full,
-            policy: Policy {
-                strict: args.strict,
-                allow_new: args.allow_new,
-                on_env_mismatch: match args.on_env_mismatch {
-                    EnvPolicyArg::Fail => EnvPolicy::Fail,
-                    EnvPolicyArg::Warn => EnvPolicy::Warn,
-                    EnvPolicyArg::Remeasure => EnvPolicy::Remeasure,
-                },
-            },
-            base: args.base,
-            change_map: !args.no_change_map,
             paths: (&args.paths).into(),
-            history: args.history.clone(),
+            judging: Judging {
+                policy: Policy {
+                    strict: args.strict,
+                    allow_new: args.allow_new,
+                    on_env_mismatch: match args.on_env_mismatch {
+                        EnvPolicyArg::Fail => EnvPolicy::Fail,
+                        EnvPolicyArg::Warn => EnvPolicy::Warn,
+                        EnvPolicyArg::Remeasure => EnvPolicy::Remeasure,
+                    },
+                },
+                base: args.base,
+                change_map: !args.no_change_map,
+                history: args.history.clone(),
+            },
             dashboard_url: args.dashboard_url.clone(),
             max_chars: args.max_chars.map(|n| n as usize),
         }

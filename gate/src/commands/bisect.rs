@@ -61,7 +61,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         max_builds: options.max_builds,
     })?;
     let out = if options.json {
-        crate::bisect::text::json(&found)
+        crate::bisect::format::json(&found)
     } else {
         crate::bisect::text::table(&found)
     };

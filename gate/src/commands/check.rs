@@ -5,8 +5,7 @@ use std::process::ExitCode;
 use crate::config::Config;
 use crate::error::Result;
 use crate::explain::BaseProfiles;
-use crate::judge::compare::Policy;
-use crate::judge::verdict::{self, Inputs};
+use crate::judge::verdict::{self, Judging};
 use crate::model::{Mode, Report};
 use crate::paths::Paths;
 use crate::render::Format;
@@ -18,17 +17,10 @@ pub struct Options {
     pub format: Format,
     /// Every row, even when every budget holds (table format).
     pub full: bool,
-    /// How strict the verdict is.
-    pub policy: Policy,
-    /// Compare with the base side of `irgate run --base` instead of the baselines (A/B).
-    pub base: bool,
-    /// Map the change onto the benchmarks (change-aware verdicts); else every benchmark counts
-    /// as touched.
-    pub change_map: bool,
     /// Where the files are.
     pub paths: Paths,
-    /// The history directory, where the drift budget's anchor is recorded.
-    pub history: Option<std::path::PathBuf>,
+    /// How the verdict is reached.
+    pub judging: Judging,
     /// The published dashboard: the markdown report links failing benchmarks to their charts.
     pub dashboard_url: Option<String>,
     /// The most characters the markdown format writes (`--max-chars`); `None`: the step
@@ -44,20 +36,13 @@ pub struct Options {
 pub fn execute(options: &Options) -> Result<ExitCode> {
     let judged = options.paths.resolve().and_then(|paths| {
         let config = Config::load_or_default(&paths.config, paths.config_named)?;
-        let report = verdict::reach(&Inputs {
-            paths: &paths,
-            config: &config,
-            policy: options.policy,
-            base: options.base,
-            change_map: options.change_map,
-            history: options.history.as_deref(),
-        })?;
+        let report = verdict::reach(&paths, &config, &options.judging)?;
         Ok((paths, report))
     });
     let report = match judged {
         Ok((paths, mut report)) if matches!(report.mode, Mode::Baselines | Mode::Ab { .. }) => {
             let base_side = paths.base_side();
-            let base = if options.base {
+            let base = if options.judging.base {
                 BaseProfiles::Run(&base_side)
             } else {
                 BaseProfiles::Baselines(&paths.baselines)

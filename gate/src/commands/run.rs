@@ -98,7 +98,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     }
     selection.skip = carry.as_ref().map(|c| &c.ids);
     take::write(
-        (&config, &paths, &selection),
+        (&paths, &config, &selection),
         filter.as_ref(),
         (options.base.as_deref(), &options.from),
         carry.as_ref(),

@@ -300,7 +300,7 @@ pub fn bad_key(key: &str) -> Option<&'static str> {
 
 /// `0-3,7,9-12` for positions.
 fn ranges_text(positions: &[usize]) -> String {
-    irgate_callgrind::ranges(positions.to_vec())
+    crate::text::ranges(positions.to_vec())
         .iter()
         .map(crate::text::range)
         .collect::<Vec<_>>()

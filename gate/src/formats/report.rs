@@ -370,7 +370,7 @@ mod tests {
             functions: vec![crate::model::ChangedFunction {
                 object: "release/deps/callgrind".to_owned(),
                 name: "f".to_owned(),
-                how: "changed".to_owned(),
+                how: crate::model::How::Changed,
                 file: "src/lib.rs".to_owned(),
                 lines: vec![crate::model::Lines { first: 1, last: 2 }],
             }],

@@ -125,7 +125,7 @@ pub fn set_up(
             record: true,
             ..collect::Selection::default()
         };
-        crate::measure::take::write((&config, &paths, &selection), None, (None, &[]), None)?;
+        crate::measure::take::write((&paths, &config, &selection), None, (None, &[]), None)?;
         let results = crate::formats::results::read(&paths.results)?;
         let calibrated = if request.calibrate {
             Some(reproducibility(&config, &paths)?)
@@ -192,8 +192,8 @@ fn reproducibility(config: &Config, paths: &crate::paths::Resolved) -> Result<Ca
          calibrate --write` any time)"
     );
     let builds = calibrate::measure(
-        config,
         paths,
+        config,
         &collect::Selection::default(),
         Variant::REPRODUCIBILITY,
     )?;

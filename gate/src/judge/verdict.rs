@@ -2,7 +2,7 @@
 //! side (baselines, or A/B's base side), the accepted changes and the drift anchor, the change
 //! mapped onto the benchmarks, and drift triage when the environment differs.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::config::Config;
 use crate::config::metrics::IR;
@@ -17,28 +17,25 @@ use crate::model::{EnvDelta, Mode, Report, Results};
 use crate::paths::Resolved;
 use crate::select::map::{baselines_commit, compared};
 
-/// What a verdict is reached from.
-#[derive(Debug, Clone, Copy)]
-pub struct Inputs<'a> {
-    /// Where the files are.
-    pub paths: &'a Resolved,
-    /// gate.toml, loaded.
-    pub config: &'a Config,
+/// How `irgate check` judges: its judging options as the command line gave them (`cli` makes
+/// this once from its arguments), taken by [`reach`] as they are.
+#[derive(Debug, Clone, Default)]
+pub struct Judging {
     /// How strict the verdict is.
     pub policy: Policy,
     /// Compare with the base side of `irgate run --base` instead of the baselines (A/B).
     pub base: bool,
-    /// Map the change onto the benchmarks; else every benchmark counts as touched.
+    /// Map the change onto the benchmarks (change-aware verdicts); else every benchmark counts
+    /// as touched.
     pub change_map: bool,
     /// The history directory, where the drift budget's anchor is recorded.
-    pub history: Option<&'a Path>,
+    pub history: Option<PathBuf>,
 }
 
-/// Reads the results and the compared side named by `inputs` and judges them; with the
-/// environment differing from the baselines' and [`EnvPolicy::Remeasure`], measures the
-/// baselines' commit again here (drift triage).
-pub fn reach(inputs: &Inputs) -> Result<Report> {
-    let Inputs { paths, config, .. } = *inputs;
+/// Reads the results at `paths` and the compared side `judging` names and judges them under
+/// `config`; with the environment differing from the baselines' and [`EnvPolicy::Remeasure`],
+/// measures the baselines' commit again here (drift triage).
+pub fn reach(paths: &Resolved, config: &Config, judging: &Judging) -> Result<Report> {
     let results = results::read(&paths.results)?;
     let skipped = suite::missing(&config.suites, &results.suites);
     if !skipped.is_empty() {
@@ -62,7 +59,7 @@ pub fn reach(inputs: &Inputs) -> Result<Report> {
             "holds no benchmarks: run `irgate run` again",
         ));
     }
-    let (baselines, mode) = if inputs.base {
+    let (baselines, mode) = if judging.base {
         let side = paths.base_side();
         let base = results::read(&side.results).map_err(|error| match error {
             Error::MissingResults { .. } => Error::Tool(format!(
@@ -103,7 +100,7 @@ pub fn reach(inputs: &Inputs) -> Result<Report> {
     let anchor = match &config.drift {
         None => None,
         Some(drift) => {
-            let Some(history) = inputs.history else {
+            let Some(history) = judging.history.as_deref() else {
                 return Err(Error::invalid(
                     paths.config.display(),
                     format!(
@@ -121,7 +118,7 @@ pub fn reach(inputs: &Inputs) -> Result<Report> {
         }
     };
     let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
-    let mapped = if inputs.change_map {
+    let mapped = if judging.change_map {
         compared(config, paths, (&results, &baselines), &mode, &ids)
     } else {
         None
@@ -130,30 +127,31 @@ pub fn reach(inputs: &Inputs) -> Result<Report> {
         results: &results,
         baselines: &baselines,
         config,
-        policy: inputs.policy,
+        policy: judging.policy,
         mode: &mode,
         anchor: anchor.as_ref(),
         change: mapped.as_ref(),
     })?;
     if report.env_mismatches.is_empty()
         || report.mode != Mode::Baselines
-        || inputs.policy.on_env_mismatch != EnvPolicy::Remeasure
+        || judging.policy.on_env_mismatch != EnvPolicy::Remeasure
     {
         return Ok(report);
     }
-    triage(inputs, &results, &baselines, report)
+    triage(paths, config, judging, &results, &baselines, report)
 }
 
 /// Drift triage: the environment differs from the baselines', so their commit is measured again
 /// here beside the working tree (A/B), and the report gates what the code moved (that commit here
 /// -> the working tree) and shows what the environment moved (baseline -> that commit here).
 fn triage(
-    inputs: &Inputs,
+    paths: &Resolved,
+    config: &Config,
+    judging: &Judging,
     results: &Results,
     baselines: &Baselines,
     drifted: Report,
 ) -> Result<Report> {
-    let Inputs { paths, config, .. } = *inputs;
     let commit = baselines_commit(baselines, results)?;
     crate::note!(
         "the environment differs from the baselines' ({}): measuring their commit {} again \
@@ -180,10 +178,10 @@ fn triage(
         skip: None,
         record: false,
     };
-    let sides = crate::measure::ab::measure(config, &selection, paths, filter.as_ref(), &commit)?;
+    let sides = crate::measure::ab::measure(paths, config, &selection, filter.as_ref(), &commit)?;
     let policy = Policy {
         on_env_mismatch: EnvPolicy::Fail,
-        ..inputs.policy
+        ..judging.policy
     };
     let base = Baselines::from_results(&sides.base, &paths.base_side().results);
     let environment = sides

@@ -43,9 +43,9 @@ pub struct Sides {
 
 /// Measures `rev` and the working tree of the repository at `paths.root`, both at once.
 pub fn measure(
+    paths: &Resolved,
     config: &Config,
     selection: &Selection,
-    paths: &Resolved,
     filter: Option<&Filter>,
     rev: &str,
 ) -> Result<Sides> {
@@ -85,12 +85,12 @@ pub fn measure(
     };
     let (head, base) = std::thread::scope(|scope| {
         let base = scope.spawn(|| {
-            collect::run_with_code(config, selection, &base_paths, filter, Some(&base_place))
+            collect::run_with_code(&base_paths, config, selection, filter, Some(&base_place))
         });
         let head = collect::run_with_code(
+            &head_paths,
             config,
             &head_selection,
-            &head_paths,
             filter,
             Some(&head_place),
         );

@@ -278,9 +278,9 @@ impl Place<'_> {
 /// the build: the identity of the objects the suites built and, with `selection.record`, what
 /// each benchmark that ran executed.
 pub fn run_with_code(
+    paths: &Resolved,
     config: &Config,
     selection: &Selection,
-    paths: &Resolved,
     filter: Option<&Filter>,
     place: Option<&Place>,
 ) -> Result<(Results, CodeRecord)> {

@@ -1,6 +1,6 @@
 //! The code record of a build: what each benchmark's process executed, read from the record
 //! pass's callgrind files ([`crate::measure::suite_run::record`]), and the code identity of the
-//! objects the workspace built ([`crate::identity`]). docs/selection.md has the rule.
+//! objects the workspace built ([`irgate_identity`]). docs/selection.md has the rule.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
@@ -249,11 +249,9 @@ fn benchmark(
         }
         parts += 1;
         let reader = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let options = Options {
-            event: Some(IR.to_owned()),
-            max_bytes: MAX_BYTES,
-            lines: false,
-        };
+        let mut options = Options::default();
+        options.event = Some(IR.to_owned());
+        options.max_bytes = MAX_BYTES;
         let graph = irgate_callgrind::parse_with(BufReader::new(reader), &options)
             .map_err(|e| format!("{}: {e}", file.display()))?;
         region += add_graph(

@@ -20,7 +20,7 @@ use crate::paths::Resolved;
 /// beside their profiles and code record. A measuring run first removes the results it replaces:
 /// one that fails leaves none behind for `check` to pass on.
 pub fn write(
-    (config, paths, selection): (&Config, &Resolved, &Selection),
+    (paths, config, selection): (&Resolved, &Config, &Selection),
     filter: Option<&Filter>,
     (base, from): (Option<&str>, &[PathBuf]),
     carry: Option<&Carry>,
@@ -33,7 +33,7 @@ pub fn write(
         }
     }
     if let Some(rev) = base {
-        let sides = ab::measure(config, selection, paths, filter, rev)?;
+        let sides = ab::measure(paths, config, selection, filter, rev)?;
         let base_paths = paths.base_side();
         let [head_home, base_home] = &sides.homes;
         let [head_root, base_root] = &sides.roots;
@@ -65,7 +65,7 @@ pub fn write(
         return Ok(());
     }
     let (mut results, code) = if from.is_empty() {
-        let (results, code) = run_with_code(config, selection, paths, filter, None)?;
+        let (results, code) = run_with_code(paths, config, selection, filter, None)?;
         (results, Some(code))
     } else {
         let results = read_from(from, &paths.root, config, filter)?;

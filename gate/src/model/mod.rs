@@ -278,7 +278,9 @@ pub struct ChangeMap {
 }
 
 /// A function the change modified, as the compiled code says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct ChangedFunction {
     /// The object it is in (`release/deps/callgrind`: a path under the target directory, cargo's
     /// hash suffix dropped).
@@ -287,7 +289,8 @@ pub struct ChangedFunction {
     /// whole object counts (a binary benchmark's harness).
     pub name: String,
     /// `changed`, `vanished` (not in the head build) or `whole` (the object as a whole).
-    pub how: String,
+    #[schemars(with = "String")]
+    pub how: How,
     /// Its source file, relative to the workspace root, when the line tables name one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub file: String,
@@ -317,7 +320,31 @@ pub struct Lines {
     pub last: u32,
 }
 
+/// How a function's code changed between the base and the head build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum How {
+    /// Its code identity differs.
+    Changed,
+    /// The head build has no function of that key.
+    Vanished,
+    /// The whole object, which a benchmark depends on as a whole, differs.
+    Whole,
+}
+
 impl ChangedFunction {
+    /// Function `name` of `object` (empty for the whole object) as `select::rule` finds it, not
+    /// located in the source yet (`select::map` adds the file and lines).
+    pub fn new(object: &str, name: &str, how: How) -> ChangedFunction {
+        ChangedFunction {
+            object: object.to_owned(),
+            name: name.to_owned(),
+            how,
+            file: String::new(),
+            lines: Vec::new(),
+        }
+    }
+
     /// `file:120-131,140` as reports cite it, or the object when no line table names a file.
     pub fn location(&self) -> String {
         if self.file.is_empty() {

@@ -2,12 +2,10 @@
 //! untracked files of a working tree.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
-use crate::text;
+use crate::git;
 
 /// Options that keep the user's git configuration out of the output irgate parses: no colours,
 /// no external diff or text conversion, paths from the top of the repository.
@@ -17,78 +15,6 @@ const PLAIN: &[&str] = &[
     "--no-textconv",
     "--no-relative",
 ];
-
-/// `git ARGS` in `dir`, its standard output handed to `each` record by record (split after each
-/// `end` byte, which each record keeps but the last may lack). `Ok(true)` when git succeeded, `Ok(false)` when it exited 1
-/// and `quiet_one` (git grep: nothing found); an error naming the command otherwise.
-fn records(
-    dir: &Path,
-    args: &[&str],
-    end: u8,
-    quiet_one: bool,
-    each: &mut dyn FnMut(&[u8]) -> Result<()>,
-) -> Result<bool> {
-    let errors = tempfile::tempfile().map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
-    let stderr = errors
-        .try_clone()
-        .map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
-    let mut child = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .spawn()
-        .map_err(|e| Error::Tool(format!("cannot start git: {e}")))?;
-    let mut reader = BufReader::new(child.stdout.take().expect("stdout is piped"));
-    let mut record = Vec::new();
-    let mut failed = None;
-    loop {
-        record.clear();
-        match reader.read_until(end, &mut record) {
-            Ok(0) => break,
-            Ok(_) => {
-                if let Err(e) = each(&record) {
-                    failed = Some(e);
-                    break;
-                }
-            }
-            Err(e) => {
-                failed = Some(Error::Tool(format!("cannot read git's output: {e}")));
-                break;
-            }
-        }
-    }
-    drop(reader);
-    let status = child
-        .wait()
-        .map_err(|e| Error::Tool(format!("cannot run git: {e}")))?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    if status.success() {
-        return Ok(true);
-    }
-    if quiet_one && status.code() == Some(1) {
-        return Ok(false);
-    }
-    let mut errors = errors;
-    let mut message = String::new();
-    let _ = errors
-        .rewind()
-        .and_then(|()| (&errors).take(4096).read_to_string(&mut message));
-    Err(Error::Tool(format!(
-        "`git {}` in {} failed: {}",
-        text::terminal(&args.join(" ")),
-        text::terminal(&dir.display().to_string()),
-        text::terminal(message.trim())
-    )))
-}
-
-/// A record without its end byte.
-fn strip(record: &[u8], end: u8) -> &[u8] {
-    record.strip_suffix(&[end]).unwrap_or(record)
-}
 
 /// How a file changed between the two sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,8 +64,8 @@ pub(super) fn files(top: &Path, base: &str, head: Option<&str>) -> Result<Vec<En
     args.extend(head);
     args.push("--");
     let mut fields: Vec<Vec<u8>> = Vec::new();
-    records(top, &args, 0, false, &mut |field| {
-        fields.push(strip(field, 0).to_vec());
+    git::records(top, &args, 0, &mut |field| {
+        fields.push(field.to_vec());
         Ok(())
     })?;
     parse_raw(&fields)
@@ -195,8 +121,7 @@ pub(super) fn untracked(top: &Path) -> Result<Vec<Entry>> {
         "-z",
         "--full-name",
     ];
-    records(top, &args, 0, false, &mut |path| {
-        let path = strip(path, 0);
+    git::records(top, &args, 0, &mut |path| {
         if !path.is_empty() {
             entries.push(Entry {
                 status: Status::Added,
@@ -228,8 +153,7 @@ pub(super) fn changed_lines(
     args.push("--");
     let mut lines: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
     let mut file: Option<String> = None;
-    records(top, &args, b'\n', false, &mut |line| {
-        let line = strip(line, b'\n');
+    git::records(top, &args, b'\n', &mut |line| {
         if let Some(path) = line.strip_prefix(b"+++ ") {
             // `+++ b/path`, or `+++ /dev/null` for a deleted file.
             file = path

@@ -17,9 +17,9 @@ use crate::paths::Resolved;
 /// compares with the baselines' record), with the suites whose runner cannot run a selection of
 /// benchmarks and why.
 pub fn build_code(
+    paths: &Resolved,
     config: &Config,
     selection: &Selection,
-    paths: &Resolved,
     place: Option<&Place>,
 ) -> Result<(BTreeMap<String, Object>, Vec<String>)> {
     let workspace = Workspace::load(&paths.root)?;

@@ -131,16 +131,9 @@ pub fn map(
             .iter()
             .map(|f| (f, located.next().unwrap_or_default()))
             .map(|(f, (file, lines))| ChangedFunction {
-                object: f.object.clone(),
-                name: f.name.clone(),
-                how: match f.how {
-                    change::How::Changed => "changed",
-                    change::How::Vanished => "vanished",
-                    change::How::Whole => "whole",
-                }
-                .to_owned(),
                 file,
                 lines,
+                ..f.clone()
             })
             .collect(),
         unmapped: None,
@@ -192,7 +185,7 @@ fn locate(
     let Some((file, hits)) = best else {
         return (String::new(), Vec::new());
     };
-    let ranges = irgate_callgrind::ranges(hits)
+    let ranges = crate::text::ranges(hits)
         .into_iter()
         .map(|r| Lines {
             first: *r.start(),

@@ -69,7 +69,7 @@ pub fn untouched(
             ));
         }
     }
-    let (objects, refusals) = build_code(config, selection, paths, None)?;
+    let (objects, refusals) = build_code(paths, config, selection, None)?;
     if let Some(refusal) = refusals.first() {
         return everything(refusal);
     }

@@ -15,7 +15,7 @@ use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::git;
 use crate::model::code::{CodeRecord, Executed, Object};
-use crate::model::{Lines, Touch};
+use crate::model::{ChangedFunction, How, Lines, Touch};
 use crate::text;
 
 /// The files a change between two sides of a repository altered.
@@ -171,28 +171,6 @@ fn relative(prefix: &str, path: &str) -> String {
     }
 }
 
-/// How a function's code changed between the base and the head build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum How {
-    /// Its code identity differs.
-    Changed,
-    /// The head build has no function of that key.
-    Vanished,
-    /// The whole object, which a benchmark depends on as a whole, differs.
-    Whole,
-}
-
-/// A function (or a whole object) whose code changed.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ChangedFunction {
-    /// The object's key (`release/deps/callgrind`).
-    pub object: String,
-    /// The function's key, empty for a whole object.
-    pub name: String,
-    /// How.
-    pub how: How,
-}
-
 /// The change mapped onto the benchmarks.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Touches {
@@ -285,11 +263,7 @@ fn verdict(
                 (Some(_), None) => How::Vanished,
                 _ => How::Changed,
             };
-            runs.insert(ChangedFunction {
-                object: key.clone(),
-                name: name.clone(),
-                how,
-            });
+            runs.insert(ChangedFunction::new(key, name, how));
         }
     }
     for key in &executed.whole {
@@ -297,22 +271,14 @@ fn verdict(
             // A file of the repository that is code (a committed shared library): changed when
             // the change alters it, inert or not.
             if change.files.iter().chain(&change.inert).any(|f| f == file) {
-                runs.insert(ChangedFunction {
-                    object: key.clone(),
-                    name: String::new(),
-                    how: How::Whole,
-                });
+                runs.insert(ChangedFunction::new(key, "", How::Whole));
             }
             continue;
         }
         match (base.objects.get(key), head.get(key)) {
             (Some(a), Some(b)) if a.whole == b.whole => {}
             (Some(_), Some(_)) => {
-                runs.insert(ChangedFunction {
-                    object: key.clone(),
-                    name: String::new(),
-                    how: How::Whole,
-                });
+                runs.insert(ChangedFunction::new(key, "", How::Whole));
             }
             _ => return missing(key),
         }

@@ -17,9 +17,11 @@
 
 pub mod html;
 pub mod markdown;
+mod ranges;
 pub mod status;
 mod terminal;
 
+pub use ranges::ranges;
 pub use terminal::{LEGACY_COMMAND, no_legacy_command, terminal};
 
 use std::borrow::Cow;
@@ -112,7 +114,8 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// `12` or `12-14`: a range of lines or positions as the reports and the code record write it.
+/// `12` or `12-14`: a range of lines or positions (one of [`ranges()`]) as the reports and the
+/// code record write it.
 pub fn range<T: std::fmt::Display + PartialEq>(range: &std::ops::RangeInclusive<T>) -> String {
     if range.start() == range.end() {
         range.start().to_string()

@@ -169,7 +169,7 @@ fn the_bisect_json_is_frozen() {
         },
         seconds: 172.5,
     };
-    let json = irgate::bisect::text::json(&bisection);
+    let json = irgate::bisect::format::json(&bisection);
     insta::assert_snapshot!(json);
 
     let dir = tempfile::tempdir().unwrap();

@@ -415,21 +415,15 @@ fn ab_check_explains_from_both_sides_profiles() {
 #[test]
 fn a_change_spread_over_small_functions_is_not_everything_else_of_0_functions() {
     use irgate::model::Explained;
-    use irgate_callgrind::{Explanation, Rest};
+    let explanation = serde_json::json!({
+        "base_total": 1_000,
+        "new_total": 1_180,
+        "movers": [],
+        "rest": {"base": 1_000, "new": 1_180, "functions": 0},
+    });
     let explained = Explained {
         benchmark: "spread::wide/b1".into(),
-        explanation: Explanation {
-            base_total: 1_000,
-            new_total: 1_180,
-            movers: Vec::new(),
-            rest: Rest {
-                base: 1_000,
-                new: 1_180,
-                functions: 0,
-            },
-            unattributed: None,
-            inclusive: Vec::new(),
-        },
+        explanation: serde_json::from_value(explanation).unwrap(),
         flamegraph: None,
     };
     let terminal = irgate::render::explanation::text(&explained, "");

@@ -344,7 +344,7 @@ pub fn history_to_run7(dir: &Path) -> PathBuf {
 /// at one commit (whose subject is `subject`), `frame::encode/b32` stayed open.
 pub fn bisect_json(subject: &str) -> String {
     use irgate::bisect::{Bisection, Move, Undecided};
-    irgate::bisect::text::json(&Bisection {
+    irgate::bisect::format::json(&Bisection {
         good: RUN7.to_owned(),
         bad: RUN8.to_owned(),
         commits: 4,

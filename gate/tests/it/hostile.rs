@@ -12,7 +12,7 @@ use irgate::model::{
 };
 use irgate::render::dashboard::Site;
 use irgate::render::{markdown, table};
-use irgate_callgrind::{Explanation, Inclusive, Kind, Mover, Profile, Rest, Unattributed};
+use irgate_callgrind::Profile;
 
 use crate::harness::{self, outside_code_spans};
 
@@ -113,44 +113,39 @@ fn row(benchmark: &str, status: Status, fails: bool, hostile: &str) -> Row {
 }
 
 fn explained(hostile: &str) -> Explained {
-    let mover = |kind: Kind| Mover {
-        function: hostile.into(),
-        file: hostile.into(),
-        kind,
-        base_self: 10,
-        new_self: 90,
-        base_inclusive: 10,
-        new_inclusive: 95,
-        inlined_from: vec![(hostile.into(), 5)],
-        outside_main: true,
+    // As a report's JSON holds it: irgate-callgrind's types are built by its own code only.
+    let mover = |kind: serde_json::Value| {
+        let mut mover = serde_json::json!({
+            "function": hostile,
+            "file": hostile,
+            "base_self": 10,
+            "new_self": 90,
+            "base_inclusive": 10,
+            "new_inclusive": 95,
+            "inlined_from": [[hostile, 5]],
+            "outside_main": true,
+        });
+        mover
+            .as_object_mut()
+            .unwrap()
+            .extend(kind.as_object().unwrap().clone());
+        mover
     };
+    let explanation = serde_json::json!({
+        "base_total": 1_000,
+        "new_total": 1_100,
+        "movers": [
+            mover(serde_json::json!({"kind": "changed"})),
+            mover(serde_json::json!({"kind": "added", "called_from": [hostile]})),
+            mover(serde_json::json!({"kind": "renamed", "from": hostile})),
+        ],
+        "rest": {"base": 990, "new": 1_010, "functions": 3},
+        "unattributed": {"base": 2, "new": 2},
+        "inclusive": [{"function": hostile, "base": 10, "new": 95, "self_delta": 80}],
+    });
     Explained {
         benchmark: "filter::scan/s512".into(),
-        explanation: Explanation {
-            base_total: 1_000,
-            new_total: 1_100,
-            movers: vec![
-                mover(Kind::Changed),
-                mover(Kind::Added {
-                    called_from: vec![hostile.into()],
-                }),
-                mover(Kind::Renamed {
-                    from: hostile.into(),
-                }),
-            ],
-            rest: Rest {
-                base: 990,
-                new: 1_010,
-                functions: 3,
-            },
-            unattributed: Some(Unattributed { base: 2, new: 2 }),
-            inclusive: vec![Inclusive {
-                function: hostile.into(),
-                base: 10,
-                new: 95,
-                self_delta: 80,
-            }],
-        },
+        explanation: serde_json::from_value(explanation).unwrap(),
         flamegraph: Some("filter.scan.s512.svg".into()),
     }
 }
@@ -178,7 +173,7 @@ fn report(hostile: &str, outcome: Outcome) -> Report {
             functions: vec![irgate::model::ChangedFunction {
                 object: hostile.into(),
                 name: hostile.into(),
-                how: "changed".into(),
+                how: irgate::model::How::Changed,
                 file: hostile.into(),
                 lines: vec![irgate::model::Lines { first: 3, last: 4 }],
             }],
@@ -490,16 +485,12 @@ fn history_add_prints_hostile_subjects_inert() {
 fn calibration_keeps_hostile_out_dir_names_inert() {
     use irgate::calibrate::text::render_unreproducible;
     use irgate::calibrate::{Calibration, Layout, Unreproducible, write_budgets};
-    use irgate::select::rule::{ChangedFunction, How};
+    use irgate::model::{ChangedFunction, How};
     let mut names: Vec<String> = HOSTILE.iter().map(|h| format!("pkg/out/{h}")).collect();
     names.push("pkg/out/x\n[budgets]\nIr = { absolute = 999999 }".to_owned());
     let functions = names
         .iter()
-        .map(|name| ChangedFunction {
-            object: format!("release/deps/{name}"),
-            name: name.clone(),
-            how: How::Changed,
-        })
+        .map(|name| ChangedFunction::new(&format!("release/deps/{name}"), name, How::Changed))
         .collect();
     let found = Unreproducible {
         checked: true,

@@ -462,7 +462,7 @@ fn a_report_of_1000_benchmarks_with_10_over_budget() {
 /// A change-aware report: a failing benchmark that runs a changed function, one that runs none
 /// of the change yet moved beyond the layout budget, one moved by layout within it, one carried.
 fn change_aware_report() -> Report {
-    use irgate::model::{ChangeMap, ChangedFunction, Lines, Touch};
+    use irgate::model::{ChangeMap, ChangedFunction, How, Lines, Touch};
     let touched = |mut row: Row, touch: Touch| {
         row.touch = Some(touch);
         row
@@ -517,7 +517,7 @@ fn change_aware_report() -> Report {
         head: String::new(),
         functions: vec![ChangedFunction {
             object: "release/deps/callgrind".into(),
-            how: "changed".into(),
+            how: How::Changed,
             file: "src/frame.rs".into(),
             name: "Frame::encode<script>".into(),
             lines: vec![Lines {

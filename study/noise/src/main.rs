@@ -209,9 +209,9 @@ fn measure(args: &NoiseArgs) -> Result<(Study, PathBuf)> {
             // Each variant builds and writes into a directory of its own.
             let place = Place::in_dir(&dir.join("callgrind"), "");
             let (results, _code) = collect::run_with_code(
+                &resolved,
                 &config,
                 &Selection::default(),
-                &resolved,
                 filter.as_ref(),
                 Some(&place),
             )?;

@@ -144,11 +144,7 @@ fn a_changed_shared_function_selects_every_benchmark_executing_it() {
     let touches = touched(&base(), &head, &Change::default(), &ids());
     assert_eq!(
         touches.functions,
-        [ChangedFunction {
-            object: BENCH.to_owned(),
-            name: "codec::encode".to_owned(),
-            how: How::Changed
-        }]
+        [ChangedFunction::new(BENCH, "codec::encode", How::Changed)]
     );
     assert_eq!(
         touches.touch["g::encode/a"],

@@ -1,4 +1,5 @@
-//! Sorted numbers grouped into runs: the lines a line table names, as `120..=131, 140..=140`.
+//! Numbers grouped into runs, for writing them short: a changed function's lines as
+//! `120..=131, 140..=140`, a code record's positions as `0-3,7`.
 
 use std::ops::{Add, RangeInclusive};
 
