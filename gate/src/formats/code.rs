@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::formats;
-use crate::model::code::{CodeRecord, Executed, Object};
+use crate::model::code::{CodeRecord, Executed, FILE_PREFIX, Object};
 
 /// The schema version of code records this irgate writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -235,7 +235,7 @@ impl CodeFile {
                 ..Executed::default()
             };
             for key in &executed.whole {
-                if !record.objects.contains_key(key) {
+                if !record.objects.contains_key(key) && !key.starts_with(FILE_PREFIX) {
                     return Err(invalid(format!(
                         "`{id}` depends on object `{key}`, which `objects` does not hold"
                     )));

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats::summary;
-use crate::model::code::{Executed, Object};
+use crate::model::code::{Executed, FILE_PREFIX, Object};
 
 /// The demangled path segment of gungraun's benchmark wrapper: its inclusive cost is the
 /// measured region.
@@ -378,9 +378,6 @@ fn repository_file(root: &Path, path: &Path) -> Option<String> {
     };
     Some(format!("{}{}", FILE_PREFIX, relative.to_string_lossy()))
 }
-
-/// What marks a whole dependency that is a file of the repository, not an object irgate built.
-pub const FILE_PREFIX: &str = "file:";
 
 /// The `desc: Trigger:` of a callgrind file: why the part was dumped.
 fn trigger(file: &Path) -> std::result::Result<Option<String>, String> {

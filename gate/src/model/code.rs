@@ -10,6 +10,11 @@ use irgate_identity::Parts;
 /// it: never equal to anything, so the function always counts as changed.
 pub const UNKNOWN_DIGEST: &str = "00000000000000000000000000000000";
 
+/// What starts a whole dependency ([`Executed::whole`]) that is a file of the repository, not an
+/// object cargo built (a prebuilt shared library committed and loaded): `file:PATH`, its path from
+/// the workspace root. It has no [`Object`]: the change's files say whether it changed.
+pub const FILE_PREFIX: &str = "file:";
+
 /// One linked object's code identity, as kept in a record: only the functions some benchmark of
 /// the record executed (or every function, for a run's own objects when nothing narrows them).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

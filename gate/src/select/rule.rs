@@ -267,7 +267,7 @@ fn verdict(
         }
     }
     for key in &executed.whole {
-        if let Some(file) = key.strip_prefix(crate::measure::record::FILE_PREFIX) {
+        if let Some(file) = key.strip_prefix(crate::model::code::FILE_PREFIX) {
             // A file of the repository that is code (a committed shared library): changed when
             // the change alters it, inert or not.
             if change.files.iter().chain(&change.inert).any(|f| f == file) {

@@ -438,7 +438,7 @@ fn a_committed_shared_library_is_code_compared_whole_by_its_file() {
     let mut vend = executed(&["main"]);
     vend.whole.insert(format!(
         "{}prebuilt/libvend.so",
-        crate::measure::record::FILE_PREFIX
+        crate::model::code::FILE_PREFIX
     ));
     base.benchmarks.insert("so::vend/one".to_owned(), vend);
     let touched = |files: &[&str], inert: &[&str]| {
