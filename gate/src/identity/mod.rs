@@ -220,12 +220,25 @@ pub fn read(path: &Path, roots: &[PathBuf]) -> Result<Identity> {
     Reader::new(&origin, &data, map.as_deref(), &map_origin, roots)?.identity()
 }
 
-/// Source lines as line tables name them: (file, line).
-pub type SourceLines = Vec<(String, u32)>;
+/// A source line as line tables name it: its file and line, and the inlined function whose code
+/// it is, when the code there was inlined.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SourceLine {
+    /// The file, as the line tables spell it.
+    pub file: String,
+    /// The 1-based line.
+    pub line: u32,
+    /// The inlined function the line belongs to (the innermost of the frames there, when there
+    /// are several), as the debug information names it.
+    pub inlined: Option<String>,
+}
+
+/// A function's source lines, sorted.
+pub type SourceLines = Vec<SourceLine>;
 
 /// The source lines of the code of the functions of each key of `keys` in the object at `path`,
-/// by key, as its line tables name them (file, line; inlined code under its own file), for
-/// reports. The object and its line tables are read once; a key with no function or no line
+/// by key, as its line tables name them (file, line; inlined code under its own file and function),
+/// for reports. The object and its line tables are read once; a key with no function or no line
 /// tables has no entry.
 pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, SourceLines>> {
     use object::{Object, ObjectSymbol, SymbolKind};
@@ -260,9 +273,13 @@ pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, Sourc
             let Ok(locations) = loader.find_location_range(low, high) else {
                 continue;
             };
-            for (_, _, location) in locations {
+            for (address, _, location) in locations {
                 if let (Some(file), Some(line)) = (location.file, location.line) {
-                    lines.push((file.to_owned(), line));
+                    lines.push(SourceLine {
+                        file: file.to_owned(),
+                        line,
+                        inlined: inlined(&loader, address),
+                    });
                 }
             }
         }
@@ -271,6 +288,16 @@ pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, Sourc
         found.insert(key, lines);
     }
     Ok(found)
+}
+
+/// The innermost function at `address` when its code there was inlined (a frame encloses it),
+/// as the debug information names it ([`key`] of its linkage name, else its plain name).
+fn inlined(loader: &addr2line::Loader, address: u64) -> Option<String> {
+    let mut frames = loader.find_frames(address).ok()?;
+    let innermost = frames.next().ok()??;
+    frames.next().ok()??;
+    let name = innermost.function?.raw_name().ok()?.into_owned();
+    Some(key(&name))
 }
 
 /// The key of a symbol or of a function name as callgrind prints it with `--demangle=no`: Rust

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::calibrate::Unreproducible;
 use crate::config::suite::Suite;
+use crate::init::Recording;
 use crate::measure::library::Library;
 use crate::model::Results;
 use crate::text::thousands;
@@ -62,16 +63,46 @@ pub fn path_check(checkout: &Results, copy: &Results, unreproducible: &Unreprodu
     )
 }
 
-/// What to do after init: `ran` when the suites ran, `branch` the history's branch with --ci.
-pub fn next_steps(ran: bool, branch: Option<&str>) -> String {
+/// What to do after init: `ran` when the suites ran, `recording` what the code record holds,
+/// `branch` the history's branch with --ci.
+pub fn next_steps(ran: bool, recording: &Recording, branch: Option<&str>) -> String {
     let mut out = String::from("\nNext steps:\n");
+    let what = match recording {
+        Recording::Nothing(_) => "the baselines",
+        _ => "the baselines and the code record",
+    };
     if ran {
-        out.push_str(
-            "  irgate refresh                 take the baselines and the code record from the run above\n\
-             \x20                                (baselines/)\n",
+        let _ = writeln!(
+            out,
+            "  irgate refresh                 take {what} from the run above\n\
+             \x20                                (baselines/)"
         );
+    } else if matches!(recording, Recording::Nothing(_)) {
+        out.push_str("  irgate run && irgate refresh   take the baselines (baselines/)\n");
     } else {
         out.push_str("  irgate run --record && irgate refresh   take the baselines and the code record (baselines/)\n");
+    }
+    match recording {
+        Recording::Every => {}
+        Recording::Partial(unrecorded) => {
+            let _ = writeln!(
+                out,
+                "                                 {} {} no code record, so `irgate run \
+                 --only-touched` runs {} on every change: {}",
+                crate::text::plural(unrecorded.len(), "benchmark"),
+                if unrecorded.len() == 1 { "has" } else { "have" },
+                if unrecorded.len() == 1 { "it" } else { "them" },
+                crate::text::terminal(&crate::select::text::unrecorded(unrecorded))
+            );
+        }
+        Recording::Nothing(why) => {
+            let _ = writeln!(
+                out,
+                "                                 no code record: `irgate run --only-touched` \
+                 will run every benchmark: {}",
+                crate::text::terminal(why)
+            );
+        }
     }
     out.push_str(
         "  git add gate.toml baselines/   commit them: that is how counts are accepted\n\

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::formats::baseline::Baselines;
 use crate::formats::code;
 use crate::git::Commit;
-use crate::identity::SourceLines;
+use crate::identity::{SourceLine, SourceLines};
 use crate::model::code::{CodeRecord, Object};
 use crate::model::{ChangeMap, ChangedFunction, Lines, Mode, Results, Touch, UNKNOWN};
 use crate::paths::Resolved;
@@ -115,8 +115,8 @@ pub fn map(
             .and_then(|o| o.path.as_deref())
             .and_then(|path| sources.get(path)?.get(&f.name));
         match lines {
-            Some(lines) => locate(lines, root, &change.lines),
-            None => (String::new(), Vec::new()),
+            Some(lines) => locate(lines, root, &change.lines, &f.name),
+            None => Located::default(),
         }
     });
     let map = ChangeMap {
@@ -127,7 +127,7 @@ pub fn map(
             .functions
             .iter()
             .map(|f| (f, located.next().unwrap_or_default()))
-            .map(|(f, (file, lines))| ChangedFunction {
+            .map(|(f, located)| ChangedFunction {
                 object: f.object.clone(),
                 name: f.name.clone(),
                 how: match f.how {
@@ -136,8 +136,9 @@ pub fn map(
                     change::How::Whole => "whole",
                 }
                 .to_owned(),
-                file,
-                lines,
+                file: located.file,
+                lines: located.lines,
+                inlined: located.inlined,
             })
             .collect(),
         unmapped: None,
@@ -151,18 +152,32 @@ pub fn map(
 /// How many changed functions are looked up in the line tables: the rest are named by object.
 const LOCATED: usize = 64;
 
-/// Where a changed function whose code has the source `lines` (its line tables' lines, inlined
-/// code included) changed: the source file (relative to `root`) holding the most of its lines
-/// the diff's `changed` lines hold, and those lines; else the file holding most of its code, with
-/// no lines. Empty when its line tables name nothing in the workspace.
+/// Where a changed function is in the source: its file, the changed lines within it, and the
+/// function those lines are when it was inlined into the changed one ([`locate`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Located {
+    file: String,
+    lines: Vec<Lines>,
+    inlined: String,
+}
+
+/// Where the changed function `name`, whose code has the source `lines` (its line tables' lines,
+/// inlined code included, each with the innermost function), changed: the source file (relative
+/// to `root`) holding the most of its lines that the diff's `changed` lines hold, and those lines;
+/// else a file the diff changed holding most of its code, else the file holding most of its code,
+/// with no lines. When most of those lines (of all the file's lines, without changed ones) are
+/// code inlined into it, the inlined function is named. Empty when its line tables name nothing
+/// in the workspace.
 fn locate(
-    lines: &[(String, u32)],
+    lines: &[SourceLine],
     root: &Path,
     changed: &BTreeMap<String, Vec<Lines>>,
-) -> (String, Vec<Lines>) {
-    let mut by_file: BTreeMap<String, (usize, Vec<u32>)> = BTreeMap::new();
-    for (file, line) in lines {
-        let (file, line) = (Path::new(file), *line);
+    name: &str,
+) -> Located {
+    // By file: its lines (with their function), and those the diff changed.
+    let mut by_file: BTreeMap<String, (Vec<&SourceLine>, Vec<&SourceLine>)> = BTreeMap::new();
+    for source in lines {
+        let file = Path::new(&source.file);
         let Ok(relative) = file.strip_prefix(root).or_else(|_| {
             if file.is_relative() {
                 Ok(file)
@@ -173,30 +188,52 @@ fn locate(
             continue;
         };
         let relative = relative.to_string_lossy().into_owned();
-        let entry = by_file.entry(relative.clone()).or_default();
-        entry.0 += 1;
-        let hit = changed
-            .get(&relative)
-            .is_some_and(|ranges| ranges.iter().any(|r| r.first <= line && line <= r.last));
+        let hit = changed.get(&relative).is_some_and(|ranges| {
+            ranges
+                .iter()
+                .any(|r| r.first <= source.line && source.line <= r.last)
+        });
+        let entry = by_file.entry(relative).or_default();
+        entry.0.push(source);
         if hit {
-            entry.1.push(line);
+            entry.1.push(source);
         }
     }
     let best = by_file
         .iter()
-        .max_by_key(|(_, (code, hits))| (hits.len(), *code))
-        .map(|(file, (_, hits))| (file.clone(), hits.clone()));
-    let Some((file, hits)) = best else {
-        return (String::new(), Vec::new());
+        .max_by_key(|(file, (code, hits))| (hits.len(), changed.contains_key(*file), code.len()));
+    let Some((file, (code, hits))) = best else {
+        return Located::default();
     };
-    let ranges = irgate_callgrind::ranges(hits)
+    // Each line's function: an inlined one's name, else `name`'s own code.
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for source in if hits.is_empty() { code } else { hits } {
+        *count
+            .entry(source.inlined.as_deref().unwrap_or(name))
+            .or_default() += 1;
+    }
+    let inlined = count
+        .into_iter()
+        .max_by_key(|(function, n)| (*n, std::cmp::Reverse(*function)))
+        .map(|(function, _)| function)
+        .filter(|function| *function != name)
+        .unwrap_or_default()
+        .to_owned();
+    let mut hit_lines: Vec<u32> = hits.iter().map(|s| s.line).collect();
+    hit_lines.sort_unstable();
+    hit_lines.dedup();
+    let ranges = irgate_callgrind::ranges(hit_lines)
         .into_iter()
         .map(|r| Lines {
             first: *r.start(),
             last: *r.end(),
         })
         .collect();
-    (file, ranges)
+    Located {
+        file: file.clone(),
+        lines: ranges,
+        inlined,
+    }
 }
 
 /// The change from the compared side's commit (the baselines' code record's, or A/B's base) to
@@ -212,7 +249,15 @@ pub fn compared(
 ) -> Option<Mapped> {
     let recorded = |record: Result<Option<CodeRecord>>, what: &str| match record {
         Ok(Some(record)) if !record.benchmarks.is_empty() => Ok(record),
-        Ok(_) => Err(format!(
+        Ok(Some(record)) => {
+            let whose = if what.ends_with('s') {
+                format!("{what}'")
+            } else {
+                format!("{what}'s")
+            };
+            Err(crate::select::text::empty_record(&whose, &record))
+        }
+        Ok(None) => Err(format!(
             "{what} have no code record: take it with `irgate run --record`, then `irgate \
              refresh` for baselines"
         )),
@@ -299,5 +344,89 @@ pub fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<Stri
                 several.join(", ")
             ),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(file: &str, line: u32, inlined: Option<&str>) -> SourceLine {
+        SourceLine {
+            file: file.to_owned(),
+            line,
+            inlined: inlined.map(str::to_owned),
+        }
+    }
+
+    /// The wrapper of a benchmark in `benches/a.rs` into which `lib::b::edited` (src/b.rs) was
+    /// inlined: the edit is named by its function and lines, not by the wrapper and its file.
+    #[test]
+    fn a_change_inlined_into_the_changed_function_is_named_with_its_lines() {
+        let wrapper = "bench::a::__gungraun_wrapper_mod::a";
+        let lines = [
+            line("/ws/benches/a.rs", 10, None),
+            line("/ws/benches/a.rs", 11, None),
+            line("/ws/benches/a.rs", 12, None),
+            line("/ws/src/b.rs", 4, Some("lib::b::edited")),
+            line("/ws/src/b.rs", 5, Some("lib::b::edited")),
+            line("/ws/src/b.rs", 9, Some("lib::b::other")),
+        ];
+        let changed = BTreeMap::from([("src/b.rs".to_owned(), vec![Lines { first: 3, last: 5 }])]);
+        let located = locate(&lines, Path::new("/ws"), &changed, wrapper);
+        assert_eq!(
+            located,
+            Located {
+                file: "src/b.rs".to_owned(),
+                lines: vec![Lines { first: 4, last: 5 }],
+                inlined: "lib::b::edited".to_owned(),
+            }
+        );
+        let function = ChangedFunction {
+            object: "release/deps/a".to_owned(),
+            name: wrapper.to_owned(),
+            how: "changed".to_owned(),
+            file: located.file,
+            lines: located.lines,
+            inlined: located.inlined,
+        };
+        assert_eq!(
+            crate::select::text::functions_text(&[&function]),
+            "`lib::b::edited` (src/b.rs:4-5), inlined into \
+             `bench::a::__gungraun_wrapper_mod::a`"
+        );
+        // No line of the diff in the line tables (a changed constant, say): the changed file the
+        // function holds code of is named before its own, with the function inlined from it.
+        let elsewhere =
+            BTreeMap::from([("src/b.rs".to_owned(), vec![Lines { first: 1, last: 1 }])]);
+        let located = locate(&lines, Path::new("/ws"), &elsewhere, wrapper);
+        assert_eq!(
+            (
+                located.file.as_str(),
+                located.lines.len(),
+                located.inlined.as_str()
+            ),
+            ("src/b.rs", 0, "lib::b::edited")
+        );
+        // A change to the function's own code names no other function.
+        let own = BTreeMap::from([(
+            "benches/a.rs".to_owned(),
+            vec![Lines {
+                first: 11,
+                last: 11,
+            }],
+        )]);
+        let located = locate(&lines, Path::new("/ws"), &own, wrapper);
+        assert_eq!(
+            (located.file.as_str(), located.inlined.as_str()),
+            ("benches/a.rs", "")
+        );
+        assert_eq!(
+            located.lines,
+            vec![Lines {
+                first: 11,
+                last: 11
+            }]
+        );
     }
 }

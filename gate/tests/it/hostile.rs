@@ -181,6 +181,7 @@ fn report(hostile: &str, outcome: Outcome) -> Report {
                 how: "changed".into(),
                 file: hostile.into(),
                 lines: vec![irgate::model::Lines { first: 3, last: 4 }],
+                inlined: String::new(),
             }],
             unmapped: None,
         }),
