@@ -253,3 +253,61 @@ fn reproducibility(config: &Config, paths: &crate::paths::Resolved) -> Result<Ca
         seconds: started.elapsed().as_secs_f64(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suite(version: &str) -> (Suite, Library) {
+        let suite = Suite {
+            package: "p".into(),
+            bench: "b".into(),
+            features: Vec::new(),
+            args: Vec::new(),
+        };
+        let version = semver::Version::parse(version).unwrap();
+        (
+            suite,
+            Library::from_crate("iai-callgrind", &version).unwrap(),
+        )
+    }
+
+    #[test]
+    fn init_promises_a_record_only_where_one_can_be_taken() {
+        // Not run: what the libraries allow.
+        assert_eq!(recording(None, &[suite("0.16.1")]), Recording::Every);
+        let Recording::Nothing(why) = recording(None, &[suite("0.13.4")]) else {
+            panic!("iai-callgrind 0.13 cannot be recorded");
+        };
+        assert!(
+            why.starts_with("suite `p/b`: iai-callgrind 0.13.4's runner"),
+            "{why}"
+        );
+        assert_eq!(
+            recording(None, &[suite("0.13.4"), suite("0.14.2")]),
+            Recording::Every
+        );
+        // Run: what the record holds.
+        let mut record = CodeRecord::default();
+        record
+            .unrecorded
+            .insert("g::f/a".into(), "it measured 0 Ir".into());
+        let Recording::Nothing(why) = recording(Some(&record), &[]) else {
+            panic!("an empty record records nothing");
+        };
+        assert_eq!(
+            why,
+            "the run's code record holds no benchmark, and taking it again gives the same: it \
+             measured 0 Ir (`g::f/a`)"
+        );
+        record
+            .benchmarks
+            .insert("g::f/b".into(), crate::model::code::Executed::default());
+        assert_eq!(
+            recording(Some(&record), &[]),
+            Recording::Partial(record.unrecorded.clone())
+        );
+        record.unrecorded.clear();
+        assert_eq!(recording(Some(&record), &[]), Recording::Every);
+    }
+}

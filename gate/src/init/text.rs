@@ -154,4 +154,45 @@ mod tests {
             "{warning}"
         );
     }
+
+    #[test]
+    fn next_steps_promise_the_record_only_where_it_can_be_taken() {
+        let every = next_steps(true, &Recording::Every, None);
+        assert!(
+            every.contains("take the baselines and the code record from the run above"),
+            "{every}"
+        );
+        let nothing = next_steps(
+            true,
+            &Recording::Nothing("suite `p/b`: it cannot".into()),
+            None,
+        );
+        assert!(
+            nothing.contains("take the baselines from the run above")
+                && nothing.contains(
+                    "no code record: `irgate run --only-touched` will run every benchmark: \
+                     suite `p/b`: it cannot"
+                )
+                && !nothing.contains("code record from")
+                && !nothing.contains("--record"),
+            "{nothing}"
+        );
+        let not_run = next_steps(false, &Recording::Nothing("why".into()), None);
+        assert!(
+            not_run.contains("irgate run && irgate refresh") && !not_run.contains("--record"),
+            "{not_run}"
+        );
+        let partial = next_steps(
+            true,
+            &Recording::Partial([("g::f/a".to_owned(), "it measured 0 Ir".to_owned())].into()),
+            None,
+        );
+        assert!(
+            partial.contains(
+                "1 benchmark has no code record, so `irgate run --only-touched` runs it on every \
+                 change: it measured 0 Ir (`g::f/a`)"
+            ),
+            "{partial}"
+        );
+    }
 }

@@ -171,3 +171,35 @@ pub fn empty_record(whose: &str, record: &CodeRecord) -> String {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_record_says_what_kept_its_benchmarks_out_not_to_take_it_again() {
+        let mut record = CodeRecord::default();
+        assert!(
+            empty_record("the baselines'", &record)
+                .ends_with("take one with `irgate run --record`, then `irgate refresh`")
+        );
+        let why = "suite `s/b`: iai-callgrind 0.12.3's runner writes every part of a run into one \
+                   callgrind file";
+        for id in ["g::a/1", "g::b/1", "g::c/1", "g::d/1"] {
+            record.unrecorded.insert(id.into(), why.into());
+        }
+        record
+            .unrecorded
+            .insert("g::zero/1".into(), "it measured 0 Ir".into());
+        let text = empty_record("the baselines'", &record);
+        assert_eq!(
+            text,
+            format!(
+                "the baselines' code record holds no benchmark, and taking it again gives the \
+                 same: it measured 0 Ir (`g::zero/1`); {why} (`g::a/1`, `g::b/1`, `g::c/1`, 1 \
+                 more)"
+            )
+        );
+        assert!(!text.contains("--record"), "{text}");
+    }
+}
