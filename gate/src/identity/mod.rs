@@ -220,26 +220,30 @@ pub fn read(path: &Path, roots: &[PathBuf]) -> Result<Identity> {
     Reader::new(&origin, &data, map.as_deref(), &map_origin, roots)?.identity()
 }
 
-/// A source line as line tables name it: its file and line, and the inlined function whose code
-/// it is, when the code there was inlined.
+/// One frame of an instruction's place in the source: a file and line, and the function there
+/// as the debug information names it ([`key`] of its linkage name, else its plain name).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct SourceLine {
+pub struct Frame {
     /// The file, as the line tables spell it.
     pub file: String,
     /// The 1-based line.
     pub line: u32,
-    /// The inlined function the line belongs to (the innermost of the frames there, when there
-    /// are several), as the debug information names it.
-    pub inlined: Option<String>,
+    /// The function whose code (or call site, for an outer frame) this is, when named.
+    pub function: Option<String>,
 }
 
-/// A function's source lines, sorted.
+/// Where one instruction is in the source: its frames, innermost first. Code inlined into a
+/// function has one frame per level (the inlined function's line, then each call site), code of
+/// the function itself one.
+pub type SourceLine = Vec<Frame>;
+
+/// A function's source lines, one per instruction row of its line tables, sorted, without
+/// repeats.
 pub type SourceLines = Vec<SourceLine>;
 
 /// The source lines of the code of the functions of each key of `keys` in the object at `path`,
-/// by key, as its line tables name them (file, line; inlined code under its own file and function),
-/// for reports. The object and its line tables are read once; a key with no function or no line
-/// tables has no entry.
+/// by key, as its line tables and inlined frames name them, for reports. The object and its line
+/// tables are read once; a key with no function or no line tables has no entry.
 pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, SourceLines>> {
     use object::{Object, ObjectSymbol, SymbolKind};
     let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
@@ -274,12 +278,15 @@ pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, Sourc
                 continue;
             };
             for (address, _, location) in locations {
-                if let (Some(file), Some(line)) = (location.file, location.line) {
-                    lines.push(SourceLine {
+                let frames = frames(&loader, address);
+                if !frames.is_empty() {
+                    lines.push(frames);
+                } else if let (Some(file), Some(line)) = (location.file, location.line) {
+                    lines.push(vec![Frame {
                         file: file.to_owned(),
                         line,
-                        inlined: inlined(&loader, address),
-                    });
+                        function: None,
+                    }]);
                 }
             }
         }
@@ -290,14 +297,29 @@ pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, Sourc
     Ok(found)
 }
 
-/// The innermost function at `address` when its code there was inlined (a frame encloses it),
-/// as the debug information names it ([`key`] of its linkage name, else its plain name).
-fn inlined(loader: &addr2line::Loader, address: u64) -> Option<String> {
-    let mut frames = loader.find_frames(address).ok()?;
-    let innermost = frames.next().ok()??;
-    frames.next().ok()??;
-    let name = innermost.function?.raw_name().ok()?.into_owned();
-    Some(key(&name))
+/// The frames at `address`, innermost first, those with a file and line.
+fn frames(loader: &addr2line::Loader, address: u64) -> Vec<Frame> {
+    let mut found = Vec::new();
+    let Ok(mut frames) = loader.find_frames(address) else {
+        return found;
+    };
+    while let Ok(Some(frame)) = frames.next() {
+        let function = frame
+            .function
+            .as_ref()
+            .and_then(|f| f.raw_name().ok())
+            .map(|name| key(&name));
+        if let Some(location) = frame.location
+            && let (Some(file), Some(line)) = (location.file, location.line)
+        {
+            found.push(Frame {
+                file: file.to_owned(),
+                line,
+                function,
+            });
+        }
+    }
+    found
 }
 
 /// The key of a symbol or of a function name as callgrind prints it with `--demangle=no`: Rust

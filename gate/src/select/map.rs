@@ -161,8 +161,8 @@ struct Located {
     inlined: String,
 }
 
-/// Where the changed function `name`, whose code has the source `lines` (its line tables' lines,
-/// inlined code included, each with the innermost function), changed: the source file (relative
+/// Where the changed function `name`, whose code has the source `lines` (each instruction's
+/// frames, inlined code included), changed: the source file (relative
 /// to `root`) holding the most of its lines that the diff's `changed` lines hold, and those lines;
 /// else a file the diff changed holding most of its code, else the file holding most of its code,
 /// with no lines. When most of those lines (of all the file's lines, without changed ones) are
@@ -174,29 +174,35 @@ fn locate(
     changed: &BTreeMap<String, Vec<Lines>>,
     name: &str,
 ) -> Located {
-    // By file: its lines (with their function), and those the diff changed.
-    let mut by_file: BTreeMap<String, (Vec<&SourceLine>, Vec<&SourceLine>)> = BTreeMap::new();
-    for source in lines {
-        let file = Path::new(&source.file);
-        let Ok(relative) = file.strip_prefix(root).or_else(|_| {
-            if file.is_relative() {
-                Ok(file)
-            } else {
-                Err(())
-            }
-        }) else {
+    // Each instruction at its innermost frame in the workspace (code inlined from elsewhere, the
+    // standard library's, is charged to its call site there), with the function it is when that
+    // is not the outermost frame (code inlined into the function); by file, with those the diff
+    // changed.
+    type Place<'a> = (u32, Option<&'a str>);
+    let mut by_file: BTreeMap<String, (Vec<Place>, Vec<Place>)> = BTreeMap::new();
+    for frames in lines {
+        let inside = frames.iter().enumerate().find_map(|(depth, frame)| {
+            let file = Path::new(&frame.file);
+            let relative = match file.strip_prefix(root) {
+                Ok(relative) => relative,
+                Err(_) if file.is_relative() => file,
+                Err(_) => return None,
+            };
+            let inlined = (depth + 1 < frames.len())
+                .then_some(frame.function.as_deref())
+                .flatten();
+            Some((relative.to_string_lossy().into_owned(), frame.line, inlined))
+        });
+        let Some((relative, line, inlined)) = inside else {
             continue;
         };
-        let relative = relative.to_string_lossy().into_owned();
-        let hit = changed.get(&relative).is_some_and(|ranges| {
-            ranges
-                .iter()
-                .any(|r| r.first <= source.line && source.line <= r.last)
-        });
+        let hit = changed
+            .get(&relative)
+            .is_some_and(|ranges| ranges.iter().any(|r| r.first <= line && line <= r.last));
         let entry = by_file.entry(relative).or_default();
-        entry.0.push(source);
+        entry.0.push((line, inlined));
         if hit {
-            entry.1.push(source);
+            entry.1.push((line, inlined));
         }
     }
     let best = by_file
@@ -207,10 +213,8 @@ fn locate(
     };
     // Each line's function: an inlined one's name, else `name`'s own code.
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-    for source in if hits.is_empty() { code } else { hits } {
-        *count
-            .entry(source.inlined.as_deref().unwrap_or(name))
-            .or_default() += 1;
+    for (_, inlined) in if hits.is_empty() { code } else { hits } {
+        *count.entry(inlined.unwrap_or(name)).or_default() += 1;
     }
     let inlined = count
         .into_iter()
@@ -219,7 +223,7 @@ fn locate(
         .filter(|function| *function != name)
         .unwrap_or_default()
         .to_owned();
-    let mut hit_lines: Vec<u32> = hits.iter().map(|s| s.line).collect();
+    let mut hit_lines: Vec<u32> = hits.iter().map(|(line, _)| *line).collect();
     hit_lines.sort_unstable();
     hit_lines.dedup();
     let ranges = irgate_callgrind::ranges(hit_lines)
@@ -350,12 +354,23 @@ pub fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::identity::Frame;
 
+    /// An instruction at `file:line` in the wrapper; with `inlined`, code of that function
+    /// inlined into it (called from the wrapper's line 12).
     fn line(file: &str, line: u32, inlined: Option<&str>) -> SourceLine {
-        SourceLine {
+        let frame = |file: &str, line, function: &str| Frame {
             file: file.to_owned(),
             line,
-            inlined: inlined.map(str::to_owned),
+            function: Some(function.to_owned()),
+        };
+        let wrapper = "bench::a::__gungraun_wrapper_mod::a";
+        match inlined {
+            None => vec![frame(file, line, wrapper)],
+            Some(function) => vec![
+                frame(file, line, function),
+                frame("/ws/benches/a.rs", 12, wrapper),
+            ],
         }
     }
 
