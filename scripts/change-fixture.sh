@@ -467,6 +467,10 @@ expect "data: failed" "$failed" "files::read/data "
 step; sed -i 's/    x ^ 0x5a$/    (x ^ 0x5a).wrapping_mul(3)/' changefix/src/lib.rs; commit inline
 judge inline
 expect "inline: touched" "$touched" "inl::host/one "
+# The change map names the inlined function and its changed line, inlined into `host`.
+jq -e '[.change.functions[] | select(.inlined == "tiny" and .name == "changefix::host"
+        and .file == "changefix/src/lib.rs" and (.lines | length) > 0)] | length == 1' "$work/inline-full.json" >/dev/null ||
+    die "inline: the change map does not name \`tiny\` with its lines, inlined into \`changefix::host\`"
 
 step; sed -i 's/        x.wrapping_mul(19)/        x.wrapping_mul(19).rotate_left(2)/' changefix/src/lib.rs; commit dyn
 judge dyn
