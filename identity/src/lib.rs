@@ -282,13 +282,30 @@ pub fn read(path: &Path, roots: &[PathBuf]) -> Result<Identity> {
     Reader::new(&origin, &data, map.as_deref(), &map_origin, roots)?.identity()
 }
 
-/// Source lines as line tables name them: (file, line).
-pub type SourceLines = Vec<(String, u32)>;
+/// One frame of an instruction's place in the source: a file and line, and the function there
+/// as the debug information names it ([`key`] of its linkage name, else its plain name).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Frame {
+    /// The file, as the line tables spell it.
+    pub file: String,
+    /// The 1-based line.
+    pub line: u32,
+    /// The function whose code (or call site, for an outer frame) this is, when named.
+    pub function: Option<String>,
+}
+
+/// Where one instruction is in the source: its frames, innermost first. Code inlined into a
+/// function has one frame per level (the inlined function's line, then each call site), code of
+/// the function itself one.
+pub type SourceLine = Vec<Frame>;
+
+/// A function's source lines, one per instruction row of its line tables, sorted, without
+/// repeats.
+pub type SourceLines = Vec<SourceLine>;
 
 /// The source lines of the code of the functions of each key of `keys` in the object at `path`,
-/// by key, as its line tables name them (file, line; inlined code under its own file), for
-/// reports. The object and its line tables are read once; a key with no function or no line
-/// tables has no entry.
+/// by key, as its line tables and inlined frames name them, for reports. The object and its line
+/// tables are read once; a key with no function or no line tables has no entry.
 pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, SourceLines>> {
     use object::{Object, ObjectSymbol, SymbolKind};
     let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
@@ -322,9 +339,16 @@ pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, Sourc
             let Ok(locations) = loader.find_location_range(low, high) else {
                 continue;
             };
-            for (_, _, location) in locations {
-                if let (Some(file), Some(line)) = (location.file, location.line) {
-                    lines.push((file.to_owned(), line));
+            for (address, _, location) in locations {
+                let frames = frames(&loader, address);
+                if !frames.is_empty() {
+                    lines.push(frames);
+                } else if let (Some(file), Some(line)) = (location.file, location.line) {
+                    lines.push(vec![Frame {
+                        file: file.to_owned(),
+                        line,
+                        function: None,
+                    }]);
                 }
             }
         }
@@ -333,6 +357,31 @@ pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, Sourc
         found.insert(key, lines);
     }
     Ok(found)
+}
+
+/// The frames at `address`, innermost first, those with a file and line.
+fn frames(loader: &addr2line::Loader, address: u64) -> Vec<Frame> {
+    let mut found = Vec::new();
+    let Ok(mut frames) = loader.find_frames(address) else {
+        return found;
+    };
+    while let Ok(Some(frame)) = frames.next() {
+        let function = frame
+            .function
+            .as_ref()
+            .and_then(|f| f.raw_name().ok())
+            .map(|name| key(&name));
+        if let Some(location) = frame.location
+            && let (Some(file), Some(line)) = (location.file, location.line)
+        {
+            found.push(Frame {
+                file: file.to_owned(),
+                line,
+                function,
+            });
+        }
+    }
+    found
 }
 
 /// The key of a symbol or of a function name as callgrind prints it with `--demangle=no`: Rust

@@ -285,7 +285,8 @@ pub struct RunArgs {
     /// refresh` to keep with the baselines (`code/record.json`): what --only-touched and change-aware
     /// verdicts compare against. Runs every benchmark a second time under callgrind (about as
     /// long again as the run). With --base, it records the base side, which `check --base`
-    /// compares against
+    /// compares against. Taken for gungraun and iai-callgrind 0.14 or later; for older suites
+    /// irgate says why not
     #[arg(long, conflicts_with_all = ["from", "shard", "only_touched"])]
     pub record: bool,
     #[command(flatten)]

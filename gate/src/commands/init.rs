@@ -23,6 +23,17 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             "irgate init: ran {} benchmarks: `irgate refresh` turns them into baselines\n",
             results.benchmarks.len()
         ));
+        let nothing = results
+            .benchmarks
+            .iter()
+            .filter(|(_, counts)| counts.get(crate::config::metrics::IR) == Some(&0))
+            .map(|(id, _)| id.as_str());
+        if let Some(line) = crate::render::measures_nothing(nothing) {
+            print(&format!(
+                "irgate init: warning: {}\n",
+                crate::text::terminal(&line)
+            ));
+        }
     }
     if let Some(calibrated) = &setup.calibrated {
         print(&calibrated.calibration.render());
@@ -51,7 +62,11 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     for note in &setup.notes {
         print(&format!("\nNote: {note}\n"));
     }
-    print(&next_steps(options.run, setup.branch.as_deref()));
+    print(&next_steps(
+        options.run,
+        &setup.recording,
+        setup.branch.as_deref(),
+    ));
     for warning in &ignored {
         print(&format!("  Careful: {warning}\n"));
     }

@@ -373,6 +373,7 @@ mod tests {
                 how: crate::model::How::Changed,
                 file: "src/lib.rs".to_owned(),
                 lines: vec![crate::model::Lines { first: 1, last: 2 }],
+                inlined: String::new(),
             }],
             unmapped: Some("why".to_owned()),
         });

@@ -7,6 +7,7 @@
 pub mod setup;
 pub mod text;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::calibrate::{self, Calibration, Spread, Variant};
@@ -21,6 +22,7 @@ use crate::measure::library::Library;
 use crate::measure::suite;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
+use crate::model::code::CodeRecord;
 use crate::paths::{CONFIG_FILE, Paths};
 
 /// What `irgate init` was asked to do.
@@ -49,6 +51,17 @@ pub struct Calibrated {
     pub seconds: f64,
 }
 
+/// The code record `irgate init` leaves for `irgate refresh`, as its next steps tell it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recording {
+    /// Every benchmark was recorded (or, not run, every suite's library records).
+    Every,
+    /// Some benchmarks have no record, by id with why: they run on every change.
+    Partial(BTreeMap<String, String>),
+    /// No benchmark can be recorded, and why: `--only-touched` runs everything.
+    Nothing(String),
+}
+
 /// What `irgate init` found, measured and would write.
 #[derive(Debug, Clone)]
 pub struct Setup {
@@ -58,6 +71,9 @@ pub struct Setup {
     pub suites: Vec<(Suite, Library)>,
     /// The checkout's counts, when the suites were run.
     pub ran: Option<Results>,
+    /// What the code record can hold: the record that run took, or what the suites' libraries
+    /// allow when they were not run.
+    pub recording: Recording,
     /// The reproducibility check, when it ran.
     pub calibrated: Option<Calibrated>,
     /// The files to write, with their text: gate.toml first.
@@ -127,15 +143,18 @@ pub fn set_up(
         };
         crate::measure::take::write((&paths, &config, &selection), None, (None, &[]), None)?;
         let results = crate::formats::results::read(&paths.results)?;
+        let record = crate::formats::code::read(&paths.code_record())?.unwrap_or_default();
         let calibrated = if request.calibrate {
             Some(reproducibility(&config, &paths)?)
         } else {
             None
         };
-        (Some(results), calibrated)
+        (Some((results, record)), calibrated)
     } else {
         (None, None)
     };
+    let recording = recording(ran.as_ref().map(|(_, record)| record), &suites);
+    let ran = ran.map(|(results, _)| results);
     let (limit, why) = match (&calibrated, &ran) {
         (Some(c), _) => {
             let suggested: Vec<u64> = c
@@ -170,11 +189,40 @@ pub fn set_up(
         root,
         suites,
         ran,
+        recording,
         calibrated,
         files,
         notes,
         branch,
     })
+}
+
+/// What the code record holds after init's run (`record`), or, not run, what the `suites`'
+/// libraries allow.
+fn recording(record: Option<&CodeRecord>, suites: &[(Suite, Library)]) -> Recording {
+    match record {
+        Some(record) if record.benchmarks.is_empty() => {
+            Recording::Nothing(crate::select::text::empty_record("the run's", record))
+        }
+        Some(record) if !record.unrecorded.is_empty() => {
+            Recording::Partial(record.unrecorded.clone())
+        }
+        Some(_) => Recording::Every,
+        None => {
+            let refused: Vec<String> = suites
+                .iter()
+                .filter_map(|(suite, library)| {
+                    let why = library.records().err()?;
+                    Some(format!("suite `{}`: {why}", suite.name()))
+                })
+                .collect();
+            if !suites.is_empty() && refused.len() == suites.len() {
+                Recording::Nothing(refused.join("; "))
+            } else {
+                Recording::Every
+            }
+        }
+    }
 }
 
 /// Calibration as `init` runs it: the reproducibility check alone, the working tree built twice
@@ -204,4 +252,62 @@ fn reproducibility(config: &Config, paths: &crate::paths::Resolved) -> Result<Ca
         copy,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suite(version: &str) -> (Suite, Library) {
+        let suite = Suite {
+            package: "p".into(),
+            bench: "b".into(),
+            features: Vec::new(),
+            args: Vec::new(),
+        };
+        let version = semver::Version::parse(version).unwrap();
+        (
+            suite,
+            Library::from_crate("iai-callgrind", &version).unwrap(),
+        )
+    }
+
+    #[test]
+    fn init_promises_a_record_only_where_one_can_be_taken() {
+        // Not run: what the libraries allow.
+        assert_eq!(recording(None, &[suite("0.16.1")]), Recording::Every);
+        let Recording::Nothing(why) = recording(None, &[suite("0.13.4")]) else {
+            panic!("iai-callgrind 0.13 cannot be recorded");
+        };
+        assert!(
+            why.starts_with("suite `p/b`: iai-callgrind 0.13.4's runner"),
+            "{why}"
+        );
+        assert_eq!(
+            recording(None, &[suite("0.13.4"), suite("0.14.2")]),
+            Recording::Every
+        );
+        // Run: what the record holds.
+        let mut record = CodeRecord::default();
+        record
+            .unrecorded
+            .insert("g::f/a".into(), "it measured 0 Ir".into());
+        let Recording::Nothing(why) = recording(Some(&record), &[]) else {
+            panic!("an empty record records nothing");
+        };
+        assert_eq!(
+            why,
+            "the run's code record holds no benchmark, and taking it again gives the same: it \
+             measured 0 Ir (`g::f/a`)"
+        );
+        record
+            .benchmarks
+            .insert("g::f/b".into(), crate::model::code::Executed::default());
+        assert_eq!(
+            recording(Some(&record), &[]),
+            Recording::Partial(record.unrecorded.clone())
+        );
+        record.unrecorded.clear();
+        assert_eq!(recording(Some(&record), &[]), Recording::Every);
+    }
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::calibrate::Unreproducible;
 use crate::config::suite::Suite;
+use crate::init::Recording;
 use crate::measure::library::Library;
 use crate::model::Results;
 use crate::text::thousands;
@@ -62,16 +63,46 @@ pub fn path_check(checkout: &Results, copy: &Results, unreproducible: &Unreprodu
     )
 }
 
-/// What to do after init: `ran` when the suites ran, `branch` the history's branch with --ci.
-pub fn next_steps(ran: bool, branch: Option<&str>) -> String {
+/// What to do after init: `ran` when the suites ran, `recording` what the code record holds,
+/// `branch` the history's branch with --ci.
+pub fn next_steps(ran: bool, recording: &Recording, branch: Option<&str>) -> String {
     let mut out = String::from("\nNext steps:\n");
+    let what = match recording {
+        Recording::Nothing(_) => "the baselines",
+        _ => "the baselines and the code record",
+    };
     if ran {
-        out.push_str(
-            "  irgate refresh                 take the baselines and the code record from the run above\n\
-             \x20                                (baselines/)\n",
+        let _ = writeln!(
+            out,
+            "  irgate refresh                 take {what} from the run above\n\
+             \x20                                (baselines/)"
         );
+    } else if matches!(recording, Recording::Nothing(_)) {
+        out.push_str("  irgate run && irgate refresh   take the baselines (baselines/)\n");
     } else {
         out.push_str("  irgate run --record && irgate refresh   take the baselines and the code record (baselines/)\n");
+    }
+    match recording {
+        Recording::Every => {}
+        Recording::Partial(unrecorded) => {
+            let _ = writeln!(
+                out,
+                "                                 {} {} no code record, so `irgate run \
+                 --only-touched` runs {} on every change: {}",
+                crate::text::plural(unrecorded.len(), "benchmark"),
+                if unrecorded.len() == 1 { "has" } else { "have" },
+                if unrecorded.len() == 1 { "it" } else { "them" },
+                crate::text::terminal(&crate::select::text::unrecorded(unrecorded))
+            );
+        }
+        Recording::Nothing(why) => {
+            let _ = writeln!(
+                out,
+                "                                 no code record: `irgate run --only-touched` \
+                 will run every benchmark: {}",
+                crate::text::terminal(why)
+            );
+        }
     }
     out.push_str(
         "  git add gate.toml baselines/   commit them: that is how counts are accepted\n\
@@ -121,6 +152,47 @@ mod tests {
                 && warning.contains("bin::run (297,472 Ir here, 301,151 Ir in the copy)")
                 && !warning.contains("nd::x"),
             "{warning}"
+        );
+    }
+
+    #[test]
+    fn next_steps_promise_the_record_only_where_it_can_be_taken() {
+        let every = next_steps(true, &Recording::Every, None);
+        assert!(
+            every.contains("take the baselines and the code record from the run above"),
+            "{every}"
+        );
+        let nothing = next_steps(
+            true,
+            &Recording::Nothing("suite `p/b`: it cannot".into()),
+            None,
+        );
+        assert!(
+            nothing.contains("take the baselines from the run above")
+                && nothing.contains(
+                    "no code record: `irgate run --only-touched` will run every benchmark: \
+                     suite `p/b`: it cannot"
+                )
+                && !nothing.contains("code record from")
+                && !nothing.contains("--record"),
+            "{nothing}"
+        );
+        let not_run = next_steps(false, &Recording::Nothing("why".into()), None);
+        assert!(
+            not_run.contains("irgate run && irgate refresh") && !not_run.contains("--record"),
+            "{not_run}"
+        );
+        let partial = next_steps(
+            true,
+            &Recording::Partial([("g::f/a".to_owned(), "it measured 0 Ir".to_owned())].into()),
+            None,
+        );
+        assert!(
+            partial.contains(
+                "1 benchmark has no code record, so `irgate run --only-touched` runs it on every \
+                 change: it measured 0 Ir (`g::f/a`)"
+            ),
+            "{partial}"
         );
     }
 }

@@ -345,11 +345,10 @@ pub fn run_with_code(
             benchmarks.insert(id, counts);
         }
         durations_ms.extend(run.durations_ms);
-        if selection.record && !measured.is_empty() && !library.records() {
+        if let (true, false, Err(why)) = (selection.record, measured.is_empty(), library.records())
+        {
             let why = format!(
-                "suite `{}` uses {library}: the code record needs gungraun 0.17 or later (its \
-                 benchmark wrapper marks where the measured region ends), so its benchmarks \
-                 always run",
+                "suite `{}`: {why}, so its benchmarks always run",
                 suite.name()
             );
             crate::warning!("no code record: {why}");
@@ -470,7 +469,7 @@ fn record_suite(
         ..settings.clone()
     };
     suite_run::record(suite, library, &settings, &expected)?;
-    record::read(&home, (target, root), measured)
+    record::read(&home, (target, root), library.kind, measured)
 }
 
 /// Reads results (files, or directories holding results.json) and summary directories, and

@@ -1,16 +1,16 @@
 //! The benchmark library a callgrind suite is written with, gungraun or its old name
 //! iai-callgrind, at a version: which runner it needs, and which runner arguments it understands.
 //!
-//! | library        | versions       | `--list` | `--tools` | `--envs` | filter on ids | summary |
-//! |----------------|----------------|----------|-----------|----------|---------------|---------|
-//! | iai-callgrind  | 0.12, 0.13     | no       | no        | no       | no            | v2      |
-//! | iai-callgrind  | 0.14.0         | no       | no        | no       | no            | v3      |
-//! | iai-callgrind  | 0.14.1, 0.14.2 | yes      | no        | no       | no            | v3      |
-//! | iai-callgrind  | 0.15           | yes      | yes       | no       | no            | v4, v5  |
-//! | iai-callgrind  | 0.16           | yes      | yes       | no       | no            | v6      |
-//! | gungraun       | 0.17           | yes      | yes       | no       | yes           | v6      |
-//! | gungraun       | 0.18, 0.19     | yes      | yes       | yes      | yes           | v6      |
-//! | gungraun       | 0.20           | yes      | yes       | yes      | yes           | v7      |
+//! | library        | versions       | `--list` | `--tools` | `--envs` | filter on ids | summary | record |
+//! |----------------|----------------|----------|-----------|----------|---------------|---------|--------|
+//! | iai-callgrind  | 0.12, 0.13     | no       | no        | no       | no            | v2      | no     |
+//! | iai-callgrind  | 0.14.0         | no       | no        | no       | no            | v3      | yes    |
+//! | iai-callgrind  | 0.14.1, 0.14.2 | yes      | no        | no       | no            | v3      | yes    |
+//! | iai-callgrind  | 0.15           | yes      | yes       | no       | no            | v4, v5  | yes    |
+//! | iai-callgrind  | 0.16           | yes      | yes       | no       | no            | v6      | yes    |
+//! | gungraun       | 0.17           | yes      | yes       | no       | yes           | v6      | yes    |
+//! | gungraun       | 0.18, 0.19     | yes      | yes       | yes      | yes           | v6      | yes    |
+//! | gungraun       | 0.20           | yes      | yes       | yes      | yes           | v7      | yes    |
 //!
 //! Every version takes `--save-summary=json`, `--output-format=json` (one summary per line on
 //! stdout), `--allow-aslr=no` and `--callgrind-args`. Before gungraun, the positional filter
@@ -78,6 +78,18 @@ impl Kind {
     /// The runner crate (and binary) name.
     pub fn runner(self) -> String {
         format!("{}-runner", self.crate_name())
+    }
+
+    /// The module the library's `#[library_benchmark]` macro puts each benchmark's own function
+    /// in (`<group>::<function>::<module>::<function>`), between the generated per-id function
+    /// and the user's code: its exit marks where the measured region ends. Both libraries' macros
+    /// generate it at every version irgate drives (iai-callgrind-macros 0.3 to 0.6, gungraun-macros
+    /// 0.7 to 0.10).
+    pub fn wrapper_mod(self) -> &'static str {
+        match self {
+            Kind::IaiCallgrind => "__iai_callgrind_wrapper_mod",
+            Kind::Gungraun => "__gungraun_wrapper_mod",
+        }
     }
 }
 
@@ -153,10 +165,21 @@ impl Library {
         self.at_least(Kind::IaiCallgrind, 15)
     }
 
-    /// Whether the code record can be taken (`run --record`): gungraun 0.17 and later wrap each
-    /// benchmark in a function whose exit marks where the measured region ends.
-    pub fn records(&self) -> bool {
-        self.at_least(Kind::Gungraun, 17)
+    /// Whether the code record can be taken (`run --record`): the benchmark wrapper
+    /// ([`Kind::wrapper_mod`]) marks where the measured region ends, and callgrind writes each
+    /// part of a run to a file of its own. iai-callgrind 0.12 and 0.13 force `--combine-dumps=yes`
+    /// (every part in one file), so their record cannot tell the measured region from the rest:
+    /// `Err` says so.
+    pub fn records(&self) -> std::result::Result<(), String> {
+        if self.at_least(Kind::IaiCallgrind, 14) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{self}'s runner writes every part of a run into one callgrind file \
+                 (--combine-dumps=yes), so the record cannot tell where the measured region ends: \
+                 iai-callgrind 0.14 or later (or gungraun) records"
+            ))
+        }
     }
 
     /// Whether the runner passes named variables into the benchmarks' cleared environment
@@ -391,7 +414,14 @@ mod tests {
         assert!(iai16.runs_tools() && !iai16.passes_envs());
         assert!(gun17.lists() && !gun17.passes_envs() && gun17.filters_ids());
         assert!(gun18.passes_envs());
-        assert!(gun17.records() && !iai16.records());
+        assert!(gun17.records().is_ok() && iai16.records().is_ok() && iai14.records().is_ok());
+        let refused = iai12.records().unwrap_err();
+        assert!(
+            refused.starts_with("iai-callgrind 0.12.3's runner writes every part")
+                && refused.contains("iai-callgrind 0.14 or later"),
+            "{refused}"
+        );
+        assert!(library("iai-callgrind", "0.13.4").records().is_err());
         assert_eq!(gun18.kind.runner_env(), "GUNGRAUN_RUNNER");
         assert_eq!(iai16.kind.runner_env(), "IAI_CALLGRIND_RUNNER");
         assert_eq!(

@@ -12,11 +12,8 @@ use sha2::{Digest, Sha256};
 use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats::summary;
+use crate::measure::library::Kind;
 use crate::model::code::{Executed, FILE_PREFIX, Object};
-
-/// The demangled path segment of gungraun's benchmark wrapper: its inclusive cost is the
-/// measured region.
-const WRAPPER: &str = "::__gungraun_wrapper_mod::";
 
 /// Functions through which a process reads the file system or starts a program that may, by their
 /// base name: a call to one of them from any code of a benchmark's process (the workspace's, or a
@@ -181,16 +178,20 @@ pub struct Found {
     pub executed: BTreeMap<String, BTreeSet<u64>>,
 }
 
-/// Reads the record pass's files under `home` (a gungraun output directory) for the benchmarks
-/// in `measured` (id to measured Ir), whose objects were built into `target` in the workspace at
-/// `root`. A benchmark whose
+/// Reads the record pass's files under `home` (the output directory of a suite written with
+/// `library`) for the benchmarks in `measured` (id to measured Ir), whose objects were built into
+/// `target` in the workspace at `root`. A benchmark whose
 /// files cannot be read, or whose recorded region does not cost what was measured, has no
 /// record but a reason: it counts as touched.
 pub fn read(
     home: &Path,
     (target, root): (&Path, &Path),
+    library: Kind,
     measured: &BTreeMap<String, u64>,
 ) -> Result<Found> {
+    // The demangled path segment of the benchmark wrapper: its inclusive cost is the measured
+    // region.
+    let wrapper = format!("::{}::", library.wrapper_mod());
     let mut found = Found::default();
     let mut seen = BTreeSet::new();
     for summary_path in summary::find(home)? {
@@ -201,7 +202,13 @@ pub fn read(
         seen.insert(id.clone());
         let dir = summary_path.parent().unwrap_or(home);
         let kind = summary::kind(&summary_path)?;
-        match benchmark(dir, (target, root), ir, &kind, &mut found.executed) {
+        match benchmark(
+            dir,
+            (target, root, &wrapper),
+            ir,
+            &kind,
+            &mut found.executed,
+        ) {
             Ok((executed, objects)) => {
                 found.objects.extend(objects);
                 found.benchmarks.insert(id, executed);
@@ -225,14 +232,22 @@ pub fn read(
     Ok(found)
 }
 
+/// Why a library benchmark that measured 0 Ir has no record: its measured region is empty, so
+/// no exit from the benchmark wrapper marks where it ends.
+pub const MEASURED_NOTHING: &str = "it measured 0 Ir: the compiler folded its body away, so there \
+     is no measured region to record (pass its inputs through `std::hint::black_box`)";
+
 /// One benchmark's record from its files in `dir`.
 fn benchmark(
     dir: &Path,
-    (target, root): (&Path, &Path),
+    (target, root, wrapper): (&Path, &Path, &str),
     measured: u64,
     kind: &summary::Kind,
     addresses: &mut BTreeMap<String, BTreeSet<u64>>,
 ) -> std::result::Result<(Executed, BTreeMap<String, PathBuf>), String> {
+    if measured == 0 && matches!(kind, summary::Kind::Library) {
+        return Err(MEASURED_NOTHING.to_owned());
+    }
     let files = callgrind_files(dir)?;
     if files.is_empty() {
         return Err(format!("{}: no callgrind file", dir.display()));
@@ -256,7 +271,7 @@ fn benchmark(
             .map_err(|e| format!("{}: {e}", file.display()))?;
         region += add_graph(
             &graph,
-            (target, root),
+            (target, root, wrapper),
             (&mut executed, addresses),
             &mut objects,
         );
@@ -294,11 +309,12 @@ fn benchmark(
 
 /// Adds the functions `graph` executed in workspace objects to `executed` and their instructions'
 /// addresses to `addresses` (their objects to `objects`), notes a call from any code of the
-/// process into the file system but the start-up's; returns the inclusive Ir of the calls into gungraun's benchmark wrapper from outside
-/// it (the measured region).
+/// process outside the C library into the file system; returns the inclusive Ir of the calls into
+/// the benchmark wrapper (`wrapper`, a segment of its demangled path) from outside it (the
+/// measured region).
 fn add_graph(
     graph: &CallGraph,
-    (target, root): (&Path, &Path),
+    (target, root, wrapper): (&Path, &Path, &str),
     (executed, addresses): (&mut Executed, &mut BTreeMap<String, BTreeSet<u64>>),
     objects: &mut BTreeMap<String, PathBuf>,
 ) -> u64 {
@@ -322,10 +338,10 @@ fn add_graph(
     let ran = |i: usize| graph.nodes[i].self_cost.iter().any(|c| *c > 0);
     let mut region = 0;
     for (i, node) in graph.nodes.iter().enumerate() {
-        let inside = node.name.contains(WRAPPER);
+        let inside = node.name.contains(wrapper);
         for (callee, call) in &node.calls {
             let target_node = &graph.nodes[*callee];
-            if !inside && target_node.name.contains(WRAPPER) {
+            if !inside && target_node.name.contains(wrapper) {
                 region += call.cost.first().copied().unwrap_or(0);
             }
             if executed.reads_files.is_none()
@@ -513,6 +529,75 @@ mod tests {
         ] {
             assert!(!file_function(name), "{name}");
         }
+    }
+
+    /// A part as the record pass dumps it: `main` calls the benchmark's per-id function, which
+    /// calls the wrapper module's function of `library`'s macros (90 Ir inclusive).
+    fn part(wrapper_mod: &str) -> CallGraph {
+        let text = format!(
+            "events: Ir\nfn=main\n1 5\ncfn=bench::f::one\ncalls=1 1\n1 100\n\
+             fn=bench::f::one\n1 10\ncfn=bench::f::{wrapper_mod}::f\ncalls=1 1\n1 90\n\
+             fn=bench::f::{wrapper_mod}::f\n1 90\ntotals: 105\n"
+        );
+        irgate_callgrind::parse_with(text.as_bytes(), &Options::default()).unwrap()
+    }
+
+    #[test]
+    fn the_measured_region_is_the_wrapper_of_the_suites_library() {
+        for kind in [Kind::IaiCallgrind, Kind::Gungraun] {
+            let other = match kind {
+                Kind::IaiCallgrind => Kind::Gungraun,
+                Kind::Gungraun => Kind::IaiCallgrind,
+            };
+            let wrapper = format!("::{}::", kind.wrapper_mod());
+            let region = |graph: &CallGraph| {
+                let (mut executed, mut addresses) = (Executed::default(), BTreeMap::new());
+                add_graph(
+                    graph,
+                    (Path::new("/w/target"), Path::new("/w"), &wrapper),
+                    (&mut executed, &mut addresses),
+                    &mut BTreeMap::new(),
+                )
+            };
+            assert_eq!(region(&part(kind.wrapper_mod())), 90, "{kind:?}");
+            // The other library's wrapper marks nothing in this suite.
+            assert_eq!(region(&part(other.wrapper_mod())), 0, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn a_benchmark_that_measured_nothing_says_why_it_has_no_record() {
+        let why = benchmark(
+            Path::new("/nonexistent"),
+            (
+                Path::new("/w/target"),
+                Path::new("/w"),
+                "::__gungraun_wrapper_mod::",
+            ),
+            0,
+            &summary::Kind::Library,
+            &mut BTreeMap::new(),
+        )
+        .unwrap_err();
+        assert_eq!(why, MEASURED_NOTHING);
+        assert!(
+            why.contains("measured 0 Ir") && why.contains("black_box"),
+            "{why}"
+        );
+        // A benchmark that measured something is read from its files (here: none).
+        let missing = benchmark(
+            Path::new("/nonexistent"),
+            (
+                Path::new("/w/target"),
+                Path::new("/w"),
+                "::__gungraun_wrapper_mod::",
+            ),
+            7,
+            &summary::Kind::Library,
+            &mut BTreeMap::new(),
+        )
+        .unwrap_err();
+        assert!(missing.starts_with("/nonexistent"), "{missing}");
     }
 
     #[test]

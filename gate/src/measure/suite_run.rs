@@ -24,7 +24,7 @@ use crate::filter;
 use crate::formats::summary;
 use crate::id::Origins;
 use crate::measure::cargo::{build, cargo_bench, describe, list};
-use crate::measure::library::{Library, find_on_path};
+use crate::measure::library::{Kind, Library, find_on_path};
 use crate::measure::patterns::{covering_patterns, runner_pattern};
 use crate::measure::shard;
 use crate::model::Counts;
@@ -219,18 +219,24 @@ fn runner_command(
     Ok(command)
 }
 
-/// The callgrind arguments of the record pass ([`record`]). With `--demangle=no`, gungraun's own
-/// toggle (a pattern over demangled names) matches nothing; collection starts at `main` instead
-/// and never stops, and each exit from the benchmark's wrapper dumps a part. The parts before the
-/// final one (dumped at program termination) hold everything the process executed from `main`
-/// to the end of the measured region: setup, argument expressions, lazy statics, the harness.
-/// `--show-below-main=yes` keeps the real names of the code below `main` (else valgrind calls
-/// it `(below main)`, a name no symbol has).
-pub const RECORD_ARGS: &str = "--demangle=no --show-below-main=yes --toggle-collect=main \
-     --dump-after=*__gungraun_wrapper_mod* --dump-instr=yes";
+/// The callgrind arguments of the record pass ([`record`]) of a suite written with `kind`. With
+/// `--demangle=no`, the runner's own toggle (a pattern over demangled names) matches nothing;
+/// collection starts at `main` instead and never stops, and each exit from the benchmark's wrapper
+/// ([`Kind::wrapper_mod`]) dumps a part. The parts before the final one (dumped at program
+/// termination) hold everything the process executed from `main` to the end of the measured
+/// region: setup, argument expressions, lazy statics, the harness. `--show-below-main=yes` keeps
+/// the real names of the code below `main` (else valgrind calls it `(below main)`, a name no
+/// symbol has).
+pub fn record_args(kind: Kind) -> String {
+    format!(
+        "--demangle=no --show-below-main=yes --toggle-collect=main --dump-after=*{}* \
+         --dump-instr=yes",
+        kind.wrapper_mod()
+    )
+}
 
 /// Runs `suite`'s benchmarks that `settings`' filter selects again, under callgrind with
-/// [`RECORD_ARGS`], into `settings.home` (which must be set: the record never mixes with the
+/// [`record_args`], into `settings.home` (which must be set: the record never mixes with the
 /// measurement's files). Their counts are not read; `expected` ids are checked to have run.
 pub fn record(
     suite: &Suite,
@@ -238,10 +244,9 @@ pub fn record(
     settings: &Settings,
     expected: &BTreeSet<String>,
 ) -> Result<()> {
-    if !library.records() {
+    if let Err(why) = library.records() {
         return Err(Error::Tool(format!(
-            "suite `{}` uses {library}: the code record needs gungraun 0.17 or later (its \
-             benchmark wrapper marks where the measured region ends)",
+            "suite `{}`: no code record: {why}",
             suite.name()
         )));
     }
@@ -251,7 +256,13 @@ pub fn record(
         dhat: false,
         ..settings.clone()
     };
-    let mut command = runner_command(suite, library, settings, pattern.as_deref(), RECORD_ARGS)?;
+    let mut command = runner_command(
+        suite,
+        library,
+        settings,
+        pattern.as_deref(),
+        &record_args(library.kind),
+    )?;
     crate::note!(
         "recording what each benchmark executes: {}",
         describe(&command)

@@ -297,6 +297,10 @@ pub struct ChangedFunction {
     /// The changed lines on the head side within it, when the diff names some.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<Lines>,
+    /// The function whose code those lines are, when it is not `name` but was inlined into it
+    /// (the line tables' innermost frame there): the function the change edited.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub inlined: String,
 }
 
 /// An inclusive range of 1-based source lines.
@@ -342,6 +346,7 @@ impl ChangedFunction {
             how,
             file: String::new(),
             lines: Vec::new(),
+            inlined: String::new(),
         }
     }
 
@@ -357,13 +362,21 @@ impl ChangedFunction {
         format!("{}:{}", self.file, lines.join(","))
     }
 
-    /// The function's name, or `every function of OBJECT` for a whole object.
+    /// The changed function's name (the inlined one's, when the change is code inlined into
+    /// `name`), or `every function of OBJECT` for a whole object.
     pub fn label(&self) -> String {
         if self.name.is_empty() {
             format!("every function of {}", self.object)
+        } else if !self.inlined.is_empty() {
+            self.inlined.clone()
         } else {
             self.name.clone()
         }
+    }
+
+    /// The function the changed code was inlined into, when it was ([`ChangedFunction::inlined`]).
+    pub fn host(&self) -> Option<&str> {
+        (!self.inlined.is_empty() && !self.name.is_empty()).then_some(self.name.as_str())
     }
 }
 
@@ -434,6 +447,17 @@ impl Report {
             change: None,
             carried: Vec::new(),
         }
+    }
+
+    /// Whether `benchmark` did not run (`irgate run --only-touched`): its counts are the
+    /// baselines', carried.
+    pub fn is_carried(&self, benchmark: &str) -> bool {
+        self.carried.iter().any(|id| id == benchmark)
+    }
+
+    /// How many of the report's benchmarks did not run ([`Report::is_carried`]).
+    pub fn carried_count(&self) -> usize {
+        self.benchmarks(|row| self.is_carried(&row.benchmark)).len()
     }
 
     /// How many benchmarks the report holds (a benchmark has a row per metric).

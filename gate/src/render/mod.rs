@@ -50,3 +50,38 @@ pub fn moved(pcts: impl Iterator<Item = f64>) -> String {
         n => format!("{n} benchmarks by up to {largest:.2}%"),
     }
 }
+
+/// The line every report (and `init`) gives the benchmarks of `ids` that measured 0 Ir, `None`
+/// when there are none: they measure nothing, why, what to do, and what it costs (no code record,
+/// so `--only-touched` runs them on every change).
+pub fn measures_nothing<'a>(ids: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let ids: std::collections::BTreeSet<&str> = ids.into_iter().collect();
+    if ids.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = ids.iter().map(|id| format!("`{id}`")).collect();
+    let (they, measure, its) = if ids.len() == 1 {
+        ("it", "measures", "its")
+    } else {
+        ("they", "measure", "each one's")
+    };
+    Some(format!(
+        "Measures nothing: {} {measure} 0 Ir ({}): the compiler folded {its} body away, seeing \
+         through {its} inputs; pass them through `std::hint::black_box`. With nothing measured, \
+         {they} cannot be recorded, so `irgate run --only-touched` runs {} on every change.",
+        crate::text::plural(ids.len(), "benchmark"),
+        named.join(", "),
+        if ids.len() == 1 { "it" } else { "them" },
+    ))
+}
+
+/// The benchmarks of `report` whose Ir row counted 0 ([`measures_nothing`]).
+pub fn measured_nothing(report: &crate::model::Report) -> Option<String> {
+    measures_nothing(
+        report
+            .rows
+            .iter()
+            .filter(|row| row.metric == crate::config::metrics::IR && row.new == Some(0))
+            .map(|row| row.benchmark.as_str()),
+    )
+}

@@ -45,7 +45,11 @@ pub fn render(report: &Report, full: bool) -> String {
     if !shown.is_empty() {
         let with_metric = shown.iter().any(|row| row.metric != IR);
         let mut lines = vec![header(with_metric)];
-        lines.extend(shown.iter().map(|row| cells(row, with_metric)));
+        lines.extend(
+            shown
+                .iter()
+                .map(|row| cells(row, with_metric, report.is_carried(&row.benchmark))),
+        );
         let first_number = if with_metric { 2 } else { 1 };
         let table = align(&lines, |i| (first_number..first_number + 3).contains(&i));
         let mut table_lines = table.lines();
@@ -78,6 +82,7 @@ pub fn render(report: &Report, full: bool) -> String {
     for line in [
         crate::select::text::summary(report),
         crate::select::text::carried(report),
+        crate::render::measured_nothing(report),
     ]
     .into_iter()
     .flatten()
@@ -192,15 +197,17 @@ fn needs_attention(row: &Row) -> bool {
 /// `Largest movers within budget: a +0.52%, b -0.10%.`, or `None` when nothing within budget
 /// moved.
 fn movers(report: &Report) -> Option<String> {
+    // A carried row (not run) kept its count by construction: it says nothing here.
+    let ran = |row: &&Row| row.status == Status::Ok && !report.is_carried(&row.benchmark);
     let mut moved: Vec<(&Row, f64)> = report
         .rows
         .iter()
-        .filter(|row| row.status == Status::Ok)
+        .filter(ran)
         .filter_map(|row| Some((row, row.change_pct()?)))
         .filter(|(_, pct)| *pct != 0.0)
         .collect();
     if moved.is_empty() {
-        let within = report.rows.iter().any(|r| r.status == Status::Ok);
+        let within = report.rows.iter().any(|r| ran(&r));
         return within.then(|| "Every benchmark within budget kept its exact count.\n".to_owned());
     }
     moved.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
@@ -232,12 +239,19 @@ fn header(with_metric: bool) -> Vec<String> {
     cells.into_iter().map(str::to_owned).collect()
 }
 
-fn cells(row: &Row, with_metric: bool) -> Vec<String> {
+/// A row's cells; a `carried` row (not run) shows its baseline count and no new one.
+fn cells(row: &Row, with_metric: bool, carried: bool) -> Vec<String> {
     let mut cells = vec![terminal(&row.benchmark).into_owned()];
     if with_metric {
         cells.push(terminal(&row.metric).into_owned());
     }
     cells.push(row.baseline.map_or("-".to_owned(), thousands));
+    if carried {
+        cells.extend(["not run".to_owned(), "-".to_owned()]);
+        cells.push(row.limit.as_ref().map_or("-".to_owned(), Budget::to_string));
+        cells.push(crate::select::text::CARRIED.to_owned());
+        return cells;
+    }
     cells.push(row.new.map_or("-".to_owned(), thousands));
     cells.push(row.change_pct().map_or("-".to_owned(), signed_pct));
     cells.push(row.limit.as_ref().map_or("-".to_owned(), Budget::to_string));
@@ -400,5 +414,67 @@ mod tests {
             verdict(&report),
             "PASS: every budget holds over 1 benchmark (1 accepted on purpose)."
         );
+    }
+
+    #[test]
+    fn a_carried_row_says_it_was_not_run_and_nothing_measured_is_named() {
+        let mut rows = vec![row("a::ran/1", Status::Ok, false)];
+        let mut carried = row("a::carried/1", Status::Ok, false);
+        carried.new = carried.baseline;
+        let mut folded = row("a::folded/1", Status::Ok, false);
+        (folded.baseline, folded.new) = (Some(0), Some(0));
+        rows.extend([carried, folded]);
+        let report = Report {
+            mode: Mode::Baselines,
+            outcome: Outcome::Passed,
+            rows,
+            fingerprint: Fingerprint::default(),
+            env_mismatches: Vec::new(),
+            attribution: Default::default(),
+            change: None,
+            carried: vec!["a::carried/1".into()],
+        };
+        let full = render(&report, true);
+        let line = full
+            .lines()
+            .find(|l| l.starts_with("a::carried/1"))
+            .unwrap();
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            cells,
+            [
+                "a::carried/1",
+                "100",
+                "not",
+                "run",
+                "-",
+                "max(1%,",
+                "0)",
+                "carried,",
+                "not",
+                "run"
+            ],
+            "{full}"
+        );
+        assert!(
+            full.contains(
+                "Ran 2 benchmarks of 3 (`irgate run --only-touched`); the other 1 executed none of \
+                 the code that changed since the baselines' code record and read no changed file, \
+                 so they were not run: their counts are the baselines', carried."
+            ),
+            "{full}"
+        );
+        assert!(
+            full.contains(
+                "Measures nothing: 1 benchmark measures 0 Ir (`a::folded/1`): the compiler folded \
+                 its body away"
+            ) && full.contains("`std::hint::black_box`")
+                && full.contains("runs it on every change"),
+            "{full}"
+        );
+        // The one that ran moved; the carried one is not counted among those that kept their count.
+        let short = render(&report, false);
+        assert!(short.contains("1 moved within budget"), "{short}");
+        assert!(!short.contains("a::carried/1"), "{short}");
     }
 }

@@ -13,7 +13,7 @@ use crate::model::code::{CodeRecord, Object};
 use crate::model::{ChangeMap, ChangedFunction, Lines, Mode, Results, Touch, UNKNOWN};
 use crate::paths::Resolved;
 use crate::select::rule as change;
-use irgate_identity::SourceLines;
+use irgate_identity::{SourceLine, SourceLines};
 
 /// A change mapped onto the benchmarks: the map the report shows, and each benchmark's touch
 /// (a benchmark missing from `touch` counts as touched).
@@ -118,8 +118,8 @@ pub fn map(
             .and_then(|o| o.path.as_deref())
             .and_then(|path| sources.get(path)?.get(&f.name));
         match lines {
-            Some(lines) => locate(lines, root, &change.lines),
-            None => (String::new(), Vec::new()),
+            Some(lines) => locate(lines, root, &change.lines, &f.name),
+            None => Located::default(),
         }
     });
     let map = ChangeMap {
@@ -130,9 +130,10 @@ pub fn map(
             .functions
             .iter()
             .map(|f| (f, located.next().unwrap_or_default()))
-            .map(|(f, (file, lines))| ChangedFunction {
-                file,
-                lines,
+            .map(|(f, located)| ChangedFunction {
+                file: located.file,
+                lines: located.lines,
+                inlined: located.inlined,
                 ..f.clone()
             })
             .collect(),
@@ -147,52 +148,92 @@ pub fn map(
 /// How many changed functions are looked up in the line tables: the rest are named by object.
 const LOCATED: usize = 64;
 
-/// Where a changed function whose code has the source `lines` (its line tables' lines, inlined
-/// code included) changed: the source file (relative to `root`) holding the most of its lines
-/// the diff's `changed` lines hold, and those lines; else the file holding most of its code, with
-/// no lines. Empty when its line tables name nothing in the workspace.
+/// Where a changed function is in the source: its file, the changed lines within it, and the
+/// function those lines are when it was inlined into the changed one ([`locate`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Located {
+    file: String,
+    lines: Vec<Lines>,
+    inlined: String,
+}
+
+/// Where the changed function `name`, whose code has the source `lines` (each instruction's
+/// frames, inlined code included), changed: the source file (relative
+/// to `root`) holding the most of its lines that the diff's `changed` lines hold, and those lines;
+/// else a file the diff changed holding most of its code, else the file holding most of its code,
+/// with no lines. When most of those lines (of all the file's lines, without changed ones) are
+/// code inlined into it, the inlined function is named. Empty when its line tables name nothing
+/// in the workspace.
 fn locate(
-    lines: &[(String, u32)],
+    lines: &[SourceLine],
     root: &Path,
     changed: &BTreeMap<String, Vec<Lines>>,
-) -> (String, Vec<Lines>) {
-    let mut by_file: BTreeMap<String, (usize, Vec<u32>)> = BTreeMap::new();
-    for (file, line) in lines {
-        let (file, line) = (Path::new(file), *line);
-        let Ok(relative) = file.strip_prefix(root).or_else(|_| {
-            if file.is_relative() {
-                Ok(file)
-            } else {
-                Err(())
-            }
-        }) else {
+    name: &str,
+) -> Located {
+    // Each instruction at its innermost frame in the workspace (code inlined from elsewhere, the
+    // standard library's, is charged to its call site there), with the function it is when that
+    // is not the outermost frame (code inlined into the function); by file, with those the diff
+    // changed.
+    type Place<'a> = (u32, Option<&'a str>);
+    let mut by_file: BTreeMap<String, (Vec<Place>, Vec<Place>)> = BTreeMap::new();
+    for frames in lines {
+        let inside = frames.iter().enumerate().find_map(|(depth, frame)| {
+            let file = Path::new(&frame.file);
+            let relative = match file.strip_prefix(root) {
+                Ok(relative) => relative,
+                Err(_) if file.is_relative() => file,
+                Err(_) => return None,
+            };
+            let inlined = (depth + 1 < frames.len())
+                .then_some(frame.function.as_deref())
+                .flatten();
+            Some((relative.to_string_lossy().into_owned(), frame.line, inlined))
+        });
+        let Some((relative, line, inlined)) = inside else {
             continue;
         };
-        let relative = relative.to_string_lossy().into_owned();
-        let entry = by_file.entry(relative.clone()).or_default();
-        entry.0 += 1;
         let hit = changed
             .get(&relative)
             .is_some_and(|ranges| ranges.iter().any(|r| r.first <= line && line <= r.last));
+        let entry = by_file.entry(relative).or_default();
+        entry.0.push((line, inlined));
         if hit {
-            entry.1.push(line);
+            entry.1.push((line, inlined));
         }
     }
     let best = by_file
         .iter()
-        .max_by_key(|(_, (code, hits))| (hits.len(), *code))
-        .map(|(file, (_, hits))| (file.clone(), hits.clone()));
-    let Some((file, hits)) = best else {
-        return (String::new(), Vec::new());
+        .max_by_key(|(file, (code, hits))| (hits.len(), changed.contains_key(*file), code.len()));
+    let Some((file, (code, hits))) = best else {
+        return Located::default();
     };
-    let ranges = crate::text::ranges(hits)
+    // Each line's function: an inlined one's name, else `name`'s own code.
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, inlined) in if hits.is_empty() { code } else { hits } {
+        *count.entry(inlined.unwrap_or(name)).or_default() += 1;
+    }
+    let inlined = count
+        .into_iter()
+        .max_by_key(|(function, n)| (*n, std::cmp::Reverse(*function)))
+        .map(|(function, _)| function)
+        .filter(|function| *function != name)
+        .unwrap_or_default()
+        .to_owned();
+    let mut hit_lines: Vec<u32> = hits.iter().map(|(line, _)| *line).collect();
+    hit_lines.sort_unstable();
+    hit_lines.dedup();
+    let ranges = crate::text::ranges(hit_lines)
         .into_iter()
         .map(|r| Lines {
             first: *r.start(),
             last: *r.end(),
         })
         .collect();
-    (file, ranges)
+    Located {
+        file: file.clone(),
+        lines: ranges,
+        inlined,
+    }
 }
 
 /// The change from the compared side's commit (the baselines' code record's, or A/B's base) to
@@ -208,7 +249,15 @@ pub fn compared(
 ) -> Option<Mapped> {
     let recorded = |record: Result<Option<CodeRecord>>, what: &str| match record {
         Ok(Some(record)) if !record.benchmarks.is_empty() => Ok(record),
-        Ok(_) => Err(format!(
+        Ok(Some(record)) => {
+            let whose = if what.ends_with('s') {
+                format!("{what}'")
+            } else {
+                format!("{what}'s")
+            };
+            Err(crate::select::text::empty_record(&whose, &record))
+        }
+        Ok(None) => Err(format!(
             "{what} have no code record: take it with `irgate run --record`, then `irgate \
              refresh` for baselines"
         )),
@@ -295,5 +344,100 @@ pub fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<Stri
                 several.join(", ")
             ),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use irgate_identity::Frame;
+
+    /// An instruction at `file:line` in the wrapper; with `inlined`, code of that function
+    /// inlined into it (called from the wrapper's line 12).
+    fn line(file: &str, line: u32, inlined: Option<&str>) -> SourceLine {
+        let frame = |file: &str, line, function: &str| Frame {
+            file: file.to_owned(),
+            line,
+            function: Some(function.to_owned()),
+        };
+        let wrapper = "bench::a::__gungraun_wrapper_mod::a";
+        match inlined {
+            None => vec![frame(file, line, wrapper)],
+            Some(function) => vec![
+                frame(file, line, function),
+                frame("/ws/benches/a.rs", 12, wrapper),
+            ],
+        }
+    }
+
+    /// The wrapper of a benchmark in `benches/a.rs` into which `lib::b::edited` (src/b.rs) was
+    /// inlined: the edit is named by its function and lines, not by the wrapper and its file.
+    #[test]
+    fn a_change_inlined_into_the_changed_function_is_named_with_its_lines() {
+        let wrapper = "bench::a::__gungraun_wrapper_mod::a";
+        let lines = [
+            line("/ws/benches/a.rs", 10, None),
+            line("/ws/benches/a.rs", 11, None),
+            line("/ws/benches/a.rs", 12, None),
+            line("/ws/src/b.rs", 4, Some("lib::b::edited")),
+            line("/ws/src/b.rs", 5, Some("lib::b::edited")),
+            line("/ws/src/b.rs", 9, Some("lib::b::other")),
+        ];
+        let changed = BTreeMap::from([("src/b.rs".to_owned(), vec![Lines { first: 3, last: 5 }])]);
+        let located = locate(&lines, Path::new("/ws"), &changed, wrapper);
+        assert_eq!(
+            located,
+            Located {
+                file: "src/b.rs".to_owned(),
+                lines: vec![Lines { first: 4, last: 5 }],
+                inlined: "lib::b::edited".to_owned(),
+            }
+        );
+        let function = ChangedFunction {
+            object: "release/deps/a".to_owned(),
+            name: wrapper.to_owned(),
+            how: crate::model::How::Changed,
+            file: located.file,
+            lines: located.lines,
+            inlined: located.inlined,
+        };
+        assert_eq!(
+            crate::select::text::functions_text(&[&function]),
+            "`lib::b::edited` (src/b.rs:4-5), inlined into \
+             `bench::a::__gungraun_wrapper_mod::a`"
+        );
+        // No line of the diff in the line tables (a changed constant, say): the changed file the
+        // function holds code of is named before its own, with the function inlined from it.
+        let elsewhere =
+            BTreeMap::from([("src/b.rs".to_owned(), vec![Lines { first: 1, last: 1 }])]);
+        let located = locate(&lines, Path::new("/ws"), &elsewhere, wrapper);
+        assert_eq!(
+            (
+                located.file.as_str(),
+                located.lines.len(),
+                located.inlined.as_str()
+            ),
+            ("src/b.rs", 0, "lib::b::edited")
+        );
+        // A change to the function's own code names no other function.
+        let own = BTreeMap::from([(
+            "benches/a.rs".to_owned(),
+            vec![Lines {
+                first: 11,
+                last: 11,
+            }],
+        )]);
+        let located = locate(&lines, Path::new("/ws"), &own, wrapper);
+        assert_eq!(
+            (located.file.as_str(), located.inlined.as_str()),
+            ("benches/a.rs", "")
+        );
+        assert_eq!(
+            located.lines,
+            vec![Lines {
+                first: 11,
+                last: 11
+            }]
+        );
     }
 }

@@ -48,7 +48,8 @@ pub fn untouched(
     let baselines = Baselines::load(&paths.baselines)?;
     let record = match code::load_baseline(&paths.baselines) {
         Ok(Some(record)) if !record.benchmarks.is_empty() => record,
-        Ok(_) => {
+        Ok(Some(record)) => return everything(&text::empty_record("the baselines'", &record)),
+        Ok(None) => {
             return everything(
                 "the baselines have no code record (`code/record.json`): take one with `irgate run \
                  --record`, then `irgate refresh`",

@@ -1,8 +1,14 @@
 //! The change-aware part of every report, as plain text (each renderer escapes it for its
 //! target): why a failing benchmark is the change's, and what the change map covered.
 
+use std::collections::BTreeMap;
+
+use crate::model::code::CodeRecord;
 use crate::model::{ChangeMap, ChangedFunction, Report, Row, Status, Touch};
 use crate::text::{plural, short_commit};
+
+/// The verdict of a benchmark that did not run (`irgate run --only-touched`), in every report.
+pub const CARRIED: &str = "carried, not run";
 
 /// How many changed functions a row names before "and N more".
 pub const NAMED: usize = 3;
@@ -48,7 +54,13 @@ pub fn functions_text(functions: &[&ChangedFunction]) -> String {
     let mut parts: Vec<String> = functions
         .iter()
         .take(NAMED)
-        .map(|f| format!("`{}` ({})", f.label(), f.location()))
+        .map(|f| {
+            let host = f
+                .host()
+                .map(|host| format!(", inlined into `{host}`"))
+                .unwrap_or_default();
+            format!("`{}` ({}){host}", f.label(), f.location())
+        })
         .collect();
     if functions.len() > NAMED {
         parts.push(format!("and {} more", functions.len() - NAMED));
@@ -56,20 +68,19 @@ pub fn functions_text(functions: &[&ChangedFunction]) -> String {
     parts.join(", ")
 }
 
-/// The line every report carries when benchmarks did not run: how many, and why.
+/// The line every report carries when benchmarks did not run: how many ran, how many did not,
+/// and why.
 pub fn carried(report: &Report) -> Option<String> {
-    if report.carried.is_empty() {
+    let carried = report.carried_count();
+    if carried == 0 {
         return None;
     }
+    let total = report.benchmark_count();
     Some(format!(
-        "Not run: {} {} none of the changed code (irgate run --only-touched); their counts are \
-         the baselines'.",
-        plural(report.carried.len(), "benchmark"),
-        if report.carried.len() == 1 {
-            "runs"
-        } else {
-            "run"
-        }
+        "Ran {} of {total} (`irgate run --only-touched`); the other {carried} executed none of the \
+         code that changed since the baselines' code record and read no changed file, so they \
+         were not run: their counts are the baselines', carried.",
+        plural(total - carried, "benchmark"),
     ))
 }
 
@@ -121,5 +132,74 @@ fn scope(map: &ChangeMap) -> String {
             "{functions}, {} that benchmarks reading files at run time may read",
             plural(n, "changed file")
         ),
+    }
+}
+
+/// Why the benchmarks of `unrecorded` (id to reason) have no code record: one clause per reason,
+/// with the benchmarks it holds for (the first few, then how many more).
+pub fn unrecorded(unrecorded: &BTreeMap<String, String>) -> String {
+    let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (id, reason) in unrecorded {
+        by_reason.entry(reason).or_default().push(id);
+    }
+    let clauses: Vec<String> = by_reason
+        .into_iter()
+        .map(|(reason, ids)| {
+            let mut named: Vec<String> =
+                ids.iter().take(NAMED).map(|id| format!("`{id}`")).collect();
+            if ids.len() > NAMED {
+                named.push(format!("{} more", ids.len() - NAMED));
+            }
+            format!("{} ({})", reason, named.join(", "))
+        })
+        .collect();
+    clauses.join("; ")
+}
+
+/// Why a code record (`whose`: "the baselines'") that holds no benchmark cannot serve: what kept
+/// each benchmark out of it, or that the run that took it recorded none.
+pub fn empty_record(whose: &str, record: &CodeRecord) -> String {
+    if record.unrecorded.is_empty() {
+        format!(
+            "{whose} code record holds no benchmark: take one with `irgate run --record`, then \
+             `irgate refresh`"
+        )
+    } else {
+        format!(
+            "{whose} code record holds no benchmark, and taking it again gives the same: {}",
+            unrecorded(&record.unrecorded)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_record_says_what_kept_its_benchmarks_out_not_to_take_it_again() {
+        let mut record = CodeRecord::default();
+        assert!(
+            empty_record("the baselines'", &record)
+                .ends_with("take one with `irgate run --record`, then `irgate refresh`")
+        );
+        let why = "suite `s/b`: iai-callgrind 0.12.3's runner writes every part of a run into one \
+                   callgrind file";
+        for id in ["g::a/1", "g::b/1", "g::c/1", "g::d/1"] {
+            record.unrecorded.insert(id.into(), why.into());
+        }
+        record
+            .unrecorded
+            .insert("g::zero/1".into(), "it measured 0 Ir".into());
+        let text = empty_record("the baselines'", &record);
+        assert_eq!(
+            text,
+            format!(
+                "the baselines' code record holds no benchmark, and taking it again gives the \
+                 same: it measured 0 Ir (`g::zero/1`); {why} (`g::a/1`, `g::b/1`, `g::c/1`, 1 \
+                 more)"
+            )
+        );
+        assert!(!text.contains("--record"), "{text}");
     }
 }

@@ -176,6 +176,7 @@ fn report(hostile: &str, outcome: Outcome) -> Report {
                 how: irgate::model::How::Changed,
                 file: hostile.into(),
                 lines: vec![irgate::model::Lines { first: 3, last: 4 }],
+                inlined: String::new(),
             }],
             unmapped: None,
         }),

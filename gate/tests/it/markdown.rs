@@ -524,6 +524,7 @@ fn change_aware_report() -> Report {
                 first: 120,
                 last: 131,
             }],
+            inlined: String::new(),
         }],
         ..ChangeMap::default()
     });
@@ -559,10 +560,30 @@ fn a_change_aware_report_says_which_changed_code_each_failure_runs() {
         md.contains("### Moved without executing changed code: within the address budget"),
         "{md}"
     );
+    // The comment says how many ran and why the rest did not; a carried row says it was not
+    // run, and its count is the baselines'.
     assert!(
-        md.contains("Not run: 1 benchmark runs none of the changed code"),
+        md.contains(
+            "Ran 3 benchmarks of 4 \\(`irgate run --only-touched`\\); the other 1 executed none of \
+             the code that changed since the baselines' code record and read no changed file, so \
+             they were not run: their counts are the baselines', carried."
+        ),
         "{md}"
     );
+    assert!(
+        md.contains("<details><summary>Not run: 1 result, carried from the baselines</summary>"),
+        "{md}"
+    );
+    let carried = md
+        .lines()
+        .find(|l| l.starts_with("| `pipeline::forward/512`"))
+        .unwrap();
+    assert_eq!(
+        carried,
+        "| `pipeline::forward/512` | `Ir` | 1,901 (carried) | not run | – | max(1%, 50) | ⏭️ \
+         carried, not run |"
+    );
+    assert!(!md.contains("✅ within budget"), "{md}");
     assert!(
         md.contains(
             "Change map \\(0123456789ab to the working tree\\): 1 changed function; 1 benchmark \
@@ -604,4 +625,25 @@ fn a_move_without_a_change_is_named_apart_as_the_gate_cannot_decide_on_it() {
     );
     assert!(md.contains("a selection bug"), "{md}");
     assert!(!md.contains("### Moved most"), "{md}");
+}
+
+#[test]
+fn a_benchmark_that_measures_nothing_is_named_with_why() {
+    let report = report(
+        Outcome::Passed,
+        vec![
+            row("fold::empty/0", Some(0), Some(0), Status::Ok, false),
+            row("fold::sum/8", Some(40), Some(40), Status::Ok, false),
+        ],
+    );
+    let md = render(&report, COMMENT_ROOM);
+    assert!(
+        md.contains("Measures nothing: 1 benchmark measures 0 Ir \\(`fold::empty/0`\\)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("`std::hint::black_box`") && md.contains("runs it on every change"),
+        "{md}"
+    );
+    assert!(!md.contains("`fold::sum/8`)"), "{md}");
 }

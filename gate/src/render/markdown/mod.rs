@@ -24,6 +24,7 @@ use crate::model::{
     Attribution, Budget, ChangedFunction, EnvDelta, FieldMismatch, Fingerprint, Mode, Outcome,
     Report, Row, Status, Touch,
 };
+use crate::select::text::CARRIED;
 use crate::text::markdown::{code, prose, prose_spans};
 use crate::text::{plural, short_commit, signed, signed_delta, signed_pct, thousands};
 
@@ -42,6 +43,7 @@ pub fn render(report: &Report, limit: Limit) -> String {
     for line in [
         crate::select::text::summary(report),
         crate::select::text::carried(report),
+        crate::render::measured_nothing(report),
     ]
     .into_iter()
     .flatten()
@@ -205,12 +207,19 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
                 | Status::Nondeterministic
         )
     });
+    let carried = take(&|row| report.is_carried(&row.benchmark));
     let rest = take(&|_| true);
 
     let lines = |rows: &[&Row]| -> Vec<String> {
         rows.iter()
             .take(most)
-            .map(|row| row_line(row, dashboard, why(report, row)))
+            .map(|row| {
+                if report.is_carried(&row.benchmark) {
+                    carried_line(row)
+                } else {
+                    row_line(row, dashboard, why(report, row))
+                }
+            })
             .collect()
     };
     let table = |kind, before: String, rows: &[&Row]| Section {
@@ -274,6 +283,21 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
     }
     sections.extend(explanations(&report.attribution));
     sections.extend(triage_table(report));
+    if !carried.is_empty() {
+        sections.push(Section {
+            kind: "result not run",
+            before: format!(
+                "<details><summary>Not run: {}, carried from the baselines</summary>\n\n\
+                 These executed none of the code that changed since the baselines' code record \
+                 and read no changed file (`irgate run --only-touched`): they were not run, and \
+                 the count shown is the baselines'.\n\n{ROW_HEADER}",
+                plural(carried.len(), "result")
+            ),
+            items: lines(&carried),
+            more: carried.len().saturating_sub(most),
+            after: "\n</details>\n\n".into(),
+        });
+    }
     if !rest.is_empty() {
         sections.push(Section {
             kind: "other result",
@@ -303,7 +327,13 @@ fn why(report: &Report, row: &Row) -> Option<String> {
         .iter()
         .filter_map(|i| map.functions.get(*i))
         .take(crate::select::text::NAMED)
-        .map(|f| format!("{} ({})", code(&f.label()), lines_link(f, diff)))
+        .map(|f| {
+            let host = f
+                .host()
+                .map(|host| format!(", inlined into {}", code(host)))
+                .unwrap_or_default();
+            format!("{} ({}){host}", code(&f.label()), lines_link(f, diff))
+        })
         .collect();
     if functions.len() > crate::select::text::NAMED {
         named.push(format!(
@@ -644,6 +674,18 @@ fn row_line(row: &Row, dashboard: Option<&str>, why: Option<String>) -> String {
         count(row.baseline),
         count(row.new),
         change_cell(row),
+        budget_cell(row),
+    )
+}
+
+/// The row of a benchmark that did not run: its baseline count, no new one, no change.
+fn carried_line(row: &Row) -> String {
+    format!(
+        "| {} | {} | {} | not run | – | {} | ⏭️ {CARRIED} |\n",
+        code(&row.benchmark),
+        code(&row.metric),
+        row.baseline
+            .map_or_else(|| "–".to_owned(), |n| format!("{} (carried)", thousands(n))),
         budget_cell(row),
     )
 }
