@@ -25,6 +25,9 @@ pub struct Options {
     /// Map the change onto the benchmarks (change-aware verdicts); else every benchmark counts
     /// as touched.
     pub change_map: bool,
+    /// Map the change through the baselines' code record of this revision (a pull request's
+    /// base), not the working tree's.
+    pub record_from: Option<String>,
     /// Where the files are.
     pub paths: Paths,
     /// The history directory, where the drift budget's anchor is recorded.
@@ -50,6 +53,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
             policy: options.policy,
             base: options.base,
             change_map: options.change_map,
+            record_from: options.record_from.as_deref(),
             history: options.history.as_deref(),
         })?;
         Ok((paths, report))

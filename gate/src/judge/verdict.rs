@@ -30,6 +30,9 @@ pub struct Inputs<'a> {
     pub base: bool,
     /// Map the change onto the benchmarks; else every benchmark counts as touched.
     pub change_map: bool,
+    /// Read the baselines' code record from this revision (a pull request's base), not the
+    /// working tree.
+    pub record_from: Option<&'a str>,
     /// The history directory, where the drift budget's anchor is recorded.
     pub history: Option<&'a Path>,
 }
@@ -122,7 +125,13 @@ pub fn reach(inputs: &Inputs) -> Result<Report> {
     };
     let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
     let mapped = if inputs.change_map {
-        compared(config, paths, (&results, &baselines), &mode, &ids)
+        compared(
+            config,
+            paths,
+            (&results, &baselines),
+            (&mode, inputs.record_from),
+            &ids,
+        )
     } else {
         None
     };
