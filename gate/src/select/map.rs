@@ -291,3 +291,85 @@ pub fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<Stri
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::git::for_tests as git;
+    use crate::model::code::Executed;
+
+    const BENCH: &str = "release/deps/callgrind";
+
+    fn object(digest: char) -> Object {
+        Object {
+            functions: BTreeMap::from([
+                ("main".to_owned(), "1".repeat(32)),
+                ("shared".to_owned(), digest.to_string().repeat(32)),
+            ]),
+            whole: "2".repeat(32),
+            ..Object::default()
+        }
+    }
+
+    #[test]
+    fn a_record_of_a_commit_no_file_changed_since_must_match_the_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "--quiet"]);
+        std::fs::write(root.join("lib.rs"), "fn shared() {}\n").unwrap();
+        git(root, &["add", "lib.rs"]);
+        git(root, &["commit", "--quiet", "-m", "one"]);
+        let paths = Resolved {
+            root: root.to_owned(),
+            config: root.join("gate.toml"),
+            config_named: false,
+            baselines: root.join("baselines"),
+            results: root.join("target/irgate/results.json"),
+        };
+        let record = CodeRecord {
+            commit: crate::git::resolve(root, "HEAD").unwrap(),
+            identity: crate::identity::VERSION,
+            objects: BTreeMap::from([(BENCH.to_owned(), object('3'))]),
+            benchmarks: BTreeMap::from([(
+                "g::shared/x".to_owned(),
+                Executed {
+                    functions: BTreeMap::from([(
+                        BENCH.to_owned(),
+                        BTreeSet::from(["main".to_owned(), "shared".to_owned()]),
+                    )]),
+                    ..Executed::default()
+                },
+            )]),
+            unrecorded: BTreeMap::new(),
+        };
+        let ids = ["g::shared/x".to_owned()];
+        let mapped = |objects: &BTreeMap<String, Object>| {
+            map(
+                &paths,
+                (Ok(&record), None),
+                Ok(objects),
+                &Config::default(),
+                &ids,
+            )
+        };
+        // The build of the record's commit: untouched.
+        let same = mapped(&BTreeMap::from([(BENCH.to_owned(), object('3'))]));
+        assert_eq!(same.map.unmapped, None);
+        assert_eq!(same.touch["g::shared/x"], Touch::Untouched);
+        // Other code, though no file changed: the record is not of that commit's build.
+        let other = mapped(&BTreeMap::from([(BENCH.to_owned(), object('4'))]));
+        let why = other.map.unmapped.unwrap();
+        assert!(
+            why.contains("no file changed since the code record's commit"),
+            "{why}"
+        );
+        assert!(other.touch.is_empty(), "every benchmark counts as touched");
+        // With a file changed, the same build is a change mapped as ever.
+        std::fs::write(root.join("lib.rs"), "fn shared() { slow() }\n").unwrap();
+        let changed = mapped(&BTreeMap::from([(BENCH.to_owned(), object('4'))]));
+        assert_eq!(changed.map.unmapped, None);
+        assert!(changed.touch["g::shared/x"].is_touched());
+    }
+}
