@@ -40,7 +40,7 @@ impl Plan {
         baseline::write_updates(&self.updates)?;
         let in_scope = |id: &str| self.in_scope(id);
         let mut said = profiles(paths, &in_scope)?;
-        said.push(code(paths, &self.results, &in_scope)?);
+        said.push(code(paths)?);
         Ok(said)
     }
 }
@@ -142,7 +142,7 @@ fn profiles(paths: &Resolved, in_scope: &dyn Fn(&str) -> bool) -> Result<Vec<Str
 
 /// Keeps the code record with the baselines, `code/record.json`, so that each entry describes its
 /// benchmark's baseline as written ([`merge`]); what it did, in a line to print.
-fn code(paths: &Resolved, results: &Results, in_scope: &dyn Fn(&str) -> bool) -> Result<String> {
+fn code(paths: &Resolved) -> Result<String> {
     let baselines = paths.baselines.as_path();
     let path = baselines.join(code::BASELINE_FILE);
     let run = code::read(&paths.code_record())?
@@ -163,14 +163,19 @@ fn code(paths: &Resolved, results: &Results, in_scope: &dyn Fn(&str) -> bool) ->
     };
     code::write(&path, &record)?;
     if run.is_none() {
-        let refreshed = results.benchmarks.keys().filter(|id| in_scope(id)).count();
+        let removed = had - record.benchmarks.len();
+        if removed == 0 {
+            return Ok(format!(
+                "irgate: no code record beside the results (taken without `irgate run --record`): \
+                 the {had} entries of {} still describe their baselines",
+                path.display()
+            ));
+        }
         return Ok(format!(
             "irgate: no code record beside the results (taken without `irgate run --record`): \
-             {} of the {} entries of {} no longer describe their baselines and were removed; \
-             those benchmarks run on every change (`--only-touched`) until `irgate run --record` \
-             and `irgate refresh` take the record again ({refreshed} refreshed)",
-            had - record.benchmarks.len(),
-            had,
+             {removed} of the {had} entries of {} no longer describe their baselines and were \
+             removed; those benchmarks run on every change (`--only-touched`) until `irgate run \
+             --record` and `irgate refresh` take the record again",
             path.display()
         ));
     }

@@ -81,6 +81,8 @@ pub fn baseline_record(
             })?;
             let short = short_commit(&commit).to_owned();
             let dir = git::in_repository(root, &paths.baselines)?;
+            // The baselines at the top of the repository: every file is theirs.
+            let dir = if dir.is_empty() { ".".to_owned() } else { dir };
             let changed = git::changed_since(root, &commit, &dir)?;
             if !changed.is_empty() {
                 return Err(format!(
