@@ -33,7 +33,8 @@
 //! a benchmark depends on as a whole; `reads_files` says why a benchmark may read files at run
 //! time. `counts` are the counts the benchmark's run measured: the entry describes the baseline
 //! only while the baseline's counts are these (schema_version 1 kept none; such a record is still
-//! read, and each of its entries counts as describing no baseline). `commit` is a full commit hash (with `-dirty` for a working tree with changes);
+//! read, and an entry of it describes only a baseline measured at the record's commit, which
+//! `irgate refresh` then writes into it). `commit` is a full commit hash (with `-dirty` for a working tree with changes);
 //! `identity` the version of the rules the digests were made with (`crate::identity::VERSION`).
 //! An object's `parts` hold the digests of single-instance functions in two parts (`code`, and
 //! `data` by reference offset: in a record, only the references of executed instructions), and a
@@ -282,15 +283,25 @@ impl CodeFile {
     }
 }
 
-/// Why the entry `executed` does not describe a baseline of `baseline` counts, when it does not: it
-/// must keep counts (a record of schema_version 1 kept none), Ir in both and equal, and every
-/// metric both hold equal.
-pub fn mismatch(executed: &Executed, baseline: &Counts) -> Option<String> {
+/// Why the entry `executed`, of a record taken at commit `taken`, does not describe a baseline of
+/// `baseline` counts measured at commit `at`, when it does not: Ir must be in both and equal, and
+/// every metric both hold. An entry without counts (a record of schema_version 1 kept none)
+/// describes only a baseline measured at the record's own clean commit: the same code.
+pub fn mismatch(
+    executed: &Executed,
+    taken: &str,
+    (baseline, at): (&Counts, &str),
+) -> Option<String> {
     let again = "take it again with `irgate run --record`, then `irgate refresh`";
     if executed.counts.is_empty() {
+        if taken == at && !crate::git::Commit::parse(taken).dirty {
+            return None;
+        }
         return Some(format!(
-            "its code record keeps no counts (a record of schema_version 1), so nothing says \
-             it describes its baseline: {again}"
+            "its code record keeps no counts (a record of schema_version 1) and its baseline was \
+             measured at another commit ({}) than the record ({}): {again}",
+            crate::text::short_commit(at),
+            crate::text::short_commit(taken)
         ));
     }
     let differs = |metric: &str| match (executed.counts.get(metric), baseline.get(metric)) {

@@ -197,16 +197,18 @@ fn code(paths: &Resolved) -> Result<String> {
 /// unless both records are of one clean commit (the record's commit moves to the run's, so a file
 /// changed in between would be missed). Any other entry is dropped: that benchmark counts as
 /// touched, and the record says why. Without a run's record, the stored one keeps its entries that
-/// still describe their baselines. `None` when there is neither.
+/// still describe their baselines. A kept entry of schema_version 1 (no counts: it describes a
+/// baseline measured at its record's commit) takes its baseline's counts. `None` when there is
+/// neither.
 pub fn merge(
     run: Option<CodeRecord>,
     stored: Option<CodeRecord>,
     baselines: &Baselines,
 ) -> Option<CodeRecord> {
-    let describes = |id: &str, executed: &Executed| {
-        baselines
-            .get(id)
-            .is_some_and(|(counts, _)| code::mismatch(executed, counts).is_none())
+    let describes = |id: &str, executed: &Executed, taken: &str| {
+        baselines.get(id).is_some_and(|(counts, at)| {
+            code::mismatch(executed, taken, (counts, &at.commit)).is_none()
+        })
     };
     let (mut record, stored) = match (run, stored) {
         (Some(run), stored) => (run, stored),
@@ -220,14 +222,12 @@ pub fn merge(
         }
         (None, None) => return None,
     };
-    let dropped = format!(
-        "its code record no longer held when the baselines were refreshed at {}: take it again \
-         with `irgate run --record`, then `irgate refresh`",
-        crate::text::short_commit(&record.commit)
-    );
+    let dropped = "its code record no longer held when the baselines were refreshed: take it \
+                   again with `irgate run --record`, then `irgate refresh`";
+    let taken = record.commit.clone();
     record
         .benchmarks
-        .retain(|id, executed| describes(id, executed));
+        .retain(|id, executed| describes(id, executed, &taken));
     record
         .unrecorded
         .retain(|id, _| baselines.get(id).is_some());
@@ -237,14 +237,22 @@ pub fn merge(
             if record.benchmarks.contains_key(id) || baselines.get(id).is_none() {
                 continue;
             }
-            let holds = describes(id, executed)
+            let holds = describes(id, executed, &stored.commit)
                 && (executed.reads_files.is_none() || same_commit)
                 && carry_over(&mut record, &stored, executed);
             if holds {
+                // An entry of schema_version 1 that describes its baseline takes its counts.
+                let mut executed = executed.clone();
+                if executed.counts.is_empty() {
+                    executed.counts = baselines
+                        .get(id)
+                        .map(|(counts, _)| counts.clone())
+                        .unwrap_or_default();
+                }
                 record.unrecorded.remove(id);
-                record.benchmarks.insert(id.clone(), executed.clone());
+                record.benchmarks.insert(id.clone(), executed);
             } else {
-                record.unrecorded.insert(id.clone(), dropped.clone());
+                record.unrecorded.insert(id.clone(), dropped.to_owned());
             }
         }
     }
@@ -509,6 +517,24 @@ mod tests {
             kept.objects
         });
         assert_eq!(merge(None, None, &after()), None);
+    }
+
+    #[test]
+    fn an_entry_of_schema_version_1_is_kept_with_counts_only_when_its_baseline_is_of_its_commit() {
+        let mut stored = stored();
+        for executed in stored.benchmarks.values_mut() {
+            executed.counts.clear();
+        }
+        // Measured at another commit than the record's: nothing says they describe them.
+        let mut after = after();
+        after.groups.get_mut("g").unwrap().fingerprint.commit = "c".repeat(40);
+        let merged = merge(None, Some(stored.clone()), &after).unwrap();
+        assert!(merged.benchmarks.is_empty(), "{:?}", merged.benchmarks);
+        // At the record's commit: the same code; kept, with the baselines' counts.
+        after.groups.get_mut("g").unwrap().fingerprint.commit = stored.commit.clone();
+        let merged = merge(None, Some(stored), &after).unwrap();
+        assert_eq!(merged.benchmarks.len(), 5);
+        assert_eq!(merged.benchmarks["g::b/x"].counts["Ir"], 200);
     }
 
     #[test]

@@ -115,6 +115,7 @@ pub fn baseline_record(
 /// `baselines`) moved to `unrecorded`, with the reason.
 fn of_baselines(mut record: CodeRecord, baselines: &Baselines) -> CodeRecord {
     let entries = std::mem::take(&mut record.benchmarks);
+    let taken = record.commit.clone();
     for (id, executed) in entries {
         let nothing =
             executed.functions.values().all(BTreeSet::is_empty) && executed.whole.is_empty();
@@ -125,7 +126,7 @@ fn of_baselines(mut record: CodeRecord, baselines: &Baselines) -> CodeRecord {
         } else {
             baselines
                 .get(&id)
-                .and_then(|(baseline, _)| code::mismatch(&executed, baseline))
+                .and_then(|(counts, at)| code::mismatch(&executed, &taken, (counts, &at.commit)))
         };
         match why {
             Some(why) => {

@@ -100,21 +100,33 @@ fn an_entry_describes_only_the_baseline_of_its_counts() {
         counts,
         ..Executed::default()
     };
-    assert_eq!(code::mismatch(&with(counts(5)), &two(5, 9)), None);
-    assert_eq!(code::mismatch(&with(two(5, 9)), &two(5, 9)), None);
-    let why = code::mismatch(&with(counts(5)), &counts(6)).unwrap();
+    let (c1, c2) = ("a".repeat(40), "b".repeat(40));
+    let of = |entry: Counts, baseline: &Counts, at: &str| {
+        code::mismatch(&with(entry), &c1, (baseline, at))
+    };
+    assert_eq!(of(counts(5), &two(5, 9), &c2), None);
+    assert_eq!(of(two(5, 9), &two(5, 9), &c2), None);
+    let why = of(counts(5), &counts(6), &c1).unwrap();
     assert!(
         why.contains("another count than its baseline (Ir 5 recorded, 6 in the baseline)")
             && why.contains("without `irgate run --record`"),
         "{why}"
     );
-    let why = code::mismatch(&with(two(5, 9)), &two(5, 10)).unwrap();
+    let why = of(two(5, 9), &two(5, 10), &c1).unwrap();
     assert!(why.contains("EstimatedCycles 9 recorded, 10"), "{why}");
-    // No Ir on one side, or no counts at all (schema_version 1): nothing says it describes it.
+    // No Ir on one side: nothing says it describes it.
     let cycles = BTreeMap::from([("EstimatedCycles".to_owned(), 9)]);
-    assert!(code::mismatch(&with(cycles.clone()), &cycles).is_some());
-    let why = code::mismatch(&with(Counts::new()), &counts(5)).unwrap();
-    assert!(why.contains("schema_version 1"), "{why}");
+    assert!(of(cycles.clone(), &cycles, &c1).is_some());
+    // No counts at all (schema_version 1): only a baseline measured at the record's own clean
+    // commit, the same code.
+    assert_eq!(of(Counts::new(), &counts(5), &c1), None);
+    let why = of(Counts::new(), &counts(5), &c2).unwrap();
+    assert!(
+        why.contains("schema_version 1") && why.contains("another commit"),
+        "{why}"
+    );
+    let dirty = format!("{c1}-dirty");
+    assert!(code::mismatch(&with(Counts::new()), &dirty, (&counts(5), &dirty)).is_some());
 }
 
 #[test]
