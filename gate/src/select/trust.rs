@@ -1,6 +1,7 @@
 //! Whether a code record may map a change: the checks `run --only-touched` and `check`'s change
 //! map make, once, here. A record is trusted only where it describes the baselines: of a commit
-//! the checkout descends from and, benchmark by benchmark, of the counts that are its baseline (docs/selection.md, "What the record is trusted for").
+//! the checkout descends from and, benchmark by benchmark, of the counts that are its baseline
+//! (docs/selection.md, "What the code record is trusted for").
 //!
 //! Every path and name here comes from the repository under test: untrusted text, to escape
 //! where it is written.
@@ -58,10 +59,9 @@ pub fn usable(
 /// The baselines' code record as selection trusts it, read from the working tree or, with
 /// `from` (a revision: a pull request's base), from that commit, never from the tree under
 /// test: then the baselines must be that commit's too. The record must be [`usable`] and of a
-/// commit HEAD descends from. Each benchmark's entry whose counts are not its baseline's (it
-/// describes another build than the baseline: refreshed without `--record`), or that records
-/// nothing executed, is moved to `unrecorded` with the reason, so that benchmark counts as
-/// touched.
+/// commit HEAD descends from. Each benchmark's entry that does not describe its baseline
+/// ([`code::mismatch`]: another count, refreshed without `--record`), or that records nothing
+/// executed, is moved to `unrecorded` with the reason, so that benchmark counts as touched.
 pub fn baseline_record(
     paths: &Resolved,
     baselines: &Baselines,
@@ -100,6 +100,13 @@ pub fn baseline_record(
         }
     };
     let taken = record.commit.as_str();
+    if git::resolve(root, taken).is_none() {
+        return Err(format!(
+            "the code record of {what} is of commit {}, which this checkout does not hold: fetch \
+             the history (actions/checkout with `fetch-depth: 0`), or {TAKE_AGAIN}",
+            terminal(short_commit(taken))
+        ));
+    }
     if !git::is_ancestor(root, taken, "HEAD")? {
         return Err(format!(
             "the code record of {what} is of commit {}, which HEAD does not descend from: it \
@@ -111,8 +118,8 @@ pub fn baseline_record(
     Ok(of_baselines(record, baselines))
 }
 
-/// `record` with each entry whose counts are not its benchmark's baseline counts (in
-/// `baselines`) moved to `unrecorded`, with the reason.
+/// `record` with each entry that does not describe its benchmark's baseline in `baselines`, or
+/// records nothing executed, moved to `unrecorded`, with the reason.
 fn of_baselines(mut record: CodeRecord, baselines: &Baselines) -> CodeRecord {
     let entries = std::mem::take(&mut record.benchmarks);
     let taken = record.commit.clone();
