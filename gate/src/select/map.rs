@@ -71,11 +71,16 @@ pub fn map(
             &base.commit,
             format!(
                 "no file changed since the code record's commit {}, yet {} that its benchmarks \
-                 executed differ in this build: the record does not describe that commit's \
-                 build (edited after it was taken, or taken with another toolchain or build \
-                 settings); {}",
+                 executed {} in this build: the record does not describe that commit's build \
+                 (edited after it was taken, or taken with another toolchain or build settings); \
+                 {}",
                 crate::text::terminal(crate::text::short_commit(&base.commit)),
                 crate::text::plural(touches.functions.len(), "function"),
+                if touches.functions.len() == 1 {
+                    "differs"
+                } else {
+                    "differ"
+                },
                 trust::TAKE_AGAIN
             ),
         );
