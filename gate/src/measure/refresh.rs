@@ -233,6 +233,15 @@ pub fn merge(
         .retain(|id, _| baselines.get(id).is_some());
     if let Some(stored) = stored {
         let same_commit = stored.commit == record.commit && !Commit::parse(&record.commit).dirty;
+        for (id, why) in &stored.unrecorded {
+            let unknown = !record.benchmarks.contains_key(id) && baselines.get(id).is_some();
+            if unknown {
+                record
+                    .unrecorded
+                    .entry(id.clone())
+                    .or_insert_with(|| why.clone());
+            }
+        }
         for (id, executed) in &stored.benchmarks {
             if record.benchmarks.contains_key(id) || baselines.get(id).is_none() {
                 continue;
@@ -471,6 +480,25 @@ mod tests {
                 merged.unrecorded
             );
         }
+    }
+
+    #[test]
+    fn why_a_benchmark_has_no_record_is_kept_until_it_has_one() {
+        let mut stored = stored();
+        stored.unrecorded.insert(
+            "g::e/x".to_owned(),
+            "its region did not cost what was measured".to_owned(),
+        );
+        let mut after = after();
+        let group = after.groups.get_mut("g").unwrap();
+        group
+            .benchmarks
+            .insert("g::e/x".to_owned(), BTreeMap::from([("Ir".to_owned(), 9)]));
+        let merged = merge(Some(run()), Some(stored), &after).unwrap();
+        assert_eq!(
+            merged.unrecorded["g::e/x"],
+            "its region did not cost what was measured"
+        );
     }
 
     #[test]
