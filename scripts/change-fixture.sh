@@ -34,6 +34,16 @@
 #            bounds check never fails               location is read only on
 #                                                   the path that never ran)
 #   version  the package's version                  none                      PASS
+#   revert   a speedup of `make_input` accepted from  setup::summed/input (its  FAIL on exactly that
+#            a run without --record, then reverted   record entry removed by
+#                                                    the refresh)
+#   revert-old-record  the same with the record     setup::summed/input (its  FAIL on exactly that
+#            before the accept (old entry beside     entry describes another
+#            the new count)                          count)
+#   forged   a slowdown of `shared`, then the record every benchmark (the      FAIL as the full run
+#            edited to name that commit              record is refused)
+#   forged-ci  the same, selected with --record-from every benchmark (the      FAIL as the full run
+#            the base, as the GitHub Action runs it  change alters baselines/)
 #
 # At `shared`, the selected run is also taken in 2 shards (`--only-touched --shard K/2`): together
 # they must run and carry exactly what the unsharded selected run did, with its counts and verdict.
@@ -358,10 +368,12 @@ commit baselines
 base=$(git rev-parse HEAD)
 all=$(jq -r '.benchmarks | keys[]' target/irgate/results.json | sort | tr '\n' ' ')
 
-# judge NAME: runs the suite fully and selected, checks both, and compares; sets full_exit,
-# old_exit, touched (the ids whose touch is not `untouched`, sorted), failed, carried, layout.
+# judge NAME [ARGS...]: runs the suite fully and selected (ARGS passed to the selected run and its
+# check), checks both, and compares; sets full_exit, old_exit, touched (the ids whose touch is not
+# `untouched`, sorted), failed, carried, layout.
 judge() {
     local name=$1 log=$work/$1
+    local selected=("${@:2}")
     "$irgate" run >"$log-run.log" 2>&1 || { cat "$log-run.log" >&2; die "$name: irgate run failed"; }
     full_exit=0; "$irgate" check --format json >"$log-full.json" 2>"$log-full.err" || full_exit=$?
     old_exit=0; "$irgate" check --no-change-map >"$log-old.txt" 2>&1 || old_exit=$?
@@ -369,7 +381,7 @@ judge() {
     touched=$(jq -r '[.rows[] | select(.touch != null and .touch.kind != "untouched") | .benchmark] | unique | .[]' "$log-full.json" | sort | tr '\n' ' ')
     failed=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | .[]' "$log-full.json" | sort | tr '\n' ' ')
     cp target/irgate/results.json "$log-full-results.json"
-    "$irgate" run --only-touched >"$log-sel-run.log" 2>&1 || { cat "$log-sel-run.log" >&2; die "$name: irgate run --only-touched failed"; }
+    "$irgate" run --only-touched "${selected[@]}" >"$log-sel-run.log" 2>&1 || { cat "$log-sel-run.log" >&2; die "$name: irgate run --only-touched failed"; }
     if [ "$selects" = 0 ]; then
         grep -q 'running every benchmark: .*whose runner cannot run benchmarks by id' "$log-sel-run.log" ||
             { cat "$log-sel-run.log" >&2; die "$name: --only-touched on $library does not say why it runs every benchmark"; }
@@ -380,7 +392,7 @@ judge() {
         '.carried as $c | .benchmarks | to_entries[] | select(.key as $k | ($c // []) | index($k) | not)
          | select(.value.Ir != $full[0].benchmarks[.key].Ir) | .key' target/irgate/results.json)
     [ -z "$differ" ] || die "$name: the selected run counted other Ir than the full run for: $differ"
-    local sel_exit=0; "$irgate" check --format json >"$log-sel.json" 2>"$log-sel.err" || sel_exit=$?
+    local sel_exit=0; "$irgate" check --format json "${selected[@]}" >"$log-sel.json" 2>"$log-sel.err" || sel_exit=$?
     carried=$(jq -r '(.carried // [])[]' "$log-sel.json" | sort | tr '\n' ' ')
     [ "$sel_exit" = "$full_exit" ] || die "$name: the selected run's verdict (exit $sel_exit) differs from the full run's (exit $full_exit)"
     local sel_failed; sel_failed=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | .[]' "$log-sel.json" | sort | tr '\n' ' ')
@@ -515,4 +527,61 @@ step; sed -i 's/^version = "0.1.0"/version = "0.2.0"/' changefix/Cargo.toml; car
 judge version
 expect "version: touched" "$touched" ""
 expect "version: exit" "$full_exit" 0
+# The record and the baselines are one, and where the record comes from (issue #40): on the
+# library whose runner selects by id (the selected runs' reasons are read).
+if [ "$selects" = 1 ]; then
+# The record and the baselines are one (issue #40). A speedup of `make_input` is accepted from a
+# run without --record, then reverted: the slowdown comes back in byte for byte the record's code.
+# The refresh removes the record's entry of the benchmark whose count it changed (no old entry
+# beside a new count), so the selected run runs it and fails like the full one.
+step; sed -i 's/(0..n as u64)/(0..(n \/ 2) as u64)/' changefix/src/lib.rs; commit accept
+"$irgate" run >"$work/accept-run.log" 2>&1 || { cat "$work/accept-run.log" >&2; die "accept: irgate run failed"; }
+"$irgate" refresh >"$work/accept-refresh.log" 2>&1 || { cat "$work/accept-refresh.log" >&2; die "accept: irgate refresh failed"; }
+grep -q "no longer describe their baselines and were removed" "$work/accept-refresh.log" || die "accept: refresh did not say it removed entries"
+expect "accept: the record keeps an entry of setup::summed/input (whose count changed)" \
+    "$(jq -r '.benchmarks | has("setup::summed/input")' baselines/code/record.json)" false
+say "accept: refreshed without --record; the record keeps $(jq -r '.benchmarks | keys | length' baselines/code/record.json) of 15 entries"
+commit "accept without --record"
+accepted=$(git rev-parse HEAD)
+git checkout --quiet "$base" -- changefix/src/lib.rs; commit revert
+# (A benchmark whose count addresses moved at the accept lost its entry too: it runs and fails
+# back, in both runs alike.)
+judge revert
+has() { grep -qw -- "$2" <<<"$1"; }
+has "$touched" setup::summed/input || die "revert: setup::summed/input is not touched ($touched)"
+has "$failed" setup::summed/input || die "revert: setup::summed/input does not fail ($failed)"
+expect "revert: exit" "$full_exit" 1
+grep -q "setup::summed/input: counted as touched: its code record no longer held" "$work/revert-sel-run.log" || die "revert: the selected run does not say why it runs setup::summed/input"
+# The same with the record as an irgate before counts in records left it (the old entry beside the
+# new count): the entry is void at selection.
+# (the record of the first commit, whose entry of `setup::summed/input` has the count it had
+# there)
+git checkout --quiet --force --detach "$accepted"; git checkout --quiet "$base" -- baselines/code/record.json
+commit "the old record beside the new count"
+git checkout --quiet "$base" -- changefix/src/lib.rs; commit revert-old-record
+judge revert-old-record
+has "$touched" setup::summed/input || die "revert-old-record: setup::summed/input is not touched ($touched)"
+has "$failed" setup::summed/input || die "revert-old-record: setup::summed/input does not fail ($failed)"
+expect "revert-old-record: exit" "$full_exit" 1
+grep -q "setup::summed/input: counted as touched: its code record describes another count than its baseline" "$work/revert-old-record-sel-run.log" ||
+    die "revert-old-record: the selected run does not say the entry describes another count"
+
+# A record from the tree under test (issue #40): a commit slows `shared`, the next one edits the
+# record to name that commit. Locally the record names a commit no file changed since, yet its
+# code differs from the build: refused, everything runs. Read from the base commit (what the
+# GitHub Action passes), the pull request's record is not used, and changing baselines/ runs
+# everything.
+step; sed -i 's/    x.wrapping_mul(31).rotate_left(7)/    let mut y = x;\n    for _ in 0..4 {\n        y = y.wrapping_mul(31).rotate_left(7);\n    }\n    y/' changefix/src/lib.rs; commit slower
+jq --arg commit "$(git rev-parse HEAD)" '.commit = $commit' baselines/code/record.json >"$work/forged.json"
+cp "$work/forged.json" baselines/code/record.json; commit "a record that names the slower commit"
+judge forged
+has "$failed" twice::shared/one && has "$failed" twice::shared/two || die "forged: twice::shared/* do not fail ($failed)"
+expect "forged: exit" "$full_exit" 1
+grep -q "running every benchmark: no file changed since the code record's commit" "$work/forged-sel-run.log" || die "forged: the selected run does not say why it runs everything"
+judge forged-ci --record-from "$base"
+expect "forged-ci: exit" "$full_exit" 1
+expect "forged-ci: carried" "$carried" ""
+grep -q "running every benchmark: the change alters the baselines since" "$work/forged-ci-sel-run.log" || die "forged-ci: the selected run does not say the baselines changed"
+jq -e '.change.unmapped | test("alters the baselines")' "$work/forged-ci-sel.json" >/dev/null || die "forged-ci: the report does not say the baselines changed"
+fi
 say "PASS ($library): touched sets, verdicts and selected runs as expected; every selected verdict equals the full run's"

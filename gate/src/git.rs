@@ -203,6 +203,146 @@ pub fn is_ancestor(repo: &Path, commit: &str, of: &str) -> std::result::Result<b
     }
 }
 
+/// `git ARGS` in `dir`: its standard output when git succeeded, else an error with its message.
+fn output(dir: &Path, args: &[&str]) -> std::result::Result<Vec<u8>, String> {
+    let output = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        Err(format!(
+            "`git {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// The path of `path` (a file or directory in the repository holding `root`) from the top of
+/// that repository, `/`-separated; an error when it is outside it.
+pub fn in_repository(root: &Path, path: &Path) -> std::result::Result<String, String> {
+    let top = stdout(root, &["rev-parse", "--show-toplevel"])
+        .ok_or_else(|| format!("{}: not in a git repository", root.display()))?;
+    let top = std::fs::canonicalize(&top).map_err(|e| format!("{top}: {e}"))?;
+    // The file itself may be missing: its directory is resolved.
+    let (dir, name) = match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) if !path.exists() => (dir, Some(name)),
+        _ => (path, None),
+    };
+    let dir = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut inside = dir
+        .strip_prefix(&top)
+        .map_err(|_| format!("{} is outside the git repository", path.display()))?
+        .to_path_buf();
+    if let Some(name) = name {
+        inside.push(name);
+    }
+    Ok(inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/"))
+}
+
+/// The file at `path` (from the top of the repository holding `root`) in commit `commit` (a full
+/// hash): `None` when the commit has no such file, an error when it is not a file git stores as
+/// a regular file or is larger than `max` bytes. A symbolic link is refused, never followed.
+pub fn blob(
+    root: &Path,
+    commit: &str,
+    path: &str,
+    max: u64,
+) -> std::result::Result<Option<Vec<u8>>, String> {
+    let top = stdout(root, &["rev-parse", "--show-toplevel"])
+        .ok_or_else(|| format!("{}: not in a git repository", root.display()))?;
+    let listed = output(
+        Path::new(&top),
+        &[
+            "ls-tree",
+            "-z",
+            "--long",
+            "--end-of-options",
+            commit,
+            "--",
+            path,
+        ],
+    )?;
+    let listed = String::from_utf8_lossy(&listed);
+    let Some(entry) = listed.split('\0').find(|e| !e.is_empty()) else {
+        return Ok(None);
+    };
+    // `<mode> <type> <object> <size>\t<path>`
+    let fields: Vec<&str> = entry
+        .split('\t')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    let [mode, kind, object, size] = fields[..] else {
+        return Err(format!("`git ls-tree` said `{entry}` of {path}"));
+    };
+    if kind != "blob" || !matches!(mode, "100644" | "100755") {
+        return Err(format!(
+            "{path} at {commit} is not a regular file (git mode {mode}, a {kind}): irgate reads \
+             only regular files there"
+        ));
+    }
+    if size.parse::<u64>().map_or(true, |size| size > max) {
+        return Err(format!(
+            "{path} at {commit} is larger than {max} bytes: irgate does not read it"
+        ));
+    }
+    output(Path::new(&top), &["cat-file", "blob", object]).map(Some)
+}
+
+/// The files under `dir` (from the top of the repository holding `root`) that differ between
+/// commit `commit` and the working tree, untracked files included; an error when git cannot
+/// tell.
+pub fn changed_since(
+    root: &Path,
+    commit: &str,
+    dir: &str,
+) -> std::result::Result<Vec<String>, String> {
+    let top = stdout(root, &["rev-parse", "--show-toplevel"])
+        .ok_or_else(|| format!("{}: not in a git repository", root.display()))?;
+    let top = Path::new(&top);
+    let mut files = Vec::new();
+    for args in [
+        &[
+            "diff",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            commit,
+            "--",
+            dir,
+        ][..],
+        &[
+            "ls-files",
+            "-z",
+            "--others",
+            "--exclude-standard",
+            "--",
+            dir,
+        ][..],
+    ] {
+        let listed = output(top, args)?;
+        files.extend(
+            String::from_utf8_lossy(&listed)
+                .split('\0')
+                .filter(|f| !f.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
 /// A file git ignores and does not track, and the rule that hides it (`git check-ignore -v`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ignored {

@@ -277,6 +277,12 @@ pub struct RunArgs {
     /// the record must be of that revision. Needs gungraun 0.17 or later
     #[arg(long, conflicts_with = "from")]
     pub only_touched: bool,
+    /// With --only-touched: read the baselines' code record from this revision (a pull
+    /// request's base commit), never from the tree under test, which the change may have altered.
+    /// When the change alters the baselines since then, every benchmark runs and irgate says why.
+    /// The GitHub Action passes the pull request's base. A revision starting with `-` is refused
+    #[arg(long, value_name = "REV", requires = "only_touched", value_parser = revision)]
+    pub record_from: Option<String>,
     /// With --only-touched: build, list which benchmarks would run and the changed function (or
     /// file) that selects each, and run nothing
     #[arg(long, requires = "only_touched")]
@@ -398,6 +404,11 @@ pub struct CheckArgs {
     /// verdict of irgate before change-aware verdicts)
     #[arg(long)]
     pub no_change_map: bool,
+    /// Map the change through the baselines' code record of this revision (a pull request's
+    /// base commit), never the tree under test's; when the change alters the baselines since
+    /// then, every benchmark counts as touched and the report says why (as `run --record-from`)
+    #[arg(long, value_name = "REV", conflicts_with_all = ["base", "no_change_map"], value_parser = revision)]
+    pub record_from: Option<String>,
     #[command(flatten)]
     pub paths: PathArgs,
 }

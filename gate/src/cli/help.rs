@@ -29,8 +29,9 @@ pub(super) const AFTER_LONG_HELP: &str = "\
 Examples:
   irgate init                                  set up gate.toml in this workspace
   irgate run && irgate check                   the gate
-  irgate run 'parse::*' && irgate refresh 'parse::*'
-                                               re-take the baselines of one group
+  irgate run --record 'parse::*' && irgate refresh 'parse::*'
+                                               re-take the baselines of one group, with
+                                               their code record
   irgate check --format json > report.json     a machine-readable report
 
 Files: gate.toml (suites and budgets), baselines/<group>.json (accepted counts, committed),
@@ -159,7 +160,13 @@ Write the latest results into baselines/, one file per benchmark group, and show
 Only the benchmarks in the results (and matching FILTER, if given) are written; the baselines of
 benchmarks that did not run are kept (unless --prune). Files are replaced atomically, so an
 interrupted refresh loses nothing. Review the diff and commit it: that is how a new baseline is
-accepted on purpose.";
+accepted on purpose.
+
+Take the results with `irgate run --record`: the code record (baselines/code/record.json, what
+`run --only-touched` and the change map trust) is then kept with the counts. A refresh from a run
+without it removes the record's entries of the benchmarks whose counts it changes: those run on
+every change until the record is taken again. The other benchmarks keep their entries while they
+still describe their baselines.";
 
 pub(super) const DOCTOR_ABOUT: &str = "\
 Print the environment of this machine (or container) as `irgate run` would record it, and compare

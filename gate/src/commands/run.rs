@@ -36,6 +36,9 @@ pub struct Options {
     /// Only the benchmarks whose executed code (or the files they read) changed since the
     /// baselines' code record; the others' counts are carried from the baselines.
     pub only_touched: bool,
+    /// With `only_touched`: read the baselines' code record from this revision (a pull
+    /// request's base), not from the working tree.
+    pub record_from: Option<String>,
     /// With `only_touched`: say which benchmarks would run and why, and run nothing.
     pub dry_run: bool,
     /// Also record what each benchmark's process executes, for `irgate refresh` to keep with the
@@ -85,7 +88,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     let carry = if options.only_touched {
         let carry = select::untouched(
             (&paths, &config, &selection),
-            options.base.as_deref(),
+            (options.base.as_deref(), options.record_from.as_deref()),
             filter.as_ref(),
             shard.as_ref(),
         )?;

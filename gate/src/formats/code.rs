@@ -18,7 +18,10 @@
 //!     }
 //!   },
 //!   "benchmarks": {
-//!     "frame::encode/b32": { "executed": { "release/deps/callgrind": "0-1" } }
+//!     "frame::encode/b32": {
+//!       "executed": { "release/deps/callgrind": "0-1" },
+//!       "counts": { "Ir": 2104 }
+//!     }
 //!   },
 //!   "unrecorded": { "frame::decode/b64": "its process left no record" }
 //! }
@@ -28,7 +31,10 @@
 //! `executed` lists, per object, the functions the benchmark executed as ranges of indices into
 //! that object's `functions` (sorted by key), so each name is written once. `whole` names objects
 //! a benchmark depends on as a whole; `reads_files` says why a benchmark may read files at run
-//! time. `commit` is a full commit hash (with `-dirty` for a working tree with changes);
+//! time. `counts` are the counts the benchmark's run measured: the entry describes the baseline
+//! only while the baseline's counts are these (schema_version 1 kept none; such a record is still
+//! read, and an entry of it describes only a baseline measured at the record's commit, which
+//! `irgate refresh` then writes into it). `commit` is a full commit hash (with `-dirty` for a working tree with changes);
 //! `identity` the version of the rules the digests were made with (`irgate_identity::VERSION`).
 //! An object's `parts` hold the digests of single-instance functions in two parts (`code`, and
 //! `data` by reference offset: in a record, only the references of executed instructions), and a
@@ -40,12 +46,20 @@ use std::path::{Path, PathBuf};
 use irgate_identity::Parts;
 use serde::{Deserialize, Serialize};
 
+use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats;
+use crate::model::Counts;
 use crate::model::code::{CodeRecord, Executed, FILE_PREFIX, Object};
 
-/// The schema version of code records this irgate writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version of code records this irgate writes: 2 added each entry's `counts`.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema versions of code records this irgate reads, oldest first.
+const READABLE: &[u32] = &[1, 2];
+
+/// The most bytes of a code record irgate reads.
+pub const MAX_BYTES: u64 = 256 << 20;
 
 /// The file in the baseline directory that holds the baselines' code record.
 pub const BASELINE_FILE: &str = "code/record.json";
@@ -98,6 +112,8 @@ struct ExecutedFile {
     whole: BTreeSet<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reads_files: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    counts: BTreeMap<String, u64>,
 }
 
 impl CodeFile {
@@ -129,6 +145,7 @@ impl CodeFile {
                     executed: ranges,
                     whole: executed.whole.clone(),
                     reads_files: executed.reads_files.clone(),
+                    counts: executed.counts.clone(),
                 };
                 (id.clone(), file)
             })
@@ -232,6 +249,12 @@ impl CodeFile {
             let mut executed = Executed {
                 whole: file.whole,
                 reads_files: file.reads_files,
+                // Version 1 kept no counts: what a field of that name says there is no one's.
+                counts: if self.schema_version < 2 {
+                    BTreeMap::new()
+                } else {
+                    file.counts
+                },
                 ..Executed::default()
             };
             for key in &executed.whole {
@@ -260,6 +283,43 @@ impl CodeFile {
         }
         Ok(record)
     }
+}
+
+/// Why the entry `executed`, of a record taken at commit `taken`, does not describe a baseline of
+/// `baseline` counts measured at commit `at`, when it does not: Ir must be in both and equal, and
+/// every metric both hold. An entry without counts (a record of schema_version 1 kept none)
+/// describes only a baseline measured at the record's own clean commit: the same code.
+pub fn mismatch(
+    executed: &Executed,
+    taken: &str,
+    (baseline, at): (&Counts, &str),
+) -> Option<String> {
+    let again = "take it again with `irgate run --record`, then `irgate refresh`";
+    if executed.counts.is_empty() {
+        if taken == at && !crate::git::Commit::parse(taken).dirty {
+            return None;
+        }
+        return Some(format!(
+            "its code record keeps no counts (a record of schema_version 1) and its baseline was \
+             measured at another commit ({}) than the record ({}): {again}",
+            crate::text::short_commit(at),
+            crate::text::short_commit(taken)
+        ));
+    }
+    let differs = |metric: &str| match (executed.counts.get(metric), baseline.get(metric)) {
+        (Some(a), Some(b)) => a != b,
+        _ => metric == IR,
+    };
+    let metric = std::iter::once(IR)
+        .chain(executed.counts.keys().map(String::as_str))
+        .find(|m| differs(m))?;
+    let shown = |c: &Counts| c.get(metric).map_or("none".to_owned(), u64::to_string);
+    Some(format!(
+        "its code record describes another count than its baseline ({metric} {} recorded, {} \
+         in the baseline): the baseline was refreshed without `irgate run --record`? {again}",
+        shown(&executed.counts),
+        shown(baseline)
+    ))
 }
 
 /// Whether `text` is a full commit hash, with `-dirty` after it or not.
@@ -332,13 +392,19 @@ fn parse_ranges(text: &str, len: usize) -> std::result::Result<Vec<usize>, Strin
     Ok(positions)
 }
 
-/// Reads the code record at `path`; `None` when there is none.
+/// Reads the code record at `path` (a regular file of at most [`MAX_BYTES`]); `None` when there
+/// is none.
 pub fn read(path: &Path) -> Result<Option<CodeRecord>> {
     if !path.exists() {
         return Ok(None);
     }
-    let file: CodeFile = formats::read_versioned(path, "code record", SCHEMA_VERSION)?;
-    file.record(path).map(Some)
+    parse(&formats::read_bounded(path, MAX_BYTES)?, path).map(Some)
+}
+
+/// The code record in `bytes`, read from `origin` (which names it in messages).
+pub fn parse(bytes: &[u8], origin: &Path) -> Result<CodeRecord> {
+    let file: CodeFile = formats::parse_versions(bytes, origin, "code record", READABLE)?;
+    file.record(origin)
 }
 
 /// Writes `record` to `path`.
@@ -387,6 +453,7 @@ mod tests {
                     )]),
                     whole: BTreeSet::new(),
                     reads_files: Some("calls `open64`".to_owned()),
+                    counts: BTreeMap::from([("Ir".to_owned(), 2104)]),
                 },
             )]),
             unrecorded: BTreeMap::from([("g::h/y".to_owned(), "no record".to_owned())]),
@@ -404,6 +471,51 @@ mod tests {
             "{text}"
         );
         assert_eq!(read(&path).unwrap(), Some(record()));
+    }
+
+    #[test]
+    fn a_record_of_schema_version_1_is_read_without_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("code.json");
+        write(&path, &record()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(r#""schema_version": 2"#), "{text}");
+        assert!(text.contains(r#""Ir": 2104"#), "{text}");
+        std::fs::write(
+            &path,
+            text.replace(r#""schema_version": 2"#, r#""schema_version": 1"#),
+        )
+        .unwrap();
+        let old = read(&path).unwrap().unwrap();
+        assert!(old.benchmarks["g::f/x"].counts.is_empty(), "{old:?}");
+        let mut expected = record();
+        expected
+            .benchmarks
+            .get_mut("g::f/x")
+            .unwrap()
+            .counts
+            .clear();
+        assert_eq!(old, expected);
+    }
+
+    #[test]
+    fn a_record_that_is_no_regular_file_or_too_large_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("record.json");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let error = read(&link).unwrap_err().to_string();
+        assert!(error.contains("not a regular file"), "{error}");
+        // A sparse file past the bound: refused by its size, before a byte is read.
+        let large = dir.path().join("large.json");
+        std::fs::File::create(&large)
+            .unwrap()
+            .set_len(MAX_BYTES + 1)
+            .unwrap();
+        let error = read(&large).unwrap_err().to_string();
+        assert!(error.contains("larger than"), "{error}");
+        // A directory.
+        let error = read(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("not a regular file"), "{error}");
     }
 
     #[test]

@@ -36,20 +36,68 @@ pub fn schema_version(path: &Path) -> Result<Option<u64>> {
     struct Probe {
         schema_version: Option<serde_json::Value>,
     }
-    let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
+    let bytes = read_bounded(path, MAX_BYTES)?;
     let probe: Probe = serde_json::from_slice(&bytes).map_err(|e| json_error(path, &e))?;
     Ok(probe.schema_version.and_then(|v| v.as_u64()))
+}
+
+/// The most bytes irgate reads of one of its JSON files (a kind of file may bound itself lower).
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// The bytes of the regular file at `path` (a symbolic link is followed), refused without
+/// reading when it is something else (a device such as `/dev/zero`, a pipe, a directory) or
+/// larger than `max` bytes: a file a pull request commits cannot make irgate read without end.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|source| Error::read(path, source))?;
+    let meta = file
+        .metadata()
+        .map_err(|source| Error::read(path, source))?;
+    if !meta.is_file() {
+        return Err(Error::invalid(
+            path.display(),
+            "not a regular file (a device, a pipe or a directory, or a link to one): irgate \
+             reads only regular files here",
+        ));
+    }
+    let too_large = || {
+        Error::invalid(
+            path.display(),
+            format!("larger than {max} bytes: irgate does not read it"),
+        )
+    };
+    if meta.len() > max {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    // The size was checked when opened; the file may grow since.
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::read(path, source))?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 /// [`read_versioned`] for a kind of file whose `readable` versions (oldest first) all parse into
 /// `T` (fields a newer version added have defaults).
 pub fn read_versions<T: DeserializeOwned>(path: &Path, what: &str, readable: &[u32]) -> Result<T> {
-    let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
+    parse_versions(&read_bounded(path, MAX_BYTES)?, path, what, readable)
+}
+
+/// [`read_versions`] of `bytes` read from `path` (which names them in messages).
+pub fn parse_versions<T: DeserializeOwned>(
+    bytes: &[u8],
+    path: &Path,
+    what: &str,
+    readable: &[u32],
+) -> Result<T> {
     #[derive(Deserialize)]
     struct Probe {
         schema_version: Option<serde_json::Value>,
     }
-    let probe: Probe = serde_json::from_slice(&bytes).map_err(|e| json_error(path, &e))?;
+    let probe: Probe = serde_json::from_slice(bytes).map_err(|e| json_error(path, &e))?;
     match probe.schema_version {
         None => {
             return Err(Error::invalid(
@@ -74,7 +122,7 @@ pub fn read_versions<T: DeserializeOwned>(path: &Path, what: &str, readable: &[u
         }
         Some(_) => {}
     }
-    serde_json::from_slice(&bytes).map_err(|e| json_error(path, &e))
+    serde_json::from_slice(bytes).map_err(|e| json_error(path, &e))
 }
 
 /// Writes `value` as pretty JSON (with a final newline) to `path` atomically: a temporary file in

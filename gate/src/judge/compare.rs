@@ -327,16 +327,17 @@ fn outcome(
             let named: Vec<&str> = unexplained.iter().take(3).copied().collect();
             Outcome::Undecided {
                 reason: format!(
-                    "{} moved beyond the address budget although {} executed none of the changed \
-                     code ({}{}): the change did not move {} through its code. Code addresses \
-                     moved further than `[layout]` allows (raise it if this repeats), or the \
-                     environment, or a nondeterministic build or benchmark did (`irgate explain` \
-                     shows where the instructions went)",
+                    "{} moved beyond the address budget although irgate found none of the changed \
+                     code in what {} executed ({}{}): a possible selection blind spot (a change \
+                     the code record did not see, docs/selection.md; please report it), or the \
+                     environment, or a nondeterministic build or benchmark (`irgate explain` \
+                     shows where the instructions went). No calibration saw addresses move this \
+                     far (`irgate calibrate` sets `[layout]` above the largest move it measures): \
+                     raising `[layout]` would let such a move pass unseen",
                     crate::text::plural(unexplained.len(), "benchmark"),
                     if unexplained.len() == 1 { "it" } else { "they" },
                     named.join(", "),
                     if unexplained.len() > 3 { ", ..." } else { "" },
-                    if unexplained.len() == 1 { "it" } else { "them" },
                 ),
             }
         } else if failed.is_empty() {

@@ -28,6 +28,9 @@ pub struct Judging {
     /// Map the change onto the benchmarks (change-aware verdicts); else every benchmark counts
     /// as touched.
     pub change_map: bool,
+    /// Read the baselines' code record from this revision (a pull request's base), not the
+    /// working tree.
+    pub record_from: Option<String>,
     /// The history directory, where the drift budget's anchor is recorded.
     pub history: Option<PathBuf>,
 }
@@ -119,7 +122,13 @@ pub fn reach(paths: &Resolved, config: &Config, judging: &Judging) -> Result<Rep
     };
     let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
     let mapped = if judging.change_map {
-        compared(config, paths, (&results, &baselines), &mode, &ids)
+        compared(
+            config,
+            paths,
+            (&results, &baselines),
+            (&mode, judging.record_from.as_deref()),
+            &ids,
+        )
     } else {
         None
     };

@@ -405,6 +405,10 @@ pub fn run_with_code(
             shard.part
         );
     }
+    // Each entry keeps the counts its run measured: it describes a baseline of these counts.
+    for (id, executed) in &mut code.benchmarks {
+        executed.counts = benchmarks.get(id).cloned().unwrap_or_default();
+    }
     code.commit = fingerprint.commit.clone();
     code.identity = irgate_identity::VERSION;
     let results = Results {

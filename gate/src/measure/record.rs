@@ -438,9 +438,13 @@ pub fn identities(
     let mut found = BTreeMap::new();
     let mut failed = BTreeMap::new();
     for (key, path) in objects {
-        let identity = match executed.get(key) {
-            Some(addresses) => irgate_identity::read_executed(path, roots, addresses),
-            None => irgate_identity::read(path, roots),
+        let identity = match checked_map(path) {
+            Err(error) => Err(error),
+            Ok(()) => match executed.get(key) {
+                Some(addresses) => irgate_identity::read_executed(path, roots, addresses),
+                None => irgate_identity::read(path, roots),
+            }
+            .map_err(Error::from),
         };
         match identity {
             Ok(identity) => {
@@ -449,11 +453,39 @@ pub fn identities(
                 found.insert(key.clone(), object);
             }
             Err(error) => {
-                failed.insert(key.clone(), Error::from(error).to_string());
+                failed.insert(key.clone(), error.to_string());
             }
         }
     }
     (found, failed)
+}
+
+/// The most bytes of a link map the identity reads.
+const MAX_MAP_BYTES: u64 = 1 << 30;
+
+/// Refuses the link map beside the object at `path` (which the identity reads whole) when it is
+/// not a regular file or is larger than [`MAX_MAP_BYTES`]: a link to `/dev/zero` would be read
+/// without end. No map is no error (the identity is then less precise, and says so).
+fn checked_map(path: &Path) -> Result<()> {
+    let map = crate::measure::link::map_path(path);
+    let meta = match std::fs::metadata(&map) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        other => other.map_err(|e| crate::error::Error::read(&map, e))?,
+    };
+    let refused = |why: String| Err(crate::error::Error::invalid(map.display(), why));
+    if !meta.is_file() {
+        return refused(
+            "the link map is not a regular file (a device, a pipe or a directory, or a link to \
+             one): irgate does not read it"
+                .to_owned(),
+        );
+    }
+    if meta.len() > MAX_MAP_BYTES {
+        return refused(format!(
+            "the link map is larger than {MAX_MAP_BYTES} bytes: irgate does not read it"
+        ));
+    }
+    Ok(())
 }
 
 /// An identity as a record keeps it, with the digest of the whole.
@@ -630,6 +662,25 @@ mod tests {
         assert_eq!(
             repository_file(root, Path::new("/usr/lib/x86_64-linux-gnu/libz.so.1")),
             None
+        );
+    }
+
+    #[test]
+    fn a_link_map_that_is_no_regular_file_is_refused_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let object = dir.path().join("bench");
+        std::fs::write(&object, b"not an object").unwrap();
+        assert!(checked_map(&object).is_ok(), "no map: no error");
+        std::os::unix::fs::symlink("/dev/zero", crate::measure::link::map_path(&object)).unwrap();
+        let (found, failed) = identities(
+            &BTreeMap::from([("release/bench".to_owned(), object)]),
+            &[],
+            &BTreeMap::new(),
+        );
+        assert!(found.is_empty());
+        assert!(
+            failed["release/bench"].contains("not a regular file"),
+            "{failed:?}"
         );
     }
 

@@ -73,6 +73,9 @@ pub struct Executed {
     /// of its process but the start-up's, or a binary benchmark), when it may: then a changed file that no
     /// `[change] inert` glob names can move it.
     pub reads_files: Option<String>,
+    /// The counts its run measured (empty in a record of schema_version 1, which kept none): the
+    /// record describes the baseline only while the baseline's counts are these.
+    pub counts: crate::model::Counts,
 }
 
 /// The code record of a build: identities of its objects and, when recorded, what each
@@ -300,6 +303,7 @@ mod tests {
                     )]),
                     whole: BTreeSet::from(["program".to_owned()]),
                     reads_files: None,
+                    counts: crate::model::Counts::new(),
                 },
             )]),
             ..CodeRecord::default()

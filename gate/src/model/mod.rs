@@ -174,7 +174,7 @@ impl Status {
             Status::Stale => "stale: better than budget",
             Status::Layout => "moved without executing changed code: within the address budget",
             Status::Unexplained => {
-                "moved without executing changed code, beyond the address budget: not the change's"
+                "moved without executing changed code, beyond the address budget: a possible selection blind spot"
             }
             Status::Nondeterministic => {
                 "moved, but its build is not reproducible ([[nondeterministic]]): undecided"

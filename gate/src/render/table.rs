@@ -288,7 +288,7 @@ fn verdict(report: &Report) -> String {
         (
             Status::Unexplained,
             "",
-            "moved beyond the address budget without executing changed code (not the change's)",
+            "moved beyond the address budget without executing changed code (a possible selection blind spot)",
         ),
         (
             Status::Nondeterministic,
@@ -341,13 +341,14 @@ fn verdict(report: &Report) -> String {
         .any(|r| r.status == Status::New && r.fails);
     if new_fails {
         text.push_str(
-            "New benchmarks need a baseline: `irgate refresh FILTER` after `irgate run`, or pass \
-             --allow-new.\n",
+            "New benchmarks need a baseline: `irgate refresh FILTER` after `irgate run --record`, \
+             or pass --allow-new.\n",
         );
     }
     if report.tally(Status::Stale, false) > 0 {
         text.push_str(
-            "Stale baselines: `irgate refresh FILTER` after `irgate run` locks in the gain.\n",
+            "Stale baselines: `irgate refresh FILTER` after `irgate run --record` locks in the gain \
+             (with the code record `--only-touched` trusts).\n",
         );
     }
     text.pop();

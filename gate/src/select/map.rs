@@ -13,6 +13,7 @@ use crate::model::code::{CodeRecord, Object};
 use crate::model::{ChangeMap, ChangedFunction, Lines, Mode, Results, Touch, UNKNOWN};
 use crate::paths::Resolved;
 use crate::select::rule as change;
+use crate::select::trust;
 use irgate_identity::{SourceLine, SourceLines};
 
 /// A change mapped onto the benchmarks: the map the report shows, and each benchmark's touch
@@ -26,7 +27,7 @@ pub struct Mapped {
 }
 
 /// Maps the change from the commit of `base` (the code record of the side the change starts
-/// from: what each benchmark executed there, or why there is none) to `head` (a commit, or the
+/// from, as [`trust`] checked it: what each benchmark executed there, or why there is none) to `head` (a commit, or the
 /// working tree when `None`, whose build's objects are `objects`) in the repository at `paths`'
 /// root onto the benchmarks `ids`. irgate's own files (the target directory, the baselines,
 /// gate.toml, `.irgate/`) never count as changed; `config`'s `[change] inert` names the files no
@@ -52,27 +53,6 @@ pub fn map(
         Ok(base) => base,
         Err(reason) => return unmapped("", reason),
     };
-    if crate::git::Commit::parse(&base.commit).dirty {
-        return unmapped(
-            &base.commit,
-            format!(
-                "the code record was taken on uncommitted changes (`{}`): that code is in no \
-                 commit to diff from",
-                base.commit
-            ),
-        );
-    }
-    if base.identity != irgate_identity::VERSION {
-        return unmapped(
-            &base.commit,
-            format!(
-                "the code record was taken with the identity rules of version {}, this irgate's \
-                 are version {}: take it again (`irgate run --record`, then `irgate refresh`)",
-                base.identity,
-                irgate_identity::VERSION
-            ),
-        );
-    }
     let objects = match objects {
         Ok(objects) => objects,
         Err(reason) => return unmapped(&base.commit, reason),
@@ -89,6 +69,25 @@ pub fn map(
         Err(error) => return unmapped(&base.commit, error.to_string()),
     };
     let touches = change::touched(base, objects, &change, ids);
+    if change.files.is_empty() && change.inert.is_empty() && !touches.functions.is_empty() {
+        return unmapped(
+            &base.commit,
+            format!(
+                "no file changed since the code record's commit {}, yet {} that its benchmarks \
+                 executed {} in this build: the record does not describe that commit's build \
+                 (edited after it was taken, or taken with another toolchain or build settings); \
+                 {}",
+                crate::text::terminal(crate::text::short_commit(&base.commit)),
+                crate::text::plural(touches.functions.len(), "function"),
+                if touches.functions.len() == 1 {
+                    "differs"
+                } else {
+                    "differ"
+                },
+                trust::TAKE_AGAIN
+            ),
+        );
+    }
     let everything = config.inert_everything();
     if !everything.is_empty() && !change.inert.is_empty() {
         crate::warning!(
@@ -238,38 +237,26 @@ fn locate(
 
 /// The change from the compared side's commit (the baselines' code record's, or A/B's base) to
 /// the results' (the working tree when they were taken on uncommitted changes), mapped onto `ids`
-/// through that side's code record and the results' code identity. `None` for drift triage,
-/// whose change is mapped by its own run.
+/// through that side's code record (the baselines', read from `record_from` when given, as
+/// [`trust::baseline_record`] reads it) and the results' code identity. `None` for drift
+/// triage, whose change is mapped by its own run.
 pub fn compared(
     config: &Config,
     paths: &Resolved,
     (results, baselines): (&Results, &Baselines),
-    mode: &Mode,
+    (mode, record_from): (&Mode, Option<&str>),
     ids: &[String],
 ) -> Option<Mapped> {
-    let recorded = |record: Result<Option<CodeRecord>>, what: &str| match record {
-        Ok(Some(record)) if !record.benchmarks.is_empty() => Ok(record),
-        Ok(Some(record)) => {
-            let whose = if what.ends_with('s') {
-                format!("{what}'")
-            } else {
-                format!("{what}'s")
-            };
-            Err(crate::select::text::empty_record(&whose, &record))
-        }
-        Ok(None) => Err(format!(
-            "{what} have no code record: take it with `irgate run --record`, then `irgate \
-             refresh` for baselines"
-        )),
-        Err(error) => Err(error.to_string()),
-    };
     let base = match mode {
-        Mode::Baselines => recorded(code::load_baseline(&paths.baselines), "the baselines"),
+        Mode::Baselines => trust::baseline_record(paths, baselines, record_from),
         Mode::Ab { commit } => {
-            let side = code::read(&paths.base_side().code_record());
-            recorded(side, "the base side").or_else(|side| {
+            let side = trust::usable(
+                code::read(&paths.base_side().code_record()),
+                "the base side",
+            );
+            side.or_else(|side| {
                 // The baselines' record serves when it is of the base commit.
-                recorded(code::load_baseline(&paths.baselines), "the baselines")
+                trust::baseline_record(paths, baselines, record_from)
                     .ok()
                     .filter(|b| &b.commit == commit)
                     .ok_or(side)
@@ -349,8 +336,85 @@ pub fn baselines_commit(baselines: &Baselines, results: &Results) -> Result<Stri
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
+    use crate::git::for_tests as git;
+    use crate::model::code::Executed;
     use irgate_identity::Frame;
+
+    const BENCH: &str = "release/deps/callgrind";
+
+    fn object(digest: char) -> Object {
+        Object {
+            functions: BTreeMap::from([
+                ("main".to_owned(), "1".repeat(32)),
+                ("shared".to_owned(), digest.to_string().repeat(32)),
+            ]),
+            whole: "2".repeat(32),
+            ..Object::default()
+        }
+    }
+
+    #[test]
+    fn a_record_of_a_commit_no_file_changed_since_must_match_the_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "--quiet"]);
+        std::fs::write(root.join("lib.rs"), "fn shared() {}\n").unwrap();
+        git(root, &["add", "lib.rs"]);
+        git(root, &["commit", "--quiet", "-m", "one"]);
+        let paths = Resolved {
+            root: root.to_owned(),
+            config: root.join("gate.toml"),
+            config_named: false,
+            baselines: root.join("baselines"),
+            results: root.join("target/irgate/results.json"),
+        };
+        let record = CodeRecord {
+            commit: crate::git::resolve(root, "HEAD").unwrap(),
+            identity: irgate_identity::VERSION,
+            objects: BTreeMap::from([(BENCH.to_owned(), object('3'))]),
+            benchmarks: BTreeMap::from([(
+                "g::shared/x".to_owned(),
+                Executed {
+                    functions: BTreeMap::from([(
+                        BENCH.to_owned(),
+                        BTreeSet::from(["main".to_owned(), "shared".to_owned()]),
+                    )]),
+                    ..Executed::default()
+                },
+            )]),
+            unrecorded: BTreeMap::new(),
+        };
+        let ids = ["g::shared/x".to_owned()];
+        let mapped = |objects: &BTreeMap<String, Object>| {
+            map(
+                &paths,
+                (Ok(&record), None),
+                Ok(objects),
+                &Config::default(),
+                &ids,
+            )
+        };
+        // The build of the record's commit: untouched.
+        let same = mapped(&BTreeMap::from([(BENCH.to_owned(), object('3'))]));
+        assert_eq!(same.map.unmapped, None);
+        assert_eq!(same.touch["g::shared/x"], Touch::Untouched);
+        // Other code, though no file changed: the record is not of that commit's build.
+        let other = mapped(&BTreeMap::from([(BENCH.to_owned(), object('4'))]));
+        let why = other.map.unmapped.unwrap();
+        assert!(
+            why.contains("no file changed since the code record's commit"),
+            "{why}"
+        );
+        assert!(other.touch.is_empty(), "every benchmark counts as touched");
+        // With a file changed, the same build is a change mapped as ever.
+        std::fs::write(root.join("lib.rs"), "fn shared() { slow() }\n").unwrap();
+        let changed = mapped(&BTreeMap::from([(BENCH.to_owned(), object('4'))]));
+        assert_eq!(changed.map.unmapped, None);
+        assert!(changed.touch["g::shared/x"].is_touched());
+    }
 
     /// An instruction at `file:line` in the wrapper; with `inlined`, code of that function
     /// inlined into it (called from the wrapper's line 12).

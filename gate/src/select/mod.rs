@@ -1,7 +1,7 @@
 //! Selection: which benchmarks a change touches, from the compiled code, and what a run with
 //! `--only-touched` leaves out. The rule is docs/selection.md's, in [`rule`]: the files a change
 //! altered (`diff`), each benchmark found touched or not through its code record and the
-//! build's code identity; [`map`](mod@map) maps a change onto the baselines' benchmarks for the report;
+//! build's code identity, through a record [`trust`] checks; [`map`](mod@map) maps a change onto the baselines' benchmarks for the report;
 //! [`identify`] builds the workspace for its code identity; [`text`] says it in plain text.
 //!
 //! Every path and name here comes from the repository under test: untrusted text, to escape
@@ -12,6 +12,7 @@ pub mod identify;
 pub mod map;
 pub mod rule;
 pub mod text;
+pub mod trust;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -21,8 +22,6 @@ use crate::config::metrics::IR;
 use crate::error::Result;
 use crate::filter::{self, Filter};
 use crate::formats::baseline::Baselines;
-use crate::formats::code;
-use crate::git::Commit;
 use crate::measure::collect::Selection;
 use crate::measure::shard::{Part, Shard};
 use crate::model::{Carry, Touch};
@@ -34,10 +33,12 @@ use crate::text::{short_commit, terminal};
 /// The benchmarks of the baselines (in the filter and shard) whose process executes none of the
 /// code that changed since the baselines' code record, and reads no changed file, with their
 /// counts; `Err` with the reason when every benchmark must run (then all run). The workspace is
-/// built first, for its code identity. With `base` (A/B), the record must be of that revision.
+/// built first, for its code identity. With `base` (A/B), the record must be of that revision;
+/// with `record_from` (a pull request's base), the record is read from that commit
+/// ([`trust::baseline_record`]).
 pub fn untouched(
     (paths, config, selection): (&Resolved, &Config, &Selection),
-    base: Option<&str>,
+    (base, record_from): (Option<&str>, Option<&str>),
     filter: Option<&Filter>,
     shard: Option<&Shard>,
 ) -> Result<std::result::Result<Carry, String>> {
@@ -46,20 +47,10 @@ pub fn untouched(
         return everything("there are no baselines to carry counts from");
     }
     let baselines = Baselines::load(&paths.baselines)?;
-    let record = match code::load_baseline(&paths.baselines) {
-        Ok(Some(record)) if !record.benchmarks.is_empty() => record,
-        Ok(Some(record)) => return everything(&text::empty_record("the baselines'", &record)),
-        Ok(None) => {
-            return everything(
-                "the baselines have no code record (`code/record.json`): take one with `irgate run \
-                 --record`, then `irgate refresh`",
-            );
-        }
-        Err(error) => return everything(&error.to_string()),
+    let record = match trust::baseline_record(paths, &baselines, record_from) {
+        Ok(record) => record,
+        Err(why) => return everything(&why),
     };
-    if Commit::parse(&record.commit).dirty {
-        return everything("the code record was taken on uncommitted changes");
-    }
     if let Some(rev) = base {
         let resolved = crate::git::resolve(&paths.root, rev);
         if resolved.as_deref() != Some(record.commit.as_str()) {

@@ -321,7 +321,7 @@ fn harness_changed(executed: &Executed, changed: &SuitesChanged) -> Option<Strin
 }
 
 /// `a.bin`, `a.bin and b.txt`, `a.bin, b.txt and 3 more files`.
-fn files_text(files: &[String]) -> String {
+pub(super) fn files_text(files: &[String]) -> String {
     let named: Vec<String> = files
         .iter()
         .take(2)

@@ -26,7 +26,8 @@ pub fn why(report: &Report, row: &Row) -> Option<String> {
             "executed none of the changed code: moved within the address budget".to_owned()
         }
         Touch::Untouched => "executed none of the changed code, yet moved beyond the address \
-                             budget: not the change's code (addresses beyond [layout], the environment, or nondeterminism)"
+                             budget: a possible selection blind spot (or the environment, or \
+                             nondeterminism)"
             .to_owned(),
         touched => selected_because(map, touched),
     })

@@ -478,3 +478,20 @@ fn the_table_and_the_markdown_order_failing_rows_alike() {
     let rows: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(rows["rows"][0]["benchmark"], "filter::scan/s512");
 }
+
+#[test]
+fn a_code_record_that_is_a_link_to_dev_zero_is_refused_unread() {
+    let sandbox = Sandbox::new();
+    sandbox.baselines();
+    sandbox.results("base", "new.json", |_| {});
+    std::fs::create_dir_all(sandbox.path("baselines/code")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", sandbox.path("baselines/code/record.json")).unwrap();
+    let run = sandbox.check("new.json", &["--format", "json"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let why = report["change"]["unmapped"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("record.json") && why.contains("not a regular file"),
+        "{why}"
+    );
+}

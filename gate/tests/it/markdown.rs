@@ -623,7 +623,7 @@ fn a_move_without_a_change_is_named_apart_as_the_gate_cannot_decide_on_it() {
         md.contains("### Moved without executing changed code, beyond the address budget"),
         "{md}"
     );
-    assert!(md.contains("a selection bug"), "{md}");
+    assert!(md.contains("a possible selection blind spot"), "{md}");
     assert!(!md.contains("### Moved most"), "{md}");
 }
 

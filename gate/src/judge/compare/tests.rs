@@ -190,6 +190,16 @@ fn an_untouched_benchmark_is_held_to_the_layout_budget_and_a_touched_one_to_its_
         "{:?}",
         alone.outcome
     );
+    // The net names what it may have caught first, and never advises widening itself: calibration
+    // sets `[layout]` above every move of addresses it measured.
+    let Outcome::Undecided { reason } = &alone.outcome else {
+        unreachable!()
+    };
+    let blind = reason
+        .find("a possible selection blind spot")
+        .expect(reason);
+    assert!(blind < reason.find("environment").unwrap(), "{reason}");
+    assert!(!reason.contains("raise it"), "{reason}");
     let unmapped = report.rows.iter().find(|r| r.benchmark == "a::unmapped");
     assert!(matches!(
         unmapped.and_then(|r| r.touch.as_ref()),

@@ -256,8 +256,9 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
             "result moved without a change",
             "### Moved without executing changed code, beyond the address budget\n\n\
              irgate found no change in the code these executed or the files they read, yet they \
-             moved further than addresses can move them: the environment, a nondeterministic \
-             build or benchmark, or a selection bug (please report it: docs/selection.md). The \
+             moved further than addresses can move them: a possible selection blind spot (please \
+             report it: docs/selection.md), or the environment, or a nondeterministic build or \
+             benchmark. The \
              gate cannot decide on them.\n\n"
                 .into(),
             &unexplained,
