@@ -59,9 +59,22 @@ pub enum ParseError {
 /// The demangled form of a symbol: Rust's legacy and v0 manglings are decoded without the hash
 /// suffix; anything else (already demangled by valgrind, C symbols) is kept as it is.
 pub fn demangle(symbol: &str) -> String {
-    match rustc_demangle::try_demangle(symbol) {
-        Ok(demangled) => format!("{demangled:#}"),
-        Err(_) => symbol.to_owned(),
+    // Callgrind names a recursive call's function `f'2` (its `--separate-recs`): the level is
+    // kept, after the demangled name.
+    let (name, level) = match symbol.rsplit_once('\'') {
+        Some((name, level))
+            if !name.is_empty()
+                && !level.is_empty()
+                && level.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            (name, Some(level))
+        }
+        _ => (symbol, None),
+    };
+    match (rustc_demangle::try_demangle(name), level) {
+        (Ok(demangled), None) => format!("{demangled:#}"),
+        (Ok(demangled), Some(level)) => format!("{demangled:#}'{level}"),
+        (Err(_), _) => symbol.to_owned(),
     }
 }
 

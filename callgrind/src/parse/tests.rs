@@ -308,6 +308,12 @@ fn demangles_rust_symbols_and_keeps_others() {
         "core::fmt::write"
     );
     assert_eq!(demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo");
+    // A recursion level callgrind appended stays after the demangled name.
+    assert_eq!(demangle("_RNvCs1234_7mycrate3foo'2"), "mycrate::foo'2");
+    assert_eq!(
+        demangle("_ZN4core3fmt5write17h0123456789abcdefE'3"),
+        "core::fmt::write'3"
+    );
     assert_eq!(demangle("memcpy@@GLIBC_2.14"), "memcpy@@GLIBC_2.14");
     assert_eq!(demangle("<T as core::Trait>::f"), "<T as core::Trait>::f");
 }

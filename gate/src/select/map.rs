@@ -69,7 +69,19 @@ pub fn map(
         Err(error) => return unmapped(&base.commit, error.to_string()),
     };
     let touches = change::touched(base, objects, &change, ids);
-    if change.files.is_empty() && change.inert.is_empty() && !touches.functions.is_empty() {
+    // Functions the record saw executed but no symbol held always count as changed
+    // (`UNKNOWN_DIGEST`): they say nothing of whether the record describes its commit's build.
+    let unexpected = touches
+        .functions
+        .iter()
+        .filter(|f| {
+            base.objects
+                .get(&f.object)
+                .and_then(|o| o.functions.get(&f.name))
+                .is_none_or(|digest| digest != crate::model::code::UNKNOWN_DIGEST)
+        })
+        .count();
+    if change.files.is_empty() && change.inert.is_empty() && unexpected > 0 {
         return unmapped(
             &base.commit,
             format!(
@@ -78,12 +90,8 @@ pub fn map(
                  (edited after it was taken, or taken with another toolchain or build settings); \
                  {}",
                 crate::text::terminal(crate::text::short_commit(&base.commit)),
-                crate::text::plural(touches.functions.len(), "function"),
-                if touches.functions.len() == 1 {
-                    "differs"
-                } else {
-                    "differ"
-                },
+                crate::text::plural(unexpected, "function"),
+                if unexpected == 1 { "differs" } else { "differ" },
                 trust::TAKE_AGAIN
             ),
         );
