@@ -52,10 +52,10 @@ pub enum SuitesChanged {
     Unknown(String),
 }
 
-/// The bench targets whose gate.toml `[[suite]]` entry differs between commit `base` (gate.toml
-/// at the workspace root `root` there) and `suites` (this side's). A suite added, removed or
-/// changed counts; a gate.toml that the base commit has but irgate cannot parse makes every
-/// benchmark count as touched.
+/// The bench targets whose gate.toml `[[suite]]` entry gives the harness other features or
+/// arguments at commit `base` (gate.toml at the workspace root `root` there) than `suites` (this
+/// side's). A missing entry gives none (what discovery runs); a gate.toml that the base commit has
+/// but irgate cannot parse makes every benchmark count as touched.
 pub fn suites_changed(root: &Path, base: &str, suites: &[Suite]) -> SuitesChanged {
     let file = format!("./{}", crate::paths::CONFIG_FILE);
     let before = if git::stdout(root, &["ls-tree", "--name-only", base, "--", &file]).is_none() {
@@ -73,12 +73,29 @@ pub fn suites_changed(root: &Path, base: &str, suites: &[Suite]) -> SuitesChange
             }
         }
     };
-    let crate_name = |suite: &Suite| suite.bench.replace('-', "_");
-    let targets: BTreeSet<String> = before
-        .iter()
-        .filter(|old| !suites.contains(old))
-        .chain(suites.iter().filter(|new| !before.contains(new)))
-        .map(crate_name)
+    // What the harness is given, by bench target: an entry that is missing on one side is what
+    // discovery runs without gate.toml (no features, no arguments), so `irgate init` writing the
+    // entries it found changes nothing.
+    let given = |list: &[Suite]| -> BTreeMap<(String, String), (Vec<String>, Vec<String>)> {
+        list.iter()
+            .map(|suite| {
+                let mut features = suite.features.clone();
+                features.sort();
+                (
+                    (suite.package.clone(), suite.bench.clone()),
+                    (features, suite.args.clone()),
+                )
+            })
+            .collect()
+    };
+    let (old, new) = (given(&before), given(suites));
+    let targets: BTreeSet<String> = old
+        .keys()
+        .chain(new.keys())
+        .filter(|key| {
+            old.get(*key).cloned().unwrap_or_default() != new.get(*key).cloned().unwrap_or_default()
+        })
+        .map(|(_, bench)| bench.replace('-', "_"))
         .collect();
     if targets.is_empty() {
         SuitesChanged::None

@@ -419,10 +419,21 @@ fn suite_entries_are_compared_with_the_base_commits_gate_toml() {
         suites_changed(dir.path(), &base, &suites("\"--envs=X=90\"")),
         SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned()]))
     );
-    // A suite removed counts as changed.
+    // An entry removed gives the harness what discovery gives: no arguments. `other` had none.
     assert_eq!(
         suites_changed(dir.path(), &base, &suites("")[..1]),
-        SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned(), "other".to_owned()]))
+        SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned()]))
+    );
+    // `irgate init` records before it writes gate.toml: the entries it writes, with no arguments,
+    // change nothing since that commit.
+    let before_init = committed_gate_toml(dir.path(), "[budgets]\nIr = { absolute = 0 }\n");
+    assert_eq!(
+        suites_changed(dir.path(), &before_init, &suites("")),
+        SuitesChanged::None
+    );
+    assert_eq!(
+        suites_changed(dir.path(), &before_init, &suites("\"--envs=X=1\"")),
+        SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned()]))
     );
     // gate.toml unreadable at the base: irgate cannot tell.
     let broken = committed_gate_toml(dir.path(), "[[suite]]\npackage = 3\n");
