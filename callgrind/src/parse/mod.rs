@@ -59,22 +59,27 @@ pub enum ParseError {
 /// The demangled form of a symbol: Rust's legacy and v0 manglings are decoded without the hash
 /// suffix; anything else (already demangled by valgrind, C symbols) is kept as it is.
 pub fn demangle(symbol: &str) -> String {
-    // Callgrind names a recursive call's function `f'2` (its `--separate-recs`): the level is
-    // kept, after the demangled name.
-    let (name, level) = match symbol.rsplit_once('\'') {
-        Some((name, level))
-            if !name.is_empty()
-                && !level.is_empty()
-                && level.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            (name, Some(level))
-        }
-        _ => (symbol, None),
-    };
+    // A recursion level is kept, after the demangled name.
+    let (name, level) = recursion_level(symbol);
     match (rustc_demangle::try_demangle(name), level) {
         (Ok(demangled), None) => format!("{demangled:#}"),
         (Ok(demangled), Some(level)) => format!("{demangled:#}'{level}"),
         (Err(_), _) => symbol.to_owned(),
+    }
+}
+
+/// `name` split from the recursion level callgrind appends to a recursive call's function
+/// (`f'2`, under its default `--separate-recs=2`): the same function at another depth.
+pub fn recursion_level(name: &str) -> (&str, Option<&str>) {
+    match name.rsplit_once('\'') {
+        Some((base, level))
+            if !base.is_empty()
+                && !level.is_empty()
+                && level.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            (base, Some(level))
+        }
+        _ => (name, None),
     }
 }
 

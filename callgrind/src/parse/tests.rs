@@ -302,6 +302,17 @@ fn holds_each_name_once() {
 }
 
 #[test]
+fn a_recursion_level_is_the_same_function() {
+    assert_eq!(
+        recursion_level("std::sys::sync::once::futex::Once::call'2").0,
+        "std::sys::sync::once::futex::Once::call"
+    );
+    assert_eq!(recursion_level("f'12").0, "f");
+    assert_eq!(recursion_level("for<'a> f").0, "for<'a> f");
+    assert_eq!(recursion_level("plain").0, "plain");
+}
+
+#[test]
 fn demangles_rust_symbols_and_keeps_others() {
     assert_eq!(
         demangle("_ZN4core3fmt5write17h0123456789abcdefE"),

@@ -370,7 +370,7 @@ fn add_graph(
                 .functions
                 .entry(key.clone())
                 .or_default()
-                .insert(without_recursion_level(&node.name).to_owned());
+                .insert(irgate_callgrind::recursion_level(&node.name).0.to_owned());
         }
     }
     region
@@ -393,21 +393,6 @@ fn repository_file(root: &Path, path: &Path) -> Option<String> {
         }
     };
     Some(format!("{}{}", FILE_PREFIX, relative.to_string_lossy()))
-}
-
-/// `name` without the recursion level callgrind appends to a recursive call's function
-/// (`f'2`, under its default `--separate-recs=2`): the same function, whose key the identity has.
-fn without_recursion_level(name: &str) -> &str {
-    match name.rsplit_once('\'') {
-        Some((base, level))
-            if !base.is_empty()
-                && !level.is_empty()
-                && level.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            base
-        }
-        _ => name,
-    }
 }
 
 /// The `desc: Trigger:` of a callgrind file: why the part was dumped.
@@ -697,17 +682,6 @@ mod tests {
             failed["release/bench"].contains("not a regular file"),
             "{failed:?}"
         );
-    }
-
-    #[test]
-    fn a_recursion_level_is_the_same_function() {
-        assert_eq!(
-            without_recursion_level("std::sys::sync::once::futex::Once::call'2"),
-            "std::sys::sync::once::futex::Once::call"
-        );
-        assert_eq!(without_recursion_level("f'12"), "f");
-        assert_eq!(without_recursion_level("for<'a> f"), "for<'a> f");
-        assert_eq!(without_recursion_level("plain"), "plain");
     }
 
     #[test]

@@ -135,9 +135,9 @@ impl CodeRecord {
             let Some(name) = key.rsplit('/').next().filter(|n| bench_crates.contains(*n)) else {
                 continue;
             };
+            let (path, qualified) = (format!("{name}::"), format!("<{name}::"));
             let own = |function: &&String| {
-                function.starts_with(&format!("{name}::"))
-                    || function.starts_with(&format!("<{name}::"))
+                function.starts_with(&path) || function.starts_with(&qualified)
             };
             let executed: BTreeSet<&String> = self
                 .benchmarks
