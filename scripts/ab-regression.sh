@@ -8,7 +8,8 @@
 #   2. A/B: the same worktree with codec's `inject-slowdown` feature on in the benches (a
 #      working-tree change, as a pull request would make), against HEAD: with an absolute budget of 10 Ir and no
 #      relative slack, `irgate check --base` exits 1 on exactly the benchmarks that run the filter
-#      chain (the `filter` and `pipeline` groups), and its report names the A/B mode;
+#      chain (the `filter` and `pipeline` groups), and its report names the A/B mode; under the
+#      repository's gate.toml it exits 1 too, on filter-chain benchmarks only;
 #   3. drift triage: baselines of HEAD whose fingerprint says another valgrind and whose every Ir
 #      is 50 higher: `irgate check --on-env-mismatch=remeasure` measures their commit again beside
 #      the worktree, reports -50 Ir of environment delta on every benchmark and gates only the
@@ -111,6 +112,16 @@ if [ "$failing" != "$chain" ]; then
     die "A/B: the gate must fail exactly the filter-chain benchmarks (< expected, > failed)"
 fi
 say "A/B: exit 1 on exactly the $(wc -l <<<"$chain") filter-chain benchmarks of $(jq '.benchmarks | length' "$out/ab.json")"
+# The same pair under this repository's own budgets (gate.toml): it must fail, and only benchmarks
+# that run the filter chain (a few dozen Ir are below the relative budget of the large ones).
+code=0
+irgate check --base --results "$where/ab.json" --config gate.toml \
+    --format json >"$out/ab-gate-report.json" || code=$?
+[ "$code" -eq 1 ] || die "A/B: irgate check --base with gate.toml exited $code, expected 1"
+failing=$(failing_benchmarks "$out/ab-gate-report.json")
+stray=$(comm -13 <(echo "$chain") <(echo "$failing"))
+[ -z "$stray" ] || die "A/B: gate.toml failed benchmarks that do not run the filter chain: $stray"
+say "A/B: gate.toml: exit 1 on $(wc -l <<<"$failing") filter-chain benchmarks, no other"
 
 say "drift triage: baselines of HEAD from another environment (valgrind edited, every Ir 50 higher)"
 irgate refresh --results "$where/aa.base.json" --baselines "$where/baselines" >/dev/null

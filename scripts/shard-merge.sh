@@ -3,7 +3,9 @@
 # the other, and the shards merged with `irgate run --from`. The merged results must equal the
 # whole run's: the same benchmarks, every count identical, the same suites, filters and features,
 # and the same per-function profiles (exit 1 otherwise). Each benchmark must be in exactly one
-# shard. Prints the wall time of the whole run and of each shard, and the load average.
+# shard. The whole run takes one job (--jobs 1), the shards one per core: equal counts also say
+# that --jobs does not move them. Prints the wall time of the whole run and of each shard, and
+# the load average.
 # The suite is built first, so no timed run includes the build. Needs valgrind, jq and the
 # runner. About 6 minutes here (2 cores, load 2 to 4).
 #
@@ -35,7 +37,9 @@ timed() {
     awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }'
 }
 echo "shard-merge: load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-whole=$(timed whole)
+# The whole run takes one job and the shards one per core, so the comparison below also proves
+# that counts do not depend on --jobs.
+whole=$(timed whole --jobs 1)
 times=()
 sources=()
 for k in $(seq 1 "$shards"); do
