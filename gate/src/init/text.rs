@@ -110,13 +110,23 @@ pub fn next_steps(ran: bool, recording: &Recording, branch: Option<&str>) -> Str
     );
     match branch {
         Some(branch) => {
+            let selects = match recording {
+                Recording::Nothing(_) => {
+                    "every benchmark (no code record to select by: above); the\n"
+                }
+                _ => {
+                    "only the benchmarks the change can move, from the base commit's\n\
+                     \x20   code record (only-touched: \"false\" in it runs them all); the\n"
+                }
+            };
             let _ = write!(
                 out,
                 "  CI: commit .github/workflows/irgate*.yml and .irgate/image.env; take the baselines in\n\
                  \x20   CI's pinned image (the 'irgate refresh' workflow), since counts compare only\n\
-                 \x20   within one environment; the 'irgate history' workflow records every push to\n\
-                 \x20   {branch} and draws the dashboard (repository variable IRGATE_PAGES=true\n\
-                 \x20   publishes it)\n"
+                 \x20   within one environment. On a pull request, the 'irgate' workflow runs\n\
+                 \x20   {selects}\
+                 \x20   'irgate history' workflow measures every benchmark on every push to {branch}\n\
+                 \x20   and draws the dashboard (repository variable IRGATE_PAGES=true publishes it)\n"
             );
         }
         None => out.push_str("  irgate init --ci --force       also write the GitHub workflows\n"),
@@ -176,6 +186,21 @@ mod tests {
                 && !nothing.contains("code record from")
                 && !nothing.contains("--record"),
             "{nothing}"
+        );
+        let ci = next_steps(true, &Recording::Every, Some("main"));
+        assert!(
+            ci.contains(
+                "On a pull request, the 'irgate' workflow runs\n    only the benchmarks the \
+                 change can move, from the base commit's\n    code record (only-touched: \
+                 \"false\" in it runs them all); the\n    'irgate history' workflow measures \
+                 every benchmark on every push to main\n"
+            ),
+            "{ci}"
+        );
+        let ci = next_steps(true, &Recording::Nothing("why".into()), Some("main"));
+        assert!(
+            ci.contains("the 'irgate' workflow runs\n    every benchmark (no code record"),
+            "{ci}"
         );
         let not_run = next_steps(false, &Recording::Nothing("why".into()), None);
         assert!(
