@@ -704,6 +704,9 @@ fn selected_report() -> Report {
 #[test]
 fn a_selected_run_that_passes_says_how_many_ran_and_why_the_rest_did_not_in_one_line() {
     let md = render(&selected_report(), COMMENT_ROOM);
+    // The head of the comment, as docs/github.md shows it.
+    let head: Vec<&str> = md.split("\n\n").take(3).collect();
+    insta::assert_snapshot!("selected_run_head", head.join("\n\n"));
     let mut paragraphs = md.split("\n\n");
     assert_eq!(paragraphs.next(), Some("## ✅ irgate: passed"));
     assert_eq!(
