@@ -17,8 +17,10 @@
 # explain at once, and hold the code record of init's recording run: what each benchmark executed),
 # commit; `irgate run && irgate check` passes
 # (exit 0), a deliberate regression in one function is selected by `run --only-touched --dry-run`
-# on exactly the benchmarks that call it (gungraun) and fails (exit 1) on exactly those, `irgate
-# explain` names the function, and the revert passes again.
+# on exactly the benchmarks that call it (gungraun), fails (exit 1) on exactly those when run as
+# the action runs a pull request (selected, with the record of its base; the comment says how many
+# ran) and in a full run, `irgate explain` names the function, and the revert passes again.
+# `init --ci` writes a pull request's workflow that selects and a history that measures everything.
 #
 # Needs valgrind, jq and cargo. Runners go to irgate's cache at target/adoption-runners, kept
 # between runs like the install's build directory: the first run installs gungraun-runner 0.20.0
@@ -118,6 +120,15 @@ set_up() {
         die "the history workflow does not run on $branch"
     grep -qF "records pushes to \`$branch\`" "$work/init.log" ||
         { cat "$work/init.log" >&2; die "init does not name the branch $branch"; }
+    # Selection is on for pull requests; the history measures every benchmark (docs/github.md).
+    grep -qx '          only-touched: "true"' .github/workflows/irgate.yml ||
+        die "the pull request's workflow does not run only the benchmarks the change can move"
+    grep -qx '          only-touched: "false"' .github/workflows/irgate-history.yml ||
+        die "the history workflow does not measure every benchmark"
+    local selects="only the benchmarks the change can move"
+    [[ $library != iai-callgrind* ]] || selects="every benchmark of"
+    tr -s ' \n' ' ' <"$work/init.log" | grep -qF "On a pull request, the 'irgate' workflow runs $selects" ||
+        { cat "$work/init.log" >&2; die "init does not say what the pull request's workflow runs"; }
 
     say "$name: irgate init --ci again: refused before running anything"
     local results=target/irgate/results.json before
@@ -184,6 +195,33 @@ adopt() {
         die "$name: --only-touched must select exactly the benchmarks calling $function (< expected, > selected)"
     fi
     local failing
+    if [[ $library != iai-callgrind* ]]; then
+        # As the action runs a pull request: selected and checked with the code record of its
+        # base (HEAD, the baselines' commit). The report counts what ran and names the record's
+        # commit; the selected run fails exactly the benchmarks the full run fails.
+        say "$name: the regression, as the action runs a pull request (--only-touched --record-from HEAD)"
+        irgate run --only-touched --record-from HEAD >"$work/run.log" 2>&1 ||
+            { cat "$work/run.log" >&2; die "irgate run --only-touched failed"; }
+        local code=0 total ran record
+        irgate check --record-from HEAD --format json >"$work/report.json" || code=$?
+        [ "$code" -eq 1 ] || die "the selected run: irgate check exited $code, expected 1"
+        failing=$(failing_benchmarks "$work/report.json")
+        [ "$failing" = "$expected" ] || die "$name: the selected run failed $failing, not $expected"
+        total=$(jq -s '[.[].benchmarks | keys[]] | length' baselines/*.json)
+        ran=$(wc -l <<<"$expected")
+        record=$(jq -r .commit baselines/code/record.json | cut -c1-12)
+        irgate check --record-from HEAD --format markdown >"$work/comment.md" || true
+        if [ "$ran" -lt "$total" ]; then
+            grep -qF "Ran $ran of $total benchmarks \(\`--only-touched\`\): the other $((total - ran)) executed no code changed since $record, the baselines' code record" "$work/comment.md" ||
+                { cat "$work/comment.md" >&2; die "$name: the selected run's comment does not say how many ran and why the rest did not"; }
+        elif grep -q 'carried' "$work/comment.md"; then
+            # Every benchmark touched (a binary benchmark may read any changed file): all ran.
+            cat "$work/comment.md" >&2
+            die "$name: every benchmark ran, yet the comment speaks of carried ones"
+        fi
+        [ "$(grep -F '⏭️ carried, not run' "$work/comment.md" | cut -d'|' -f2 | sort -u | wc -l)" -eq $((total - ran)) ] ||
+            die "$name: the comment does not show each carried benchmark as not run"
+    fi
     failing=$(expect_gate 1)
     if [ "$failing" != "$expected" ]; then
         diff <(echo "$expected") <(echo "$failing") | sed 's/^/  /' >&2 || true

@@ -80,9 +80,10 @@ smallest benchmark's count (no less than 1 Ir, no more than 50), so a +10% chang
 benchmark fails while one instruction moved by code layout passes.
 
 Writes gate.toml at the workspace root. With --ci, also writes the GitHub workflows
-(.github/workflows/: irgate.yml checks pull requests, irgate-comment.yml posts the comment,
-irgate-refresh.yml takes baselines in CI, irgate-history.yml records every push to the default
-branch and draws the dashboard) and the pinned image's pins (.irgate/image.env: the toolchain of
+(.github/workflows/: irgate.yml checks pull requests, running only the benchmarks the change can
+move, irgate-comment.yml posts the comment, irgate-refresh.yml takes baselines in CI,
+irgate-history.yml measures every benchmark on every push to the default branch and draws the
+dashboard) and the pinned image's pins (.irgate/image.env: the toolchain of
 rust-toolchain.toml, else the one in use here, and the runner's exact version). Nothing else is
 created.
 

@@ -65,6 +65,7 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     print(&next_steps(
         options.run,
         &setup.recording,
+        &setup.suites,
         setup.branch.as_deref(),
     ));
     for warning in &ignored {

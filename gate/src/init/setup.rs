@@ -351,6 +351,49 @@ mod tests {
         assert!(action_note().is_some() == RELEASE_SHA.is_none());
     }
 
+    /// The workflows as `init --ci` writes them (the action's pin, which depends on the build,
+    /// replaced): selection on for pull requests, every benchmark measured on a push and in a
+    /// refresh.
+    #[test]
+    fn the_workflows_select_on_pull_requests_and_measure_everything_on_pushes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("rust-toolchain.toml"),
+            "[toolchain]\nchannel = \"1.95.0\"\n",
+        )
+        .unwrap();
+        let library = Library {
+            kind: crate::measure::library::Kind::Gungraun,
+            version: semver::Version::new(0, 20, 0),
+        };
+        let ci = ci_files(dir.path(), &[library], Some("main")).unwrap();
+        let written = |name: &str| -> String {
+            let path = dir.path().join(".github/workflows").join(name);
+            let (_, text) = ci.files.iter().find(|(p, _)| *p == path).unwrap();
+            text.replace(&action(), "OWNER/irgate@SHA # vX.Y.Z")
+        };
+        let pr = written("irgate.yml");
+        let history = written("irgate-history.yml");
+        let refresh = written("irgate-refresh.yml");
+        // Every use of the action says what it runs: the pull request's check selects, the
+        // history's measures everything, a refresh runs everything whatever the input says.
+        let inputs = |text: &str| -> Vec<String> {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("mode:") || l.starts_with("only-touched:"))
+                .map(str::to_owned)
+                .collect()
+        };
+        assert_eq!(inputs(&pr), ["mode: check", "only-touched: \"true\""]);
+        assert_eq!(
+            inputs(&history),
+            ["mode: check", "only-touched: \"false\"", "mode: history"]
+        );
+        assert_eq!(inputs(&refresh), ["mode: refresh"]);
+        insta::assert_snapshot!("init_ci_pull_request_workflow", pr);
+        insta::assert_snapshot!("init_ci_history_workflow", history);
+    }
+
     #[test]
     fn only_exact_toolchains_are_pinned_as_named() {
         for exact in ["1.95.0", "nightly-2026-11-01", "beta-2026-01-31"] {

@@ -64,8 +64,13 @@ pub fn path_check(checkout: &Results, copy: &Results, unreproducible: &Unreprodu
 }
 
 /// What to do after init: `ran` when the suites ran, `recording` what the code record holds,
-/// `branch` the history's branch with --ci.
-pub fn next_steps(ran: bool, recording: &Recording, branch: Option<&str>) -> String {
+/// `suites` the suites found, `branch` the history's branch with --ci.
+pub fn next_steps(
+    ran: bool,
+    recording: &Recording,
+    suites: &[(Suite, Library)],
+    branch: Option<&str>,
+) -> String {
     let mut out = String::from("\nNext steps:\n");
     let what = match recording {
         Recording::Nothing(_) => "the baselines",
@@ -110,13 +115,33 @@ pub fn next_steps(ran: bool, recording: &Recording, branch: Option<&str>) -> Str
     );
     match branch {
         Some(branch) => {
+            // Selection skips benchmarks only where the runner can run one by id (gungraun).
+            let whole: Vec<String> = suites
+                .iter()
+                .filter(|(_, library)| !library.filters_ids())
+                .map(|(suite, library)| format!("`{}` ({library})", suite.name()))
+                .collect();
+            let selects = match recording {
+                Recording::Nothing(_) => {
+                    "every benchmark (no code record to select by: above); the\n".to_owned()
+                }
+                _ if !whole.is_empty() => format!(
+                    "every benchmark of {}, whose runner\n\
+                     \x20   cannot run one by id, and of the others only those the change can move; the\n",
+                    whole.join(", ")
+                ),
+                _ => "only the benchmarks the change can move, from the base commit's\n\
+                      \x20   code record (only-touched: \"false\" in it runs them all); the\n"
+                    .to_owned(),
+            };
             let _ = write!(
                 out,
                 "  CI: commit .github/workflows/irgate*.yml and .irgate/image.env; take the baselines in\n\
                  \x20   CI's pinned image (the 'irgate refresh' workflow), since counts compare only\n\
-                 \x20   within one environment; the 'irgate history' workflow records every push to\n\
-                 \x20   {branch} and draws the dashboard (repository variable IRGATE_PAGES=true\n\
-                 \x20   publishes it)\n"
+                 \x20   within one environment. On a pull request, the 'irgate' workflow runs\n\
+                 \x20   {selects}\
+                 \x20   'irgate history' workflow measures every benchmark on every push to {branch}\n\
+                 \x20   and draws the dashboard (repository variable IRGATE_PAGES=true publishes it)\n"
             );
         }
         None => out.push_str("  irgate init --ci --force       also write the GitHub workflows\n"),
@@ -157,7 +182,7 @@ mod tests {
 
     #[test]
     fn next_steps_promise_the_record_only_where_it_can_be_taken() {
-        let every = next_steps(true, &Recording::Every, None);
+        let every = next_steps(true, &Recording::Every, &[], None);
         assert!(
             every.contains("take the baselines and the code record from the run above"),
             "{every}"
@@ -165,6 +190,7 @@ mod tests {
         let nothing = next_steps(
             true,
             &Recording::Nothing("suite `p/b`: it cannot".into()),
+            &[],
             None,
         );
         assert!(
@@ -177,7 +203,44 @@ mod tests {
                 && !nothing.contains("--record"),
             "{nothing}"
         );
-        let not_run = next_steps(false, &Recording::Nothing("why".into()), None);
+        let ci = next_steps(true, &Recording::Every, &[], Some("main"));
+        assert!(
+            ci.contains(
+                "On a pull request, the 'irgate' workflow runs\n    only the benchmarks the \
+                 change can move, from the base commit's\n    code record (only-touched: \
+                 \"false\" in it runs them all); the\n    'irgate history' workflow measures \
+                 every benchmark on every push to main\n"
+            ),
+            "{ci}"
+        );
+        let ci = next_steps(true, &Recording::Nothing("why".into()), &[], Some("main"));
+        assert!(
+            ci.contains("the 'irgate' workflow runs\n    every benchmark (no code record"),
+            "{ci}"
+        );
+        // A runner that cannot run one benchmark by id runs its whole suite on a pull request.
+        let iai = (
+            Suite {
+                package: "lib".into(),
+                bench: "iai".into(),
+                features: Vec::new(),
+                args: Vec::new(),
+            },
+            Library {
+                kind: crate::measure::library::Kind::IaiCallgrind,
+                version: semver::Version::new(0, 16, 1),
+            },
+        );
+        let ci = next_steps(true, &Recording::Every, &[iai], Some("main"));
+        assert!(
+            ci.contains(
+                "the 'irgate' workflow runs\n    every benchmark of `lib/iai` (iai-callgrind \
+                 0.16.1), whose runner\n    cannot run one by id, and of the others only those \
+                 the change can move; the\n"
+            ),
+            "{ci}"
+        );
+        let not_run = next_steps(false, &Recording::Nothing("why".into()), &[], None);
         assert!(
             not_run.contains("irgate run && irgate refresh") && !not_run.contains("--record"),
             "{not_run}"
@@ -185,6 +248,7 @@ mod tests {
         let partial = next_steps(
             true,
             &Recording::Partial([("g::f/a".to_owned(), "it measured 0 Ir".to_owned())].into()),
+            &[],
             None,
         );
         assert!(

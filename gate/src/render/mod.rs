@@ -38,6 +38,19 @@ pub fn render(
     }
 }
 
+/// How many benchmarks a verdict speaks for: "15 benchmarks", or when some were not run
+/// (`--only-touched`) "3 benchmarks run (of 15)": a carried count was never measured.
+pub fn counted(report: &crate::model::Report) -> String {
+    let total = report.benchmark_count();
+    match report.carried_count() {
+        0 => crate::text::plural(total, "benchmark"),
+        carried => format!(
+            "{} run (of {total})",
+            crate::text::plural(total - carried, "benchmark")
+        ),
+    }
+}
+
 /// How many of the changes `pcts` (in percent) are not zero, and the largest: "3 benchmarks by up
 /// to 1.25%", or "no benchmark".
 pub fn moved(pcts: impl Iterator<Item = f64>) -> String {

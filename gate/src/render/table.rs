@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use crate::config::metrics::IR;
 use crate::model::{Budget, EnvDelta, Mode, Outcome, Report, Row, Status};
-use crate::text::{align, plural, short_commit, signed_pct, terminal, thousands};
+use crate::text::{align, short_commit, signed_pct, terminal, thousands};
 
 /// How many movers within budget the summary names.
 const MOVERS_NAMED: usize = 3;
@@ -80,8 +80,8 @@ pub fn render(report: &Report, full: bool) -> String {
     out.push_str(&verdict(report));
     out.push('\n');
     for line in [
-        crate::select::text::summary(report),
         crate::select::text::carried(report),
+        crate::select::text::summary(report),
         crate::render::measured_nothing(report),
     ]
     .into_iter()
@@ -270,7 +270,7 @@ fn cells(row: &Row, with_metric: bool, carried: bool) -> Vec<String> {
 /// The closing sentence: the verdict and what to do about it. Only rows that fail the gate are
 /// counted as failures; the others are named apart.
 fn verdict(report: &Report) -> String {
-    let total = report.benchmark_count();
+    let total = super::counted(report);
     let statuses = [
         (Status::OverBudget, "over budget", "over budget"),
         (
@@ -316,14 +316,12 @@ fn verdict(report: &Report) -> String {
     };
     let mut text = match &report.outcome {
         Outcome::Passed => format!(
-            "PASS: every budget holds over {}{}.\n",
-            plural(total, "benchmark"),
+            "PASS: every budget holds over {total}{}.\n",
             listed(&passing)
         ),
         Outcome::Failed { count } => {
             let mut text = format!(
-                "FAIL: {count} of {} failed the gate{}.",
-                plural(total, "benchmark"),
+                "FAIL: {count} of {total} failed the gate{}.",
                 listed(&failing)
             );
             if !passing.is_empty() {
@@ -459,9 +457,9 @@ mod tests {
         );
         assert!(
             full.contains(
-                "Ran 2 benchmarks of 3 (`irgate run --only-touched`); the other 1 executed none of \
-                 the code that changed since the baselines' code record and read no changed file, \
-                 so they were not run: their counts are the baselines', carried."
+                "PASS: every budget holds over 2 benchmarks run (of 3).\nRan 2 of 3 benchmarks \
+                 (`--only-touched`): the other 1 executed no code changed since the baselines' \
+                 code record, and read no changed file: not run, their baseline counts carried."
             ),
             "{full}"
         );

@@ -69,34 +69,35 @@ pub fn functions_text(functions: &[&ChangedFunction]) -> String {
     parts.join(", ")
 }
 
-/// The line every report carries when benchmarks did not run: how many ran, how many did not,
-/// and why.
+/// The line every report carries when benchmarks did not run (`irgate run --only-touched`): how
+/// many ran of how many, and why the others did not, with the code record's commit when the
+/// report maps the change from it.
 pub fn carried(report: &Report) -> Option<String> {
     let carried = report.carried_count();
     if carried == 0 {
         return None;
     }
     let total = report.benchmark_count();
+    let record = match &report.change {
+        Some(map) if map.unmapped.is_none() && !map.base.is_empty() => {
+            format!("{}, the baselines' code record", short_commit(&map.base))
+        }
+        _ => "the baselines' code record".to_owned(),
+    };
     Some(format!(
-        "Ran {} of {total} (`irgate run --only-touched`); the other {carried} executed none of the \
-         code that changed since the baselines' code record and read no changed file, so they \
-         were not run: their counts are the baselines', carried.",
-        plural(total - carried, "benchmark"),
+        "Ran {} of {} (`--only-touched`): the other {carried} executed no code changed since \
+         {record}, and read no changed file: not run, their baseline counts carried.",
+        total - carried,
+        plural(total, "benchmark"),
     ))
 }
 
 /// One line on what the change map covered: the compared commits, how many benchmarks run the
-/// changed code, how many moved without executing it; or why the change was not mapped. `None`
-/// when no benchmark moved (nothing for the map to explain) or the report maps no change.
+/// changed code, how many moved without executing it; or why the change was not mapped (always
+/// said: it is why every benchmark ran). `None` when the change was mapped and no benchmark moved
+/// (nothing for the map to explain), or the report maps no change.
 pub fn summary(report: &Report) -> Option<String> {
     let map = report.change.as_ref()?;
-    let moved = report
-        .rows
-        .iter()
-        .any(|r| !matches!(r.status, Status::Ok | Status::Info) || r.baseline != r.new);
-    if !moved {
-        return None;
-    }
     let head = if map.head.is_empty() {
         "the working tree".to_owned()
     } else {
@@ -107,10 +108,23 @@ pub fn summary(report: &Report) -> Option<String> {
     } else {
         format!("{} to {head}", short_commit(&map.base))
     };
+    // Said whether or not anything moved: it is why a selected run ran every benchmark.
     if let Some(reason) = &map.unmapped {
+        let held = if report.carried.is_empty() {
+            "every benchmark ran and is held to its budget"
+        } else {
+            "every benchmark that ran is held to its budget"
+        };
         return Some(format!(
-            "Change map ({span}): not mapped, so every benchmark is held to its budget: {reason}"
+            "Change map ({span}): not mapped, so {held}: {reason}"
         ));
+    }
+    let moved = report
+        .rows
+        .iter()
+        .any(|r| !matches!(r.status, Status::Ok | Status::Info) || r.baseline != r.new);
+    if !moved {
+        return None;
     }
     let touched = report.touched_count();
     Some(format!(

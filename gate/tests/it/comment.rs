@@ -611,3 +611,87 @@ fn a_large_load_comparison_is_cut_to_fit_and_says_so() {
         &body[body.len() - 600..]
     );
 }
+
+/// A pull request's run of `--only-touched`: `frame::encode_compressed/512` ran, the other two
+/// were carried since the code record's commit.
+fn selected_report(outcome: Outcome, new: u64) -> Report {
+    let mut report = failed_report();
+    report.outcome = outcome;
+    report.rows[0].new = Some(new);
+    (report.rows[0].status, report.rows[0].fails) = if new > 198_000 {
+        (Status::OverBudget, true)
+    } else {
+        (Status::Ok, false)
+    };
+    report.rows.push(row(
+        "varint::encode/1",
+        Some(25),
+        Some(25),
+        Status::Ok,
+        false,
+    ));
+    report.change = Some(irgate::model::ChangeMap {
+        base: "fedcba9876543210fedcba9876543210fedcba98".into(),
+        head: "0123456789abcdef0123456789abcdef01234567".into(),
+        ..Default::default()
+    });
+    report.carried = vec!["varint::decode/1".into(), "varint::encode/1".into()];
+    report
+}
+
+#[tokio::test]
+async fn a_selected_run_posts_how_many_ran_and_never_shows_a_carried_count_as_measured() {
+    let github = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    let line = "Ran 1 of 3 benchmarks \\(`--only-touched`\\): the other 2 executed no code changed \
+                since fedcba987654, the baselines' code record, and read no changed file: not \
+                run, their baseline counts carried.";
+    let carried = [
+        "| `varint::decode/1` | `Ir` | 18 (carried) | not run | – | max(1%, 50) | ⏭️ carried, not run |",
+        "| `varint::encode/1` | `Ir` | 25 (carried) | not run | – | max(1%, 50) | ⏭️ carried, not run |",
+    ];
+
+    let failing = write_report(
+        dir.path(),
+        &selected_report(Outcome::Failed { count: 1 }, 198_406),
+    );
+    let args = ["--report", failing.to_str().unwrap(), "--pr", "7"];
+    let run = irgate_comment(&github.api_url, &summary, Some(SECRET), &args).await;
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    // One annotation: the benchmark that ran and failed; a carried one never fails.
+    assert_eq!(run.stdout.matches("::error ").count(), 1, "{}", run.stdout);
+    let body = &github.comments.all()[0].body;
+    assert!(
+        body.contains(
+            "Instruction counts (callgrind) of 1 benchmark run (of 3) compared with \
+             `baselines/`.\n\n"
+        ) && body.contains(line),
+        "{body}"
+    );
+    for row in carried {
+        assert!(body.contains(row), "{row} in {body}");
+    }
+    assert!(!body.contains("✅ within budget"), "{body}");
+    let step_summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(step_summary.contains(line), "{step_summary}");
+
+    // The next push passes: the same comment, updated.
+    let passing = write_report(dir.path(), &selected_report(Outcome::Passed, 194_516));
+    let args = ["--report", passing.to_str().unwrap(), "--pr", "7"];
+    let run = irgate_comment(&github.api_url, &summary, Some(SECRET), &args).await;
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let comments = github.comments.all();
+    assert_eq!(comments.len(), 1, "still one comment");
+    assert!(
+        comments[0].body.starts_with(&format!(
+            "{MARKER}\n## ✅ irgate: passed\n\nNo benchmark over budget (1 of 3 run).\n\n{line}\n\n"
+        )),
+        "{}",
+        comments[0].body
+    );
+    for row in carried {
+        assert!(comments[0].body.contains(row), "{row}");
+    }
+    assert_no_token(&run, &summary);
+}

@@ -564,9 +564,16 @@ fn a_change_aware_report_says_which_changed_code_each_failure_runs() {
     // run, and its count is the baselines'.
     assert!(
         md.contains(
-            "Ran 3 benchmarks of 4 \\(`irgate run --only-touched`\\); the other 1 executed none of \
-             the code that changed since the baselines' code record and read no changed file, so \
-             they were not run: their counts are the baselines', carried."
+            "Instruction counts (callgrind) of 3 benchmarks run (of 4) compared with \
+             `baselines/`.\n\nRan 3 of 4"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "Ran 3 of 4 benchmarks \\(`--only-touched`\\): the other 1 executed no code changed \
+             since 0123456789ab, the baselines' code record, and read no changed file: not run, \
+             their baseline counts carried."
         ),
         "{md}"
     );
@@ -646,4 +653,132 @@ fn a_benchmark_that_measures_nothing_is_named_with_why() {
         "{md}"
     );
     assert!(!md.contains("`fold::sum/8`)"), "{md}");
+}
+
+/// A passing run of `--only-touched` on a pull request: 3 of 15 benchmarks ran (one moved within
+/// its budget), 12 were carried since the code record's commit.
+fn selected_report() -> Report {
+    use irgate::model::{ChangeMap, Touch};
+    let mut rows = vec![row(
+        "frame::encode/1",
+        Some(900),
+        Some(904),
+        Status::Ok,
+        false,
+    )];
+    rows.extend((2..4).map(|i| {
+        row(
+            &format!("frame::encode/{i}"),
+            Some(900),
+            Some(900),
+            Status::Ok,
+            false,
+        )
+    }));
+    rows.extend((0..12).map(|i| {
+        row(
+            &format!("varint::decode/{i}"),
+            Some(18),
+            Some(18),
+            Status::Ok,
+            false,
+        )
+    }));
+    for row in &mut rows {
+        row.touch = Some(if row.benchmark.starts_with("frame::") {
+            Touch::Runs { functions: vec![] }
+        } else {
+            Touch::Untouched
+        });
+    }
+    let mut report = report(Outcome::Passed, rows);
+    report.change = Some(ChangeMap {
+        base: "fedcba9876543210".into(),
+        head: "0123456789abcdef".into(),
+        ..ChangeMap::default()
+    });
+    report.carried = (0..12).map(|i| format!("varint::decode/{i}")).collect();
+    report
+}
+
+#[test]
+fn a_selected_run_that_passes_says_how_many_ran_and_why_the_rest_did_not_in_one_line() {
+    let md = render(&selected_report(), COMMENT_ROOM);
+    // The head of the comment, as docs/github.md shows it.
+    let head: Vec<&str> = md.split("\n\n").take(3).collect();
+    insta::assert_snapshot!("selected_run_head", head.join("\n\n"));
+    let mut paragraphs = md.split("\n\n");
+    assert_eq!(paragraphs.next(), Some("## ✅ irgate: passed"));
+    assert_eq!(
+        paragraphs.next(),
+        Some("No benchmark over budget (3 of 15 run).")
+    );
+    assert_eq!(
+        paragraphs.next(),
+        Some(
+            "Ran 3 of 15 benchmarks \\(`--only-touched`\\): the other 12 executed no code changed \
+             since fedcba987654, the baselines' code record, and read no changed file: not run, \
+             their baseline counts carried."
+        )
+    );
+    // What the change map found, since one count moved; then the tables.
+    assert_eq!(
+        paragraphs.next(),
+        Some(
+            "Change map \\(fedcba987654 to 0123456789ab\\): 0 changed functions; 3 benchmarks \
+             execute the changed code; 0 benchmarks moved without executing it."
+        )
+    );
+    assert!(
+        paragraphs.next().unwrap().starts_with("### Moved most"),
+        "{md}"
+    );
+    // Every carried row says it was not run and shows no new count; none looks measured.
+    let carried: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| `varint::decode/"))
+        .collect();
+    assert_eq!(carried.len(), 12, "{md}");
+    for line in &carried {
+        assert!(
+            line.ends_with("| 18 (carried) | not run | – | max(1%, 50) | ⏭️ carried, not run |"),
+            "{line}"
+        );
+    }
+    assert!(md.contains("<details><summary>Not run: 12 results, carried from the baselines"));
+    assert!(md.contains("<details><summary>The other 2 results (within budget or not gated)"));
+    assert_eq!(md.matches("✅ within budget").count(), 3, "{md}");
+}
+
+#[test]
+fn a_selected_run_that_fell_back_says_why_every_benchmark_ran() {
+    let mut report = selected_report();
+    report.carried.clear();
+    for row in &mut report.rows {
+        row.new = row.baseline;
+        row.touch = Some(irgate::model::Touch::Unrecorded {
+            reason: "not mapped".into(),
+        });
+    }
+    let why = "the change alters the baselines since fedcba987654 (`baselines/code/record.json`): \
+               the code record and counts of fedcba987654 are the only ones trusted, so every \
+               benchmark runs";
+    report.change.as_mut().unwrap().unmapped = Some(why.into());
+    let md = render(&report, COMMENT_ROOM);
+    let mut paragraphs = md.split("\n\n").skip(1);
+    assert_eq!(
+        paragraphs.next(),
+        Some("No benchmark over budget (15 checked).")
+    );
+    assert_eq!(
+        paragraphs.next(),
+        Some(
+            "Change map \\(fedcba987654 to 0123456789ab\\): not mapped, so every benchmark ran \
+             and is held to its budget: the change alters the baselines since fedcba987654 \
+             \\(`baselines/code/record.json`\\): the code record and counts of fedcba987654 are \
+             the only ones trusted, so every benchmark runs"
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("carried"), "{md}");
 }

@@ -41,8 +41,8 @@ pub const MOVED_MOST_ROWS: usize = 10;
 pub fn render(report: &Report, limit: Limit) -> String {
     let mut out = verdict(report);
     for line in [
-        crate::select::text::summary(report),
         crate::select::text::carried(report),
+        crate::select::text::summary(report),
         crate::render::measured_nothing(report),
     ]
     .into_iter()
@@ -466,13 +466,20 @@ fn triage_table(report: &Report) -> Option<Section> {
 }
 
 fn verdict(report: &Report) -> String {
-    let benchmarks = report.benchmark_count();
     let count = |status: Status, failing: bool| report.tally(status, failing);
     let mut out = String::new();
     match &report.outcome {
         Outcome::Passed => {
             let _ = writeln!(out, "## ✅ irgate: passed\n");
-            let _ = write!(out, "No benchmark over budget ({} checked).", benchmarks);
+            let total = report.benchmark_count();
+            let _ = match report.carried_count() {
+                0 => write!(out, "No benchmark over budget ({total} checked)."),
+                carried => write!(
+                    out,
+                    "No benchmark over budget ({} of {total} run).",
+                    total - carried
+                ),
+            };
             if report.mode != Mode::Baselines {
                 let _ = write!(out, " Compared with {}.", compared_with(&report.mode));
             }
@@ -533,7 +540,7 @@ fn verdict(report: &Report) -> String {
             let _ = write!(
                 out,
                 "Instruction counts (callgrind) of {} compared with {}.",
-                plural(benchmarks, "benchmark"),
+                super::counted(report),
                 compared_with(&report.mode)
             );
         }
