@@ -215,7 +215,7 @@ pub fn note(outside: &[Outside], placed: &[&Path]) -> String {
     format!(
         "{}{} lead{} outside the repository: built beside it ({}) so that relative paths \
          resolve as in the checkout. What lies outside the repository is not versioned with the \
-         commit: every side builds it as it is on disk now",
+         commit: every build uses it as it is on disk now",
         named.join(", "),
         if more > 0 {
             format!(" and {more} more")
