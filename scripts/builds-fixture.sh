@@ -166,7 +166,7 @@ for id in rust_str c_str plain; do
     l_ir=$(jq --arg b "$b" '.benchmarks[$b].Ir' "$work/full.json")
     if jq -e --arg b "$b" '.carried | index($b)' "$work/selected.json" >/dev/null; then ran=carried; else ran=ran; fi
     verdict=$(jq -r --arg b "$b" '[.rows[] | select(.benchmark == $b) | (.status + (if .touch then " (" + .touch.kind + ")" else "" end))] | first // "-"' "$work/check.json")
-    why=$(sed -n "s/^irgate: --only-touched: runs $b: //p" "$work/selected.err" | sed 's/ ([^)]*)//g' | head -1)
+    why=$(sed -n "s|^irgate: --only-touched: runs $b: ||p" "$work/selected.err" | sed 's/ ([^)]*)//g' | head -1)
     printf '| %s | %s | %s | %s | %s | %s |\n' "$b" "$a_ir" "$l_ir" "$ran" "${why:--}" "$verdict"
     if [ "$a_ir" != "$l_ir" ] && [ "$ran" = carried ]; then unsound="$unsound $b"; fi
 done
