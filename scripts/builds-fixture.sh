@@ -10,13 +10,16 @@
 # 1. strip: `irgate run --record` builds and records with the measurement build (which sets
 #    `strip = "none"`) and, with `[build] measurement = false`, as the profile says: the symbols
 #    are kept (`strip = "debuginfo"`) and the output says so.
-# 2. `irgate run --base HEAD~1` builds both sides although `../sibling` is outside the repository.
+# 2. `irgate run --base HEAD~1` builds both sides although `../sibling` is outside the repository,
+#    and `irgate bisect` over the same commit finds the move it made.
 # 3. The repository checked out at a path 40 bytes longer: the counts of each benchmark, what
 #    `irgate run --only-touched` runs (after a commit that changes only a README) and why, and what
 #    `irgate check` says, against baselines and a record taken at the short path. Printed as a
 #    table; the script fails if a benchmark whose count moved was carried (not run) there.
 #
 # usage: scripts/builds-fixture.sh [--keep DIR]
+# About 9 min on this project's 2-core VM at load 15 (2026-11-28): four cold builds of gungraun
+# (the checkout, A/B's two sides, the measurement = false build), seven runs.
 # Needs valgrind, cargo, jq and gungraun-runner 0.20.0; irgate from this checkout ($IRGATE, else built).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -142,6 +145,19 @@ start=$SECONDS
 grep -q 'leads outside the repository' "$work/ab.err" || die "run --base did not say the scratch trees are beside the repository: $(cat "$work/ab.err")"
 [ -d "$short/.fix.irgate-ab-base" ] && [ -d "$short/.fix.irgate-ab-head" ] || die "no scratch trees beside the repository"
 say "   both sides built and ran in $((SECONDS - start)) s; $(grep -o '`../../sibling`[^:]*' "$work/ab.err" | head -1)"
+
+# 2 again: bisect the same commit, built beside the repository too (its target directory seeded
+# with the dependencies built above).
+say "2. irgate bisect --good HEAD~1 --bad HEAD with a path dependency outside the repository"
+mkdir -p target/irgate/bisect/target && cp -a target/release target/irgate/bisect/target/
+start=$SECONDS
+"$irgate" bisect --good HEAD~1 --bad HEAD --format json >"$work/bisect.json" 2>"$work/bisect.err" || { cat "$work/bisect.err" >&2; die "irgate bisect failed"; }
+grep -q 'leads outside the repository' "$work/bisect.err" || die "bisect did not say its worktree is beside the repository"
+moves=$(jq -r '.moves[] | "\(.benchmark)@\(.commit) \(.before) -> \(.after)"' "$work/bisect.json" | tr '\n' ' ')
+[ "$moves" = "paths::plain/one@$(git rev-parse HEAD) $(jq '.benchmarks["paths::plain/one"].Ir' baselines/paths.json) -> $(jq '.benchmarks["paths::plain/one"].Ir' "$work/ab.json") " ] ||
+    die "bisect: expected the move of paths::plain/one at HEAD, got [$moves]"
+[ ! -e "$short/.fix.irgate-bisect" ] || die "the bisection's worktree beside the repository was left behind"
+say "   found ${moves}in $((SECONDS - start)) s"
 git reset --quiet --hard HEAD~1
 
 # 3. The same repository at a path 40 bytes longer.
