@@ -15,8 +15,9 @@ use crate::error::Result;
 
 /// How deep data may refer to data before irgate gives up.
 const MAX_DEPTH: usize = 400;
-/// What replaces a root in data.
-const PLACEHOLDER: &[u8] = b"<root>";
+/// What replaces a root in data, followed by the root's length in bytes and `>`: a root of
+/// another length moves what code reads after it, or how long it reads a NUL-terminated path.
+const PLACEHOLDER: &[u8] = b"<root:";
 
 pub(super) type Hash16 = [u8; 16];
 
@@ -35,7 +36,8 @@ fn update_len(hasher: &mut Sha256, n: u64) {
     hasher.update(n.to_le_bytes());
 }
 
-/// `bytes` with every occurrence of each root replaced by [`PLACEHOLDER`].
+/// `bytes` with every occurrence of each root replaced by [`PLACEHOLDER`] and its length
+/// (`<root:11>`).
 fn normalize<'a>(bytes: &'a [u8], roots: &[Vec<u8>]) -> Cow<'a, [u8]> {
     let mut out = Cow::Borrowed(bytes);
     for root in roots {
@@ -48,6 +50,7 @@ fn normalize<'a>(bytes: &'a [u8], roots: &[Vec<u8>]) -> Cow<'a, [u8]> {
         while let Some(i) = at {
             replaced.extend_from_slice(&rest[..i]);
             replaced.extend_from_slice(PLACEHOLDER);
+            replaced.extend_from_slice(format!("{}>", root.len()).as_bytes());
             rest = &rest[i + root.len()..];
             at = find(rest, root);
         }

@@ -68,8 +68,11 @@
 //! to and including its terminating zero in a merged `.strN` section; failing both, everything
 //! from the previous sized symbol to the next one (or the section's ends), which is sound but
 //! coarse: [`Identity::imprecise`] then says why. `.bss` content is zeros. The directory prefixes
-//! `roots` (the workspace, cargo's home) are replaced in data by one placeholder, so paths compiled
-//! into panic messages do not make the identity depend on where the checkout is.
+//! `roots` (the workspace, cargo's home) are replaced in data by a placeholder that keeps only
+//! their length (`<root:11>`), so paths compiled into panic messages do not make the identity
+//! depend on where the checkout is, only on how long its path is: a path of another length changes
+//! what code that reads it executes (a NUL-terminated path is walked to its end, with no length
+//! stored anywhere else), so it must change the digest.
 //!
 //! Symbols with the same key (generic instances under legacy mangling, closures, C `static`
 //! functions of the same name) form one unit, whose digest is the hash of their sorted digests: a
@@ -168,8 +171,9 @@ pub struct Parts {
 }
 
 /// The version of the rules that make a digest: digests of two versions do not compare (a code
-/// record says which it was taken with). Version 2 binds aliases together.
-pub const VERSION: u32 = 2;
+/// record says which it was taken with). Version 2 binds aliases together; version 3 keeps a
+/// root's length in its placeholder.
+pub const VERSION: u32 = 3;
 
 /// The longest x86-64 instruction: a reference at most this far past an executed instruction's
 /// start may belong to it.

@@ -198,16 +198,21 @@ fn roots_compiled_into_data_are_normalised() {
         let build = |root: &str| {
             let mut flags = linker.clone();
             flags.push(format!("-DROOT=\"{root}\""));
-            let name = format!("{}{n}", root.len());
+            let name = format!("{}{n}", root.replace('/', "_"));
             cc(dir.path(), &name, &[("x.c", WHERE)], &flags)
         };
-        let (root_a, root_b) = ("/tmp/aaaa/x", "/tmp/bbbbbbbb/xyz");
+        let (root_a, root_b) = ("/tmp/aaaa/x", "/tmp/bbbb/y");
         let (a, b) = (build(root_a), build(root_b));
         let with = |path: &Path, root: &str| read(path, &[PathBuf::from(root)]).unwrap();
         assert_eq!(with(&a, root_a), with(&b, root_b));
         // The roots are what makes them equal.
         let plain = read(&a, &[]).unwrap().differing(&read(&b, &[]).unwrap());
         assert_eq!(plain, ["location"]);
+        // A root of another length: code that walks the NUL-terminated path runs longer, so
+        // the function that refers to it differs.
+        let root_c = "/tmp/bbbbbbbb/xyz";
+        let c = build(root_c);
+        assert_eq!(with(&a, root_a).differing(&with(&c, root_c)), ["location"]);
     }
 }
 

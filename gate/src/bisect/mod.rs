@@ -2,7 +2,8 @@
 //! of the first-parent path `good..bad` where it changed (docs/bisect.md).
 //!
 //! Counts repeat exactly, so the question has one answer per benchmark. Every candidate is built
-//! in one scratch git worktree at one fixed path (`<target>/irgate/bisect/src`, into
+//! in one scratch git worktree at one fixed path (`<target>/irgate/bisect/src`, or beside the
+//! repository when a manifest's relative path leaves it: [`crate::measure::outside`]; built into
 //! `<target>/irgate/bisect/target`), so neither the counts nor the code identity move with the
 //! path, and the user's checkout is never touched. Both ends are measured here (the bad end twice,
 //! to leave out benchmarks whose count does not repeat); in between, a benchmark is run at a
@@ -134,7 +135,14 @@ pub fn bisect(request: Request) -> Result<Bisection> {
         .target_dir
         .join("irgate")
         .join("bisect");
-    let src = dir.join("src");
+    let outside = crate::measure::outside::find_all(root, false, &[&good, &bad])?;
+    let src = crate::measure::outside::place(root, "bisect", &outside, dir.join("src"))?;
+    if !outside.is_empty() {
+        crate::note!(
+            "bisect: {}",
+            crate::measure::outside::note(&outside, &[&src])
+        );
+    }
     let mut state = State {
         request,
         points,

@@ -256,7 +256,8 @@ pub struct RunArgs {
     /// A/B: also build and run the suite at this revision (a branch, tag or commit), at the same
     /// time and in the same environment. The revision is checked out in a git worktree and the
     /// working tree mirrored beside it (`<target>/irgate/ab/{base,head}/src`: paths of one length,
-    /// which counts depend on); its results go beside the working tree's (results.base.json), for
+    /// which counts depend on; beside the repository instead when a manifest's relative path
+    /// leaves it, `path = "../sibling"`); its results go beside the working tree's (results.base.json), for
     /// `irgate check --base`. A revision starting with `-` is refused
     #[arg(long, value_name = "REV", conflicts_with = "from", value_parser = revision)]
     pub base: Option<String>,

@@ -44,7 +44,8 @@ of the first-parent path good..bad where its count changed. Counts repeat exactl
 is one commit per move; a range can hold several, and every one is found.
 
 Every candidate is checked out in one scratch git worktree at a fixed path
-(<target>/irgate/bisect/src, removed at the end) and built into <target>/irgate/bisect/target
+(<target>/irgate/bisect/src, or beside the repository when a manifest's relative path leaves it;
+removed at the end) and built into <target>/irgate/bisect/target
 (kept, so the next bisection rebuilds only what changed): the checkout you work in is never
 touched, and neither the counts nor the code identity move with the path. Both ends are built and
 measured here, the bad end twice: a benchmark whose count does not repeat is left out and named.

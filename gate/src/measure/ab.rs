@@ -7,7 +7,9 @@
 //! and stack addresses and with them the cache metrics (never Ir). The base is a detached git
 //! worktree at `<target>/irgate/ab/base/src`, the working tree is mirrored to
 //! `<target>/irgate/ab/head/src` (its files as they are on disk: tracked and untracked ones git does
-//! not ignore), and each side builds into `<target>/irgate/ab/<side>/target`. Both are reused
+//! not ignore), and each side builds into `<target>/irgate/ab/<side>/target`. When a manifest
+//! holds a relative path that leaves the repository (`path = "../sibling"`), both source trees
+//! go beside the repository instead, where such paths resolve ([`outside`]). Both are reused
 //! between runs, so cargo rebuilds only what changed. Both sides build and run at once, in the same
 //! environment.
 
@@ -19,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::git;
 use crate::measure::collect::{self, Place, Selection};
+use crate::measure::outside;
 use crate::measure::workspace::Workspace;
 use crate::model::Results;
 use crate::model::code::CodeRecord;
@@ -55,7 +58,12 @@ pub fn measure(
         .join("irgate")
         .join("ab");
     let (head_dir, base_dir) = (dir.join("head"), dir.join("base"));
-    let (head_src, base_src) = (head_dir.join("src"), base_dir.join("src"));
+    let outside = outside::find_all(&paths.root, true, &[&commit])?;
+    let head_src = outside::place(&paths.root, "ab-head", &outside, head_dir.join("src"))?;
+    let base_src = outside::place(&paths.root, "ab-base", &outside, base_dir.join("src"))?;
+    if !outside.is_empty() {
+        crate::note!("A/B: {}", outside::note(&outside, &[&base_src, &head_src]));
+    }
     checkout(&paths.root, &commit, &base_src)?;
     mirror(&paths.root, &head_src)?;
     if !base_src.join(LOCK).exists() && paths.root.join(LOCK).exists() {

@@ -79,6 +79,26 @@ impl Build {
         Ok(self)
     }
 
+    /// Says which crates the last build linked with their symbols kept although their profile
+    /// strips them ([`crate::measure::link`]): the code identity and per-function profiles read
+    /// the symbol table, and lld refuses `--strip-all` beside `--emit-relocs`. Stripping changes
+    /// no loaded byte, so the counts are those of the stripped build.
+    pub(super) fn note_kept_symbols(&self) -> Result<()> {
+        let Some(wrapper) = &self.wrapper else {
+            return Ok(());
+        };
+        let kept = crate::measure::link::take_kept_symbols(wrapper)?;
+        if !kept.is_empty() {
+            crate::note!(
+                "the bench profile strips symbols (`strip = true` or `\"symbols\"`), which the \
+                 code identity and the profiles need: irgate linked {} with `strip = \"debuginfo\"` \
+                 instead (stripping moves no loaded byte, so the counts are the same; docs/gate.md)",
+                crate::text::terminal(&kept.join(", "))
+            );
+        }
+        Ok(())
+    }
+
     /// What the fingerprint records: the settings, and the environment's `RUSTFLAGS`.
     pub fn describe(&self) -> String {
         let mut text = if self.measurement {

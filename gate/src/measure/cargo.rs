@@ -51,6 +51,7 @@ pub fn artifacts(suite: &Suite, library: &Library, settings: &Settings) -> Resul
         .arg("--message-format=json-render-diagnostics")
         .stderr(Stdio::inherit());
     let output = built_output(&mut build, suite)?;
+    settings.build.note_kept_symbols()?;
     Ok(linked_artifacts(&output.stdout))
 }
 
@@ -167,7 +168,7 @@ pub(super) fn build(suite: &Suite, library: &Library, settings: &Settings) -> Re
             describe(&build)
         )));
     }
-    Ok(())
+    settings.build.note_kept_symbols()
 }
 
 /// Every benchmark in the suite (`cargo bench ... -- --list`), which also builds it: its id and
@@ -180,6 +181,7 @@ pub(super) fn list(
     let mut command = cargo_bench(suite, library, settings);
     command.arg("--list").stderr(Stdio::inherit());
     let output = built_output(&mut command, suite)?;
+    settings.build.note_kept_symbols()?;
     let ids: Vec<(String, String)> = String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| {

@@ -23,8 +23,11 @@ const WRAPPER_VAR: &str = "RUSTC_WORKSPACE_WRAPPER";
 /// The wrapper script: `$1` is rustc, the rest its arguments.
 const SCRIPT: &str = r#"#!/bin/sh
 # Written by irgate (measure/link.rs): links the workspace's binaries and shared objects with
-# --emit-relocs and a link map beside each, for the code identity. Everything else passes on.
+# --emit-relocs and a link map beside each, for the code identity; one that would strip its
+# symbols keeps them (lld refuses --strip-all with --emit-relocs) and is named in the notes file.
+# Everything else passes on.
 next=__NEXT__
+notes=__NOTES__
 rustc=$1
 shift
 types=
@@ -32,17 +35,22 @@ emit_link=no
 out_dir=
 name=
 extra=
+strip=
 previous=
 for arg in "$@"; do
   case $previous in
     --crate-type) types="$types $arg" ;;
     --out-dir) out_dir=$arg ;;
     --crate-name) name=$arg ;;
-    -C) case $arg in extra-filename=*) extra=${arg#extra-filename=} ;; esac ;;
+    -C) case $arg in
+          extra-filename=*) extra=${arg#extra-filename=} ;;
+          strip=*) strip=${arg#strip=} ;;
+        esac ;;
   esac
   case $arg in
     --crate-type=*) types="$types ${arg#--crate-type=}" ;;
     -Cextra-filename=*) extra=${arg#-Cextra-filename=} ;;
+    -Cstrip=*) strip=${arg#-Cstrip=} ;;
     --emit=*link*) emit_link=yes ;;
   esac
   previous=$arg
@@ -56,6 +64,11 @@ case " $types " in
 esac
 if [ "$linked" = yes ] && [ -n "$out_dir" ] && [ -n "$name" ]; then
   set -- "$@" -C link-arg=-Wl,--emit-relocs "-Clink-arg=-Wl,-Map=$out_dir/$name$extra.map"
+  # The last -C strip wins: keep the symbol table, strip the debug information as asked.
+  if [ "$strip" = symbols ]; then
+    set -- "$@" -C strip=debuginfo
+    printf '%s\n' "$name" >>"$notes"
+  fi
 fi
 if [ -n "$next" ]; then
   exec "$next" "$rustc" "$@"
@@ -67,11 +80,11 @@ exec "$rustc" "$@"
 /// path. A wrapper the environment already names runs after it.
 pub fn write_wrapper(dir: &Path) -> Result<PathBuf> {
     let next = crate::env::rustc_workspace_wrapper();
-    let quoted = next.map_or_else(
-        || "''".to_owned(),
-        |w| format!("'{}'", w.replace('\'', r"'\''")),
-    );
-    let script = SCRIPT.replace("__NEXT__", &quoted);
+    let quoted = next.map_or_else(|| "''".to_owned(), |w| quote(&w));
+    let notes = quote(&notes_path(dir).to_string_lossy());
+    let script = SCRIPT
+        .replace("__NEXT__", &quoted)
+        .replace("__NOTES__", &notes);
     let path = dir.join("irgate-rustc");
     if std::fs::read_to_string(&path).ok().as_deref() != Some(script.as_str()) {
         crate::formats::write_atomic(&path, script.as_bytes())?;
@@ -80,6 +93,35 @@ pub fn write_wrapper(dir: &Path) -> Result<PathBuf> {
             .map_err(|source| Error::write(&path, source))?;
     }
     Ok(path)
+}
+
+/// `text` as one shell word.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Where the wrapper in `dir` names the crates it linked with their symbols kept, one a line.
+fn notes_path(dir: &Path) -> PathBuf {
+    dir.join("irgate-rustc.kept-symbols")
+}
+
+/// The crates the wrapper at `wrapper` linked with their symbols kept since this was last asked
+/// (their profile said `strip = "symbols"`, which lld refuses beside `--emit-relocs`; they were
+/// linked with `strip = "debuginfo"`), sorted and each once. The notes are removed.
+pub fn take_kept_symbols(wrapper: &Path) -> Result<Vec<String>> {
+    let path = notes_path(wrapper.parent().unwrap_or(Path::new(".")));
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::read(&path, e)),
+    };
+    std::fs::remove_file(&path).map_err(|e| Error::write(&path, e))?;
+    let names: std::collections::BTreeSet<String> = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Ok(names.into_iter().collect())
 }
 
 /// Makes `command` (a cargo command) link through the wrapper at `wrapper`.
@@ -172,6 +214,63 @@ mod tests {
         assert_eq!(wrapped(&cdylib).len(), cdylib.len() + 3);
         let probe = ["-", "--crate-name", "___", "--print=file-names"];
         assert_eq!(wrapped(&probe), probe.map(str::to_owned));
+    }
+
+    #[test]
+    fn a_linked_crate_whose_profile_strips_symbols_keeps_them_and_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let wrapper = write_wrapper(dir.path()).unwrap();
+        let run = |args: &[&str]| {
+            let output = Command::new(&wrapper)
+                .arg("echo")
+                .args(args)
+                .env_remove(WRAPPER_VAR)
+                .output()
+                .unwrap();
+            String::from_utf8(output.stdout).unwrap()
+        };
+        let bin = [
+            "--crate-name",
+            "b",
+            "--emit=link",
+            "-C",
+            "strip=symbols",
+            "--out-dir",
+            "/t",
+        ];
+        assert!(run(&bin).trim_end().ends_with("-C strip=debuginfo"));
+        let joined = [
+            "--crate-name",
+            "j",
+            "--emit=link",
+            "-Cstrip=symbols",
+            "--out-dir",
+            "/t",
+        ];
+        assert!(run(&joined).trim_end().ends_with("-C strip=debuginfo"));
+        // Only what is linked, and only a strip of symbols.
+        let lib = [
+            "--crate-name",
+            "l",
+            "--crate-type",
+            "lib",
+            "--emit=link",
+            "-C",
+            "strip=symbols",
+        ];
+        assert!(!run(&lib).contains("debuginfo"));
+        let debuginfo = [
+            "--crate-name",
+            "d",
+            "--emit=link",
+            "-C",
+            "strip=debuginfo",
+            "--out-dir",
+            "/t",
+        ];
+        assert_eq!(run(&debuginfo).matches("strip").count(), 1);
+        assert_eq!(take_kept_symbols(&wrapper).unwrap(), ["b", "j"]);
+        assert!(take_kept_symbols(&wrapper).unwrap().is_empty());
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod doctor;
 pub mod fingerprint;
 pub mod library;
 pub mod link;
+pub mod outside;
 mod patterns;
 pub mod record;
 pub mod refresh;

@@ -87,7 +87,8 @@ pub fn map(
             format!(
                 "no file changed since the code record's commit {}, yet {} that its benchmarks \
                  executed {} in this build: the record does not describe that commit's build \
-                 (edited after it was taken, or taken with another toolchain or build settings); \
+                 (edited after it was taken, or taken with another toolchain or build settings, or \
+                 at a checkout path of another length: docs/gate.md#the-checkouts-path); \
                  {}",
                 crate::text::terminal(crate::text::short_commit(&base.commit)),
                 crate::text::plural(unexpected, "function"),
