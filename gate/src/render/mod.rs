@@ -85,3 +85,26 @@ pub fn measured_nothing(report: &crate::model::Report) -> Option<String> {
             .map(|row| row.benchmark.as_str()),
     )
 }
+
+/// What a binary benchmark's row compares, in one line (untrusted: the reason may quote a path):
+/// `gated on the program's count (its main, without the process's start-up and exit); whole
+/// process 306,776 -> 307,789`, or `gated on the whole process's count: REASON`. `None` for a
+/// library benchmark's row and a drift row.
+pub fn gated(report: &crate::model::Report, row: &crate::model::Row) -> Option<String> {
+    let process = report.attribution.processes.get(&row.benchmark)?;
+    if row.since.is_some() {
+        return None;
+    }
+    if !process.gates_program(&row.metric) {
+        let reason = process.reason.as_deref().unwrap_or("no program count");
+        return Some(format!("gated on the whole process's count: {reason}"));
+    }
+    let count = |n: Option<u64>| n.map_or_else(|| "–".to_owned(), crate::text::thousands);
+    let whole = process.whole.get(&row.metric).copied().unwrap_or_default();
+    Some(format!(
+        "gated on the program's count (its main, without the process's start-up and exit); \
+         whole process {} -> {}",
+        count(whole.baseline),
+        count(whole.new)
+    ))
+}
