@@ -566,3 +566,63 @@ mod tests {
         assert_eq!(read.benchmarks.len(), 1);
     }
 }
+
+#[cfg(test)]
+mod process_tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_benchmarks_whole_process_round_trips_and_a_stray_entry_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let mut results = Results::default();
+        results.benchmarks.insert(
+            "cli::tool/run".to_owned(),
+            Counts::from([("Ir".to_owned(), 4_085)]),
+        );
+        results
+            .benchmarks
+            .insert("lib::f/x".to_owned(), Counts::from([("Ir".to_owned(), 9)]));
+        results.process.whole.insert(
+            "cli::tool/run".to_owned(),
+            Counts::from([("Ir".to_owned(), 307_417)]),
+        );
+        write(&path, &results).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("\"process\"") && !text.contains("unsplit"),
+            "{text}"
+        );
+        assert_eq!(read(&path).unwrap(), results);
+        // A file without them (a library suite, or written before the split) reads as before.
+        results.process = Processes::default();
+        write(&path, &results).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("process"));
+        assert_eq!(read(&path).unwrap().process, Processes::default());
+        // A whole count of a benchmark without counts, or of a metric it has no count of.
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for (field, stray, says) in [
+            (
+                "process",
+                r#"{"gone::x/y": {"Ir": 1}}"#,
+                "has a whole-process count but no counts",
+            ),
+            (
+                "process",
+                r#"{"lib::f/x": {"Dr": 1}}"#,
+                "but no program count of it",
+            ),
+            (
+                "unsplit",
+                r#"{"gone::x/y": "why"}"#,
+                "is unsplit but has no counts",
+            ),
+        ] {
+            let mut broken = json.clone();
+            broken[field] = serde_json::from_str(stray).unwrap();
+            std::fs::write(&path, broken.to_string()).unwrap();
+            let error = read(&path).unwrap_err().to_string();
+            assert!(error.contains(says), "{error}");
+        }
+    }
+}

@@ -493,3 +493,25 @@ mod tests {
         assert!(!measurement.counts.keys().any(|name| name.ends_with("Rate")));
     }
 }
+
+#[cfg(test)]
+mod binary_tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_benchmarks_summary_names_its_output_directory() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/profiled/base/filter/passthrough.n8/summary.json");
+        let library = read(&path).unwrap();
+        assert_eq!(library.binary, None);
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        json["kind"] = "BinaryBenchmark".into();
+        let binary = parse(json.to_string().as_bytes(), "test").unwrap();
+        assert_eq!(binary.counts, library.counts);
+        assert_eq!(
+            binary.binary.unwrap().output_dir.unwrap(),
+            Path::new("/work/targets/explain/gungraun/benches/callgrind/filter/passthrough.n8")
+        );
+    }
+}
