@@ -21,7 +21,8 @@
 #   binary    the program's work in a binary benchmark                  cli::tool/run
 #   layout    a change that only moves the binary benchmark's program   cli::tool/run's program does
 #             (a function it never calls)                               not move (exit 0)
-#   unrun     a library function no benchmark runs                      none (exit 0)
+#   unrun     a library function no benchmark runs                      cli::tool/run's program does
+#                                                                       not move (exit 0)
 #
 # `layout` and `unrun` hold the binary benchmark to its program's count (issue #41): its whole
 # process's count includes the start-up, which moves with the program's layout (Rust's
