@@ -691,15 +691,6 @@ impl Process {
     pub fn gates_program(&self, metric: &str) -> bool {
         self.program.iter().any(|m| m == metric)
     }
-
-    /// What a row of `metric` compares, in a few words: `program` or `whole process`.
-    pub fn gated(&self, metric: &str) -> &'static str {
-        if self.gates_program(metric) {
-            "program"
-        } else {
-            "whole process"
-        }
-    }
 }
 
 /// One benchmark's explanation.

@@ -90,7 +90,7 @@ pub fn measured_nothing(report: &crate::model::Report) -> Option<String> {
 /// `gated on the program's count (its main, without the process's start-up and exit); whole
 /// process 306,776 -> 307,789`, or `gated on the whole process's count: REASON`. `None` for a
 /// library benchmark's row and a drift row.
-pub fn gated(report: &crate::model::Report, row: &crate::model::Row) -> Option<String> {
+pub fn gated_line(report: &crate::model::Report, row: &crate::model::Row) -> Option<String> {
     let process = report.attribution.processes.get(&row.benchmark)?;
     if row.since.is_some() {
         return None;
@@ -145,14 +145,14 @@ mod tests {
             },
         );
         assert_eq!(
-            super::gated(&report, &row("cli::tool/run", "Ir")).unwrap(),
+            super::gated_line(&report, &row("cli::tool/run", "Ir")).unwrap(),
             "gated on the program's count (its main, without the process's start-up and exit); \
              whole process 307,417 -> 305,180"
         );
         assert_eq!(
-            super::gated(&report, &row("cli::tool/run", "dhat.TotalBytes")).unwrap(),
+            super::gated_line(&report, &row("cli::tool/run", "dhat.TotalBytes")).unwrap(),
             "gated on the whole process's count: dhat counts the whole process"
         );
-        assert_eq!(super::gated(&report, &row("lib::f/x", "Ir")), None);
+        assert_eq!(super::gated_line(&report, &row("lib::f/x", "Ir")), None);
     }
 }

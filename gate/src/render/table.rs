@@ -67,7 +67,7 @@ pub fn render(report: &Report, full: bool) -> String {
             if let Some(why) = crate::select::text::why(report, row) {
                 let _ = writeln!(out, "    {}", terminal(&why));
             }
-            if let Some(gated) = crate::render::gated(report, row) {
+            if let Some(gated) = crate::render::gated_line(report, row) {
                 let _ = writeln!(out, "    {}", terminal(&gated));
             }
             if let Some(explained) = explained {

@@ -217,7 +217,7 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
                 if report.is_carried(&row.benchmark) {
                     carried_line(row)
                 } else {
-                    let gated = crate::render::gated(report, row).map(|g| prose_spans(&g));
+                    let gated = crate::render::gated_line(report, row).map(|g| prose_spans(&g));
                     let why = match (why(report, row), gated) {
                         (Some(why), Some(gated)) => Some(format!("{why}; {gated}")),
                         (why, gated) => why.or(gated),
