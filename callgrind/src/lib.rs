@@ -23,4 +23,4 @@ mod profile;
 pub use diff::{Explanation, Inclusive, Kind, Mover, Rest, Unattributed, explain};
 pub use graph::{Addresses, Call, CallGraph, Node, ObjectFile};
 pub use parse::{Options, ParseError, demangle, parse, parse_with, recursion_level};
-pub use profile::{FLOOR_PARTS, Function, Profile, normalize_file};
+pub use profile::{FLOOR_PARTS, Function, Profile, normalize_file, program_cost};

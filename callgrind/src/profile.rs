@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::graph::CallGraph;
+use crate::parse::recursion_level;
 
 /// One function's share of a benchmark.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -235,6 +236,45 @@ fn under_main(graph: &CallGraph) -> Option<Vec<bool>> {
     Some(reached)
 }
 
+/// The cost, per event of `graph.events`, of the program's own code in a whole-program run (a
+/// binary benchmark): the inclusive cost of the frames the program's code starts in, each
+/// counted once. In a Rust program, the `*::__rust_begin_short_backtrace` frames: the runtime
+/// calls the program's `main` through one, after its start-up (the main thread's stack guard,
+/// read from `/proc/self/maps`, whose cost moves with the binary's layout), and a spawned
+/// thread's closure through another. Else (a C-like program) the frame of `main`. The frame's
+/// own few instructions are counted too, so code inlined into it is. `None` when the graph has
+/// neither (a thread or process that runs no such frame).
+pub fn program_cost(graph: &CallGraph) -> Option<Vec<u64>> {
+    let name = |i: usize| recursion_level(&graph.nodes[i].name).0;
+    let rust = |i: usize| name(i).ends_with("::__rust_begin_short_backtrace");
+    let c_main = |i: usize| name(i) == "main";
+    let any = |is: &dyn Fn(usize) -> bool| (0..graph.nodes.len()).any(is);
+    let entry: &dyn Fn(usize) -> bool = if any(&rust) {
+        &rust
+    } else if any(&c_main) {
+        &c_main
+    } else {
+        return None;
+    };
+    let mut cost = vec![0u64; graph.events.len()];
+    let mut add = |costs: &[u64]| {
+        for (sum, c) in cost.iter_mut().zip(costs) {
+            *sum = sum.saturating_add(*c);
+        }
+    };
+    for (index, node) in graph.nodes.iter().enumerate() {
+        if !entry(index) {
+            continue;
+        }
+        add(&node.self_cost);
+        // A call from one entry frame into another (a recursion level) is in the callee's own.
+        for (_, call) in node.calls.iter().filter(|(callee, _)| !entry(*callee)) {
+            add(&call.cost);
+        }
+    }
+    Some(cost)
+}
+
 /// A source path as it reads in a report, the same on every machine: relative to `root` (the
 /// workspace), `library/...` for the Rust standard library (`/rustc/<commit>/library/...`),
 /// `<crate>-<version>/...` for a crates.io dependency.
@@ -328,6 +368,74 @@ totals: 1100
         );
         let compact = profile.compact(1);
         assert_eq!(compact.functions.keys().collect::<Vec<_>>(), ["main"]);
+    }
+
+    /// A whole Rust program's run: the C library's start-up (`startup`, the stack guard's read
+    /// of `/proc/self/maps`) costs `startup` Ir, the program's `main` (called through the
+    /// runtime's `__rust_begin_short_backtrace`) runs `work` for `work` Ir.
+    fn program(startup: u64, work: u64) -> String {
+        let total = 10 + startup + 3 + 2 + work;
+        format!(
+            "events: Ir Dr\n\
+             fl=/ws/libc.c\n\
+             fn=main\n\
+             1 10 4\n\
+             cfn=std::rt::lang_start_internal\n\
+             calls=1 1\n\
+             1 {rest} {rest}\n\
+             fn=std::rt::lang_start_internal\n\
+             cfn=startup\n\
+             calls=1 1\n\
+             1 {startup} {startup}\n\
+             cfn=std::sys::backtrace::__rust_begin_short_backtrace\n\
+             calls=1 1\n\
+             1 {program} {program}\n\
+             fn=startup\n\
+             1 {startup} {startup}\n\
+             fl=/ws/src/main.rs\n\
+             fn=std::sys::backtrace::__rust_begin_short_backtrace\n\
+             1 3 3\n\
+             cfn=tool::main\n\
+             calls=1 1\n\
+             1 {main} {main}\n\
+             fn=tool::main\n\
+             1 2 2\n\
+             cfn=work\n\
+             calls=1 1\n\
+             1 {work} {work}\n\
+             fn=work\n\
+             1 {work} {work}\n\
+             totals: {total} {dr}\n",
+            rest = startup + 3 + 2 + work,
+            program = 2 + work,
+            main = 2 + work,
+            dr = 4 + startup + 3 + 2 + work,
+        )
+    }
+
+    #[test]
+    fn the_program_cost_does_not_move_with_the_start_up() {
+        let cost = |startup, work| {
+            let graph = parse(program(startup, work).as_bytes()).unwrap();
+            program_cost(&graph).unwrap()
+        };
+        // `__rust_begin_short_backtrace` (3) and `tool::main` (2) and `work`, per event.
+        assert_eq!(cost(2_237, 1_000), [1_005, 1_005]);
+        // The start-up moved (another layout), the program did not: the same cost.
+        assert_eq!(cost(5, 1_000), cost(2_237, 1_000));
+        // The program slower, the start-up faster by more: the cost still grows by the slowdown.
+        assert_eq!(cost(37, 1_200)[0], cost(2_237, 1_000)[0] + 200);
+    }
+
+    #[test]
+    fn a_c_program_is_counted_from_main_and_a_graph_without_either_has_none() {
+        let c = "events: Ir\nfn=_start\n1 7\ncfn=main\ncalls=1 1\n1 30\nfn=main\n1 10\n\
+                 cfn=main'2\ncalls=1 1\n1 20\nfn=main'2\n1 20\ntotals: 37\n";
+        let graph = parse(c.as_bytes()).unwrap();
+        // `main` and its recursion `main'2`, counted once each: 30, not `_start`'s 7.
+        assert_eq!(program_cost(&graph).unwrap(), [30]);
+        let thread = "events: Ir\nfn=start_thread\n1 7\ntotals: 7\n";
+        assert_eq!(program_cost(&parse(thread.as_bytes()).unwrap()), None);
     }
 
     #[test]

@@ -44,7 +44,20 @@ pub fn attach(report: &mut Report, paths: &Resolved, base: BaseProfiles) {
         .filter(|r| {
             r.status == Status::OverBudget && r.metric == profiles::EVENT && r.since.is_none()
         })
-        .map(|r| (r.benchmark.clone(), r.baseline, r.new))
+        .map(|r| {
+            // A binary benchmark's profiles are of its whole process.
+            match report.attribution.processes.get(&r.benchmark) {
+                Some(process) => {
+                    let whole = process
+                        .whole
+                        .get(profiles::EVENT)
+                        .copied()
+                        .unwrap_or_default();
+                    (r.benchmark.clone(), whole.baseline, whole.new)
+                }
+                None => (r.benchmark.clone(), r.baseline, r.new),
+            }
+        })
         .collect();
     if failing.is_empty() {
         return;

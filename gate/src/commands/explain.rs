@@ -75,8 +75,42 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         }
     };
     print!("{text}");
+    if let Format::Table = format
+        && let Some(line) = gated(paths, benchmark)
+    {
+        println!("{}", crate::text::terminal(&line));
+    }
     if let (Format::Table, Some(name)) = (format, &explained.flamegraph) {
         println!("differential flame graph: {}", dir.join(name).display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a binary benchmark is gated on, with its counts on both sides, when the results and
+/// baselines say it is one: the profile above is of its whole process.
+fn gated(paths: &crate::paths::Resolved, benchmark: &str) -> Option<String> {
+    use crate::config::metrics::IR;
+    let results = crate::formats::results::read(&paths.results).ok()?;
+    let baselines = crate::formats::baseline::Baselines::load(&paths.baselines).ok()?;
+    let new = results.benchmarks.get(benchmark)?.get(IR).copied();
+    let old = baselines
+        .get(benchmark)
+        .and_then(|(c, _)| c.get(IR).copied());
+    let both_program = results.process.is_program(benchmark, IR)
+        && baselines
+            .process(benchmark)
+            .is_some_and(|p| p.is_program(benchmark, IR));
+    let count = |n: Option<u64>| n.map_or_else(|| "–".to_owned(), crate::text::thousands);
+    if both_program {
+        Some(format!(
+            "gated: the program's Ir (its main, without the process's start-up and exit): {} -> \
+             {}; the rows above are of the whole process",
+            count(old),
+            count(new)
+        ))
+    } else if results.process.is_binary(benchmark) {
+        Some("gated: the whole process's Ir (`irgate check` says why): the rows above".to_owned())
+    } else {
+        None
+    }
 }

@@ -14,7 +14,11 @@
 //! ```
 //!
 //! Keys are sorted, counts are integers, and each file records the environment its counts were
-//! taken in. Files are replaced atomically (temporary file + rename).
+//! taken in. As in results files, `process` and `unsplit` (optional) say what `benchmarks` holds
+//! for binary benchmarks (`model::Processes`): the program's counts, with the whole process's
+//! in `process` (information), or the whole process's, with the reason in `unsplit`. A binary
+//! benchmark in neither has the whole process's counts (a baseline taken before irgate split
+//! them): `check` then compares the whole process's counts on both sides and says why. Files are replaced atomically (temporary file + rename).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -25,7 +29,7 @@ use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::fingerprint;
-use crate::model::{Counts, Fingerprint, Metric, Results};
+use crate::model::{Counts, Fingerprint, Metric, Processes, Results};
 
 /// The schema version of baseline files this irgate writes: 2 records the build settings in the
 /// fingerprint (`build`).
@@ -41,6 +45,10 @@ struct BaselineFile {
     fingerprint: Fingerprint,
     #[serde(deserialize_with = "formats::strict_benchmarks")]
     benchmarks: BTreeMap<String, Counts>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    process: BTreeMap<String, Counts>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    unsplit: BTreeMap<String, String>,
 }
 
 /// The baselines of one benchmark group, as its file holds them.
@@ -50,6 +58,8 @@ pub struct Group {
     pub fingerprint: Fingerprint,
     /// Counts by benchmark id.
     pub benchmarks: BTreeMap<String, Counts>,
+    /// What `benchmarks` holds for binary benchmarks.
+    pub process: Processes,
 }
 
 /// Every baseline in a directory, by group.
@@ -115,11 +125,20 @@ impl Baselines {
                     ),
                 ));
             }
+            let process = crate::formats::results::checked_processes(
+                &path.display().to_string(),
+                &file.benchmarks,
+                Processes {
+                    whole: file.process,
+                    unsplit: file.unsplit,
+                },
+            )?;
             groups.insert(
                 group.to_owned(),
                 Group {
                     fingerprint: file.fingerprint,
                     benchmarks: file.benchmarks,
+                    process,
                 },
             );
         }
@@ -151,9 +170,15 @@ impl Baselines {
                 .or_insert_with(|| Group {
                     fingerprint: results.fingerprint.clone(),
                     benchmarks: BTreeMap::new(),
+                    process: Processes::default(),
                 })
                 .benchmarks
                 .insert(id.clone(), counts.clone());
+        }
+        for group in groups.values_mut() {
+            let mut process = results.process.clone();
+            process.retain(|id| group.benchmarks.contains_key(id));
+            group.process = process;
         }
         Baselines {
             dir: origin.to_owned(),
@@ -170,6 +195,11 @@ impl Baselines {
     pub fn get(&self, id: &str) -> Option<(&Counts, &Fingerprint)> {
         let group = self.groups.get(group_of(id))?;
         Some((group.benchmarks.get(id)?, &group.fingerprint))
+    }
+
+    /// What a benchmark's baseline holds if it is a binary benchmark ([`Processes`]).
+    pub fn process(&self, id: &str) -> Option<&Processes> {
+        self.groups.get(group_of(id)).map(|g| &g.process)
     }
 
     /// Every benchmark id with a baseline, sorted.
@@ -245,9 +275,19 @@ pub fn plan_refresh(
     for (group_name, ids) in touched {
         let old = baselines.groups.get(group_name);
         let mut benchmarks = old.map(|g| g.benchmarks.clone()).unwrap_or_default();
+        let mut process = old.map(|g| g.process.clone()).unwrap_or_default();
         let mut changes = Vec::new();
         let mut unchanged = 0;
+        let mut process_changed = false;
         for id in &ids {
+            let mut stored = results.process.of(id);
+            for whole in stored.whole.values_mut() {
+                whole.retain(|metric, _| selection.metrics.contains(metric));
+            }
+            stored.whole.retain(|_, whole| !whole.is_empty());
+            process_changed |= process.of(id) != stored;
+            process.retain(|other| other != *id);
+            process.extend(stored);
             let counts = stored_counts(id, &results.benchmarks[*id], selection)?;
             let previous = benchmarks.insert(id.to_string(), counts.clone());
             if previous.as_ref() == Some(&counts) {
@@ -267,6 +307,7 @@ pub fn plan_refresh(
                 .cloned()
                 .collect();
             for id in gone {
+                process.retain(|other| other != id);
                 let previous = benchmarks.remove(&id);
                 changes.push(Change {
                     id,
@@ -296,7 +337,7 @@ pub fn plan_refresh(
                 ));
             }
         }
-        let write = !changes.is_empty() || environment_changed || old.is_none();
+        let write = !changes.is_empty() || process_changed || environment_changed || old.is_none();
         let fingerprint = match old {
             Some(old) if !write => old.fingerprint.clone(),
             _ => results.fingerprint.clone(),
@@ -306,6 +347,7 @@ pub fn plan_refresh(
             group: (!benchmarks.is_empty()).then_some(Group {
                 fingerprint,
                 benchmarks,
+                process,
             }),
             changes,
             unchanged,
@@ -341,6 +383,8 @@ pub fn write_updates(updates: &[GroupUpdate]) -> Result<()> {
                     schema_version: SCHEMA_VERSION,
                     fingerprint: group.fingerprint.clone(),
                     benchmarks: group.benchmarks.clone(),
+                    process: group.process.whole.clone(),
+                    unsplit: group.process.unsplit.clone(),
                 },
             )?,
             None => std::fs::remove_file(&update.path)
@@ -373,6 +417,7 @@ mod tests {
             durations_ms: Default::default(),
             carried: Vec::new(),
             shard: None,
+            process: Default::default(),
         }
     }
 
@@ -459,6 +504,8 @@ mod tests {
                 schema_version: SCHEMA_VERSION,
                 fingerprint: Fingerprint::default(),
                 benchmarks: BTreeMap::from([("b::x".to_owned(), Counts::new())]),
+                process: BTreeMap::new(),
+                unsplit: BTreeMap::new(),
             })
             .unwrap(),
         )

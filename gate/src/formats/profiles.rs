@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::formats::baseline::group_of;
 use crate::formats::{self, summary};
-use crate::model::Results;
+use crate::model::{Counts, Processes, Results};
 
 /// The schema version of profile files this irgate writes.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -133,7 +133,9 @@ pub fn collect(
             continue;
         }
         let id = summary::read(&summary_path)?.id;
-        let Some(&ir) = results.benchmarks.get(&id).and_then(|c| c.get(EVENT)) else {
+        // A binary benchmark's callgrind files hold its whole process.
+        let counted = results.benchmarks.get(&id).and_then(|c| c.get(EVENT));
+        let Some(ir) = results.process.whole_count(&id, EVENT, counted.copied()) else {
             continue;
         };
         let bench_dir = summary_path.parent().unwrap_or(dir);
@@ -207,6 +209,155 @@ fn benchmark(
         )),
         found => Ok(found.map(|profile| Profiled { profile, stacks })),
     }
+}
+
+/// What a binary benchmark's gated counts are: the program's alone, or the whole process's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Program {
+    /// The program's counts of the metrics callgrind's events give (the events, and gungraun's
+    /// sums of them: `L1hits`, `LLhits`, `RamHits`, `TotalRW`, `EstimatedCycles`).
+    Split(Counts),
+    /// Why only the whole process's counts are known.
+    Unsplit(String),
+}
+
+/// The counts of a binary benchmark's program alone, from its callgrind files in `dir`, for the
+/// metrics of `whole` (its whole process's counts, as its summary holds them) that callgrind's
+/// events give. Each file (a process, a thread, a part) adds the cost of the frames the
+/// program's code starts in ([`irgate_callgrind::program_cost`]), or its whole total when it
+/// runs none (a thread the program started without a Rust frame, a child process without
+/// `main`): code the program started is its own. Unsplit when no file holds such a frame, or
+/// when the files' totals are not `whole`'s (files of another run).
+pub fn program(dir: &Path, whole: &Counts) -> Program {
+    match program_events(dir, whole) {
+        Ok(counts) => Program::Split(counts),
+        Err(reason) => Program::Unsplit(printable(&reason)),
+    }
+}
+
+/// The counts a benchmark is gated on, from its summary's `measurement`: a binary benchmark's
+/// program's ([`program`]), its whole process's kept in `process.whole`, or its whole process's
+/// with the reason in `process.unsplit`; a library benchmark's as measured.
+pub fn gated(measurement: &summary::Measurement, process: &mut Processes) -> Counts {
+    let Some(binary) = &measurement.binary else {
+        return measurement.counts.clone();
+    };
+    let whole = &measurement.counts;
+    let found = match &binary.output_dir {
+        Some(dir) => program(dir, whole),
+        None => Program::Unsplit("its summary names no output directory".to_owned()),
+    };
+    match found {
+        Program::Split(own) => {
+            let mut counts = whole.clone();
+            counts.extend(own.iter().map(|(m, c)| (m.clone(), *c)));
+            let kept = whole
+                .iter()
+                .filter(|(m, _)| own.contains_key(*m))
+                .map(|(m, c)| (m.clone(), *c))
+                .collect();
+            process.whole.insert(measurement.id.clone(), kept);
+            counts
+        }
+        Program::Unsplit(reason) => {
+            crate::warning!(
+                "{}: gated on the whole process's count: {reason}",
+                crate::text::terminal(&measurement.id)
+            );
+            process.unsplit.insert(measurement.id.clone(), reason);
+            whole.clone()
+        }
+    }
+}
+
+fn program_events(dir: &Path, whole: &Counts) -> Result<Counts, String> {
+    let files = callgrind_files(dir).map_err(|e| e.to_string())?;
+    if files.is_empty() {
+        return Err(format!("no callgrind file in {}", dir.display()));
+    }
+    let (mut program, mut total): (BTreeMap<String, u64>, BTreeMap<String, u64>) =
+        Default::default();
+    let mut entered = false;
+    for file in &files {
+        let origin = file.display();
+        let reader = std::fs::File::open(file).map_err(|e| format!("{origin}: {e}"))?;
+        let graph = irgate_callgrind::parse(BufReader::new(reader))
+            .map_err(|e| format!("{origin}: {e}"))?;
+        let cost = irgate_callgrind::program_cost(&graph);
+        entered |= cost.is_some();
+        let cost = cost.unwrap_or_else(|| graph.totals.clone());
+        for (i, event) in graph.events.iter().enumerate() {
+            let sum = |map: &mut BTreeMap<String, u64>, value: Option<&u64>| {
+                let at = map.entry(event.clone()).or_insert(0);
+                *at = at.saturating_add(value.copied().unwrap_or(0));
+            };
+            sum(&mut program, cost.get(i));
+            sum(&mut total, graph.totals.get(i));
+        }
+    }
+    if !entered {
+        return Err(
+            "its callgrind files hold no frame of the program's `main` (neither the Rust \
+             runtime's `__rust_begin_short_backtrace` nor `main`)"
+                .to_owned(),
+        );
+    }
+    let (program, total) = (with_sums(&program), with_sums(&total));
+    let mut counts = Counts::new();
+    for (metric, &count) in whole {
+        match (program.get(metric), total.get(metric)) {
+            (Some(&own), Some(&all)) if all == count => {
+                counts.insert(metric.clone(), own);
+            }
+            (Some(_), Some(&all)) => {
+                return Err(format!(
+                    "{}: callgrind files total {all} {metric}, the benchmark counted {count} \
+                     (files from another run?)",
+                    dir.display()
+                ));
+            }
+            _ => {}
+        }
+    }
+    if !counts.contains_key(EVENT) {
+        return Err(format!(
+            "{}: callgrind files record no {EVENT}",
+            dir.display()
+        ));
+    }
+    Ok(counts)
+}
+
+/// Callgrind's events with gungraun's sums of them, where their events are there: `TotalRW`
+/// (`Ir + Dr + Dw`), `RamHits` (`ILmr + DLmr + DLmw`), `LLhits` (`I1mr + D1mr + D1mw -
+/// RamHits`), `L1hits` (`TotalRW - RamHits - LLhits`) and `EstimatedCycles` (`L1hits + 5
+/// LLhits + 35 RamHits`).
+fn with_sums(events: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
+    let mut all = events.clone();
+    let sum = |names: &[&str]| -> Option<u64> {
+        names
+            .iter()
+            .try_fold(0u64, |s, n| Some(s.saturating_add(*events.get(*n)?)))
+    };
+    if let Some(total_rw) = sum(&["Ir", "Dr", "Dw"]) {
+        all.insert("TotalRW".to_owned(), total_rw);
+        if let (Some(l1_misses), Some(ram)) = (
+            sum(&["I1mr", "D1mr", "D1mw"]),
+            sum(&["ILmr", "DLmr", "DLmw"]),
+        ) {
+            let ll = l1_misses.saturating_sub(ram);
+            let l1 = total_rw.saturating_sub(ram).saturating_sub(ll);
+            all.insert("RamHits".to_owned(), ram);
+            all.insert("LLhits".to_owned(), ll);
+            all.insert("L1hits".to_owned(), l1);
+            all.insert(
+                "EstimatedCycles".to_owned(),
+                l1.saturating_add(ll.saturating_mul(5))
+                    .saturating_add(ram.saturating_mul(35)),
+            );
+        }
+    }
+    all
 }
 
 /// `text` with control characters (terminal escapes, line breaks) written as escapes: a reason
@@ -375,6 +526,111 @@ pub fn write_baseline(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A binary benchmark's output directory: one callgrind file of a Rust program whose
+    /// start-up costs `startup` per event and whose `main` runs `work` per event, in callgrind's
+    /// nine cache events; and its summary's measurement (the whole process's counts, with
+    /// gungraun's sums).
+    fn binary_run(dir: &Path, startup: u64, work: u64) -> summary::Measurement {
+        let costs = |n: u64| format!("{n} {n} {n} {n} {n} {n} {n} {n} {n}");
+        let text = format!(
+            "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n\
+             fn=main\n\
+             1 {start}\n\
+             cfn=std::sys::backtrace::__rust_begin_short_backtrace\n\
+             calls=1 1\n\
+             1 {work}\n\
+             fn=std::sys::backtrace::__rust_begin_short_backtrace\n\
+             cfn=tool::main\n\
+             calls=1 1\n\
+             1 {work}\n\
+             fn=tool::main\n\
+             1 {work}\n\
+             totals: {total}\n",
+            start = costs(startup),
+            work = costs(work),
+            total = costs(startup + work),
+        );
+        std::fs::write(dir.join("callgrind.tool.run.out"), text).unwrap();
+        let whole = startup + work;
+        let counts = with_sums(
+            &[
+                "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
+            ]
+            .iter()
+            .map(|e| (e.to_string(), whole))
+            .collect(),
+        );
+        let mut counts: Counts = counts.into_iter().collect();
+        counts.insert("dhat.TotalBytes".to_owned(), 77);
+        summary::Measurement {
+            id: "cli::tool/run".to_owned(),
+            counts,
+            duration_ms: None,
+            binary: Some(summary::BinaryRun {
+                output_dir: Some(dir.to_owned()),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_binary_benchmark_is_gated_on_its_programs_counts_whatever_the_start_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let gate = |startup, work| {
+            let mut process = Processes::default();
+            let counts = gated(&binary_run(dir.path(), startup, work), &mut process);
+            (counts, process)
+        };
+        let (counts, process) = gate(300_000, 4_085);
+        assert_eq!(counts["Ir"], 4_085);
+        assert_eq!(counts["Dr"], 4_085);
+        // Gungraun's sums, of the program's events: every access an LL miss here.
+        assert_eq!(counts["RamHits"], 3 * 4_085);
+        assert_eq!(counts["EstimatedCycles"], 35 * 3 * 4_085);
+        // DHAT's count is of the whole process: kept, and not in `process`.
+        assert_eq!(counts["dhat.TotalBytes"], 77);
+        let whole = &process.whole["cli::tool/run"];
+        assert_eq!(whole["Ir"], 304_085);
+        assert!(!whole.contains_key("dhat.TotalBytes"));
+        assert!(process.is_program("cli::tool/run", "EstimatedCycles"));
+        assert!(!process.is_program("cli::tool/run", "dhat.TotalBytes"));
+        // The start-up moved by -2,237 (another layout): the gated counts did not.
+        assert_eq!(gate(297_763, 4_085).0["Ir"], 4_085);
+        // The program slower by 200, the start-up faster by more: the gated count is +200.
+        assert_eq!(gate(297_763, 4_285).0["Ir"], 4_285);
+        // A library benchmark's counts are its summary's, untouched.
+        let mut library = binary_run(dir.path(), 300_000, 4_085);
+        library.binary = None;
+        let mut process = Processes::default();
+        assert_eq!(gated(&library, &mut process), library.counts);
+        assert_eq!(process, Processes::default());
+    }
+
+    #[test]
+    fn a_binary_benchmark_without_main_or_of_other_files_is_gated_whole_and_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut measurement = binary_run(dir.path(), 300_000, 4_085);
+        // Files of another run: their totals are not the summary's.
+        measurement.counts.insert("Ir".to_owned(), 1);
+        let mut process = Processes::default();
+        assert_eq!(gated(&measurement, &mut process), measurement.counts);
+        let why = &process.unsplit["cli::tool/run"];
+        assert!(
+            why.contains("callgrind files total 304085 Ir, the benchmark counted 1"),
+            "{why}"
+        );
+        // No frame of main (a program without symbols).
+        std::fs::write(
+            dir.path().join("callgrind.tool.run.out"),
+            "events: Ir\nfn=0x401000\n1 10\ntotals: 10\n",
+        )
+        .unwrap();
+        measurement.counts = Counts::from([("Ir".to_owned(), 10)]);
+        let mut process = Processes::default();
+        assert_eq!(gated(&measurement, &mut process)["Ir"], 10);
+        assert!(process.unsplit["cli::tool/run"].contains("no frame of the program's `main`"));
+        assert!(process.whole.is_empty());
+    }
 
     /// A profile as a baseline's file holds it: irgate-callgrind's types are built by its own
     /// code only.

@@ -28,6 +28,12 @@
 //! only when there are some; each must be in `benchmarks`.
 //! `shard` (schema 3, optional) is `"K/N"` when the run measured the K-th of N shards (`irgate run
 //! --shard K/N`); the merge refuses a set of shards with one missing, one twice, or of different N.
+//! `process` and `unsplit` (schema 3, optional; written only when there are some) say what
+//! `benchmarks` holds for binary benchmarks (`model::Processes`): for each one gated on its
+//! program alone, `process` holds the whole process's counts of those metrics (information);
+//! for each one gated on its whole process, `unsplit` says why (no frame of the program's `main`
+//! in its callgrind files). A benchmark in neither is a library benchmark, or a binary benchmark
+//! of a results file written before irgate split them (its counts the whole process's).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,7 +45,7 @@ use crate::formats;
 use crate::id::Origins;
 use crate::model::fingerprint;
 use crate::model::shard::Part;
-use crate::model::{Counts, Fingerprint, Results};
+use crate::model::{Counts, Fingerprint, Processes, Results};
 
 /// The schema version of results files this irgate writes: 2 records the build settings in the
 /// fingerprint (`build`), 3 each benchmark's duration (`durations_ms`).
@@ -72,6 +78,10 @@ pub struct ResultsFile {
     carried: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shard: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    process: BTreeMap<String, Counts>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    unsplit: BTreeMap<String, String>,
 }
 
 /// Reads a results file.
@@ -98,6 +108,8 @@ impl ResultsFile {
             durations_ms: results.durations_ms.clone(),
             carried: results.carried.clone(),
             shard: results.shard.map(|part| part.to_string()),
+            process: results.process.whole.clone(),
+            unsplit: results.process.unsplit.clone(),
         }
     }
 
@@ -141,6 +153,14 @@ impl ResultsFile {
         // A duration of a benchmark the file does not hold (one edited out) says nothing.
         let mut durations_ms = self.durations_ms;
         durations_ms.retain(|id, _| self.benchmarks.contains_key(id));
+        let process = checked_processes(
+            origin,
+            &self.benchmarks,
+            Processes {
+                whole: self.process,
+                unsplit: self.unsplit,
+            },
+        )?;
         Ok(Results {
             fingerprint: self.fingerprint,
             suites: self.suites,
@@ -150,8 +170,62 @@ impl ResultsFile {
             durations_ms,
             carried,
             shard,
+            process,
         })
     }
+}
+
+/// `process` checked against `benchmarks` (`origin` names the file in errors): each entry of a
+/// benchmark that has counts, the whole process's counts of metrics it has, none in both maps.
+pub fn checked_processes(
+    origin: &str,
+    benchmarks: &BTreeMap<String, Counts>,
+    process: Processes,
+) -> Result<Processes> {
+    for (id, whole) in &process.whole {
+        let Some(counts) = benchmarks.get(id) else {
+            return Err(Error::invalid(
+                origin,
+                format!(
+                    "`{}` has a whole-process count but no counts",
+                    crate::text::terminal(id)
+                ),
+            ));
+        };
+        if let Some(metric) = whole.keys().find(|m| !counts.contains_key(*m)) {
+            return Err(Error::invalid(
+                origin,
+                format!(
+                    "`{}` has a whole-process {} count but no program count of it",
+                    crate::text::terminal(id),
+                    crate::text::terminal(metric)
+                ),
+            ));
+        }
+        if process.unsplit.contains_key(id) {
+            return Err(Error::invalid(
+                origin,
+                format!(
+                    "`{}` is both split into its program's count and unsplit",
+                    crate::text::terminal(id)
+                ),
+            ));
+        }
+    }
+    if let Some(id) = process
+        .unsplit
+        .keys()
+        .find(|id| !benchmarks.contains_key(*id))
+    {
+        return Err(Error::invalid(
+            origin,
+            format!(
+                "`{}` is unsplit but has no counts",
+                crate::text::terminal(id)
+            ),
+        ));
+    }
+    Ok(process)
 }
 
 /// Writes a results file atomically.
@@ -223,6 +297,7 @@ pub fn merge(parts: Vec<(String, Results)>) -> Result<Results> {
             merged.benchmarks.insert(id, counts);
         }
         merged.durations_ms.extend(part.durations_ms);
+        merged.process.extend(part.process);
         merged.carried.extend(part.carried);
         merged.carried.sort();
     }
@@ -298,6 +373,7 @@ mod tests {
             durations_ms: Default::default(),
             carried: Vec::new(),
             shard: None,
+            process: Default::default(),
         }
     }
 
@@ -488,5 +564,65 @@ mod tests {
         let read = read(&path).unwrap();
         assert!(read.durations_ms.is_empty());
         assert_eq!(read.benchmarks.len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod process_tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_benchmarks_whole_process_round_trips_and_a_stray_entry_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let mut results = Results::default();
+        results.benchmarks.insert(
+            "cli::tool/run".to_owned(),
+            Counts::from([("Ir".to_owned(), 4_085)]),
+        );
+        results
+            .benchmarks
+            .insert("lib::f/x".to_owned(), Counts::from([("Ir".to_owned(), 9)]));
+        results.process.whole.insert(
+            "cli::tool/run".to_owned(),
+            Counts::from([("Ir".to_owned(), 307_417)]),
+        );
+        write(&path, &results).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("\"process\"") && !text.contains("unsplit"),
+            "{text}"
+        );
+        assert_eq!(read(&path).unwrap(), results);
+        // A file without them (a library suite, or written before the split) reads as before.
+        results.process = Processes::default();
+        write(&path, &results).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("process"));
+        assert_eq!(read(&path).unwrap().process, Processes::default());
+        // A whole count of a benchmark without counts, or of a metric it has no count of.
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for (field, stray, says) in [
+            (
+                "process",
+                r#"{"gone::x/y": {"Ir": 1}}"#,
+                "has a whole-process count but no counts",
+            ),
+            (
+                "process",
+                r#"{"lib::f/x": {"Dr": 1}}"#,
+                "but no program count of it",
+            ),
+            (
+                "unsplit",
+                r#"{"gone::x/y": "why"}"#,
+                "is unsplit but has no counts",
+            ),
+        ] {
+            let mut broken = json.clone();
+            broken[field] = serde_json::from_str(stray).unwrap();
+            std::fs::write(&path, broken.to_string()).unwrap();
+            let error = read(&path).unwrap_err().to_string();
+            assert!(error.contains(says), "{error}");
+        }
     }
 }

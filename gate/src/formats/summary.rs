@@ -34,6 +34,17 @@ pub struct Measurement {
     /// The wall milliseconds the runner took for the benchmark (under valgrind, with whatever
     /// else ran at the same time), where its summary says (`duration_ns`, schema 7: gungraun 0.20).
     pub duration_ms: Option<u64>,
+    /// A binary benchmark's run (schemas 6 and 7); `None` for a library benchmark and for the
+    /// summaries of iai-callgrind 0.12 to 0.15, which are read by their totals only.
+    pub binary: Option<BinaryRun>,
+}
+
+/// A binary benchmark's run: where its callgrind files are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinaryRun {
+    /// The benchmark's output directory (`output_dir`, schema 7; the directory of
+    /// `summary_output`, schema 6), when the summary names one.
+    pub output_dir: Option<PathBuf>,
 }
 
 /// What kind of benchmark a summary is of.
@@ -115,18 +126,26 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
         };
         Error::invalid(origin, message)
     })?;
-    let (module_path, bench_id, metrics, duration_ms) = match summary {
+    let (module_path, bench_id, metrics, duration_ms, binary) = match summary {
         SummaryByVersion::V7(summary) => (
             summary.module_path,
             summary.id,
             metrics_v7(&summary.profiles),
             Some(summary.duration_ns / 1_000_000),
+            (summary.kind == v7::BenchmarkKind::BinaryBenchmark).then_some(BinaryRun {
+                output_dir: Some(summary.output_dir),
+            }),
         ),
         SummaryByVersion::V6(summary) => (
             summary.module_path,
             summary.id,
             metrics_v6(&summary.profiles),
             None,
+            (summary.kind == v6::BenchmarkKind::BinaryBenchmark).then(|| BinaryRun {
+                output_dir: summary
+                    .summary_output
+                    .and_then(|output| output.path.parent().map(Path::to_owned)),
+            }),
         ),
         other => {
             return Err(Error::invalid(
@@ -138,13 +157,15 @@ pub fn parse(bytes: &[u8], origin: &str) -> Result<Measurement> {
             ));
         }
     };
-    measurement(
+    let mut measured = measurement(
         &module_path,
         bench_id.as_deref(),
         metrics,
         duration_ms,
         origin,
-    )
+    )?;
+    measured.binary = binary;
+    Ok(measured)
 }
 
 /// The measurement of a benchmark from its module path, id, metric values and duration.
@@ -192,6 +213,7 @@ fn measurement(
         id,
         counts,
         duration_ms,
+        binary: None,
     })
 }
 
@@ -469,5 +491,27 @@ mod tests {
         assert_eq!(measurement.id, "varint::encode/v127");
         assert!(measurement.counts.contains_key(IR));
         assert!(!measurement.counts.keys().any(|name| name.ends_with("Rate")));
+    }
+}
+
+#[cfg(test)]
+mod binary_tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_benchmarks_summary_names_its_output_directory() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/profiled/base/filter/passthrough.n8/summary.json");
+        let library = read(&path).unwrap();
+        assert_eq!(library.binary, None);
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        json["kind"] = "BinaryBenchmark".into();
+        let binary = parse(json.to_string().as_bytes(), "test").unwrap();
+        assert_eq!(binary.counts, library.counts);
+        assert_eq!(
+            binary.binary.unwrap().output_dir.unwrap(),
+            Path::new("/work/targets/explain/gungraun/benches/callgrind/filter/passthrough.n8")
+        );
     }
 }

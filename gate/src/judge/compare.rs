@@ -1,6 +1,6 @@
 //! Baselines + results + budgets -> a [`Report`]: a row per benchmark and metric, and the verdict.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::{self, Config};
 use crate::error::Result;
@@ -8,7 +8,10 @@ use crate::filter::Filter;
 use crate::formats::baseline::Baselines;
 use crate::judge::drift::Anchor;
 use crate::model::fingerprint;
-use crate::model::{Accepted, FieldMismatch, Mode, Outcome, Report, Results, Row, Status, Touch};
+use crate::model::{
+    Accepted, Attribution, Counts, FieldMismatch, Mode, Outcome, Process, Processes, Report,
+    Results, Row, Status, Touch, Whole,
+};
 use crate::select::map::Mapped;
 
 /// What to do when the run's environment differs from the baselines'.
@@ -87,6 +90,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
     let mut missing_metrics = Vec::new();
     let mut env_mismatches: Vec<FieldMismatch> = Vec::new();
     let mut gated_cache_metrics: BTreeSet<String> = BTreeSet::new();
+    let mut processes = BTreeMap::new();
     for id in ids {
         let new = results.benchmarks.get(id);
         let old = baselines.get(id);
@@ -122,9 +126,9 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
         // `info = true`, else any move is undecided.
         let nondeterministic = config.nondeterministic_for(id);
         let info_only = nondeterministic.is_some_and(|n| n.info);
+        let mut compared = Compared::new(id, results, baselines);
         for (metric, limit) in &budgets {
-            let baseline = old.and_then(|(counts, _)| counts.get(metric).copied());
-            let current = new.and_then(|counts| counts.get(metric).copied());
+            let (baseline, current) = compared.counts(metric, old.map(|o| o.0), new);
             let mut accepted = None;
             let status = match (baseline, current) {
                 (Some(_), Some(_)) if info_only => Status::Info,
@@ -198,8 +202,7 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
             });
         }
         for metric in config.info.iter().filter(|m| !budgets.contains_key(*m)) {
-            let baseline = old.and_then(|(counts, _)| counts.get(metric).copied());
-            let current = new.and_then(|counts| counts.get(metric).copied());
+            let (baseline, current) = compared.counts(metric, old.map(|o| o.0), new);
             if baseline.is_some() || current.is_some() {
                 rows.push(Row {
                     benchmark: id.to_owned(),
@@ -214,6 +217,9 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
                     touch: None,
                 });
             }
+        }
+        if let Some(process) = compared.process {
+            processes.insert(id.to_owned(), process);
         }
     }
     if let (Some(drift), Some(anchor)) = (&config.drift, judgement.anchor) {
@@ -233,10 +239,87 @@ pub fn judge(judgement: &Judgement) -> Result<Report> {
         rows,
         fingerprint: results.fingerprint.clone(),
         env_mismatches,
-        attribution: Default::default(),
+        attribution: Attribution {
+            processes,
+            ..Attribution::default()
+        },
         change: judgement.change.map(|c| c.map.clone()),
         carried: results.carried.clone(),
     })
+}
+
+/// The counts a benchmark's rows compare. A binary benchmark's are its program's alone when
+/// both sides hold the program's count of the metric; else the whole process's on both sides
+/// (one side taken before irgate split binary benchmarks, or unsplit), and the report says why.
+/// A library benchmark's are its counts, as they are.
+struct Compared<'a> {
+    id: &'a str,
+    new: &'a Processes,
+    old: Option<&'a Processes>,
+    /// What the report says of a binary benchmark.
+    process: Option<Process>,
+}
+
+impl<'a> Compared<'a> {
+    fn new(id: &'a str, results: &'a Results, baselines: &'a Baselines) -> Compared<'a> {
+        let old = baselines.process(id);
+        let binary = results.process.is_binary(id) || old.is_some_and(|o| o.is_binary(id));
+        Compared {
+            id,
+            new: &results.process,
+            old,
+            process: binary.then(Process::default),
+        }
+    }
+
+    /// The baseline's and this run's count of `metric`, from the counts each side holds.
+    fn counts(
+        &mut self,
+        metric: &str,
+        old: Option<&Counts>,
+        new: Option<&Counts>,
+    ) -> (Option<u64>, Option<u64>) {
+        let id = self.id;
+        let baseline = old.and_then(|counts| counts.get(metric).copied());
+        let current = new.and_then(|counts| counts.get(metric).copied());
+        let Some(process) = &mut self.process else {
+            return (baseline, current);
+        };
+        let old_program = self.old.is_some_and(|o| o.is_program(id, metric));
+        let new_program = self.new.is_program(id, metric);
+        let whole = Whole {
+            baseline: match self.old {
+                Some(o) => o.whole_count(id, metric, baseline),
+                None => baseline,
+            },
+            new: self.new.whole_count(id, metric, current),
+        };
+        process.whole.insert(metric.to_owned(), whole);
+        // A side without counts (a new or vanished benchmark) takes the other's kind.
+        if (old_program || old.is_none()) && (new_program || new.is_none()) {
+            process.program.push(metric.to_owned());
+            return (baseline, current);
+        }
+        if process.reason.is_none() {
+            let old_unsplit = self.old.and_then(|p| p.unsplit.get(id));
+            process.reason = Some(if let Some(why) = self.new.unsplit.get(id) {
+                format!("this run has the whole process's count only: {why}")
+            } else if let Some(why) = old_unsplit {
+                format!("the baseline has the whole process's count only: {why}")
+            } else if new_program {
+                "the baseline holds the whole process's count (taken before irgate gated binary \
+                 benchmarks on their program): `irgate refresh` stores the program's"
+                    .to_owned()
+            } else {
+                format!(
+                    "this run has the whole process's {metric} count only (results taken before \
+                     irgate gated binary benchmarks on their program, or a metric callgrind's \
+                     events do not give)"
+                )
+            });
+        }
+        (whole.baseline, whole.new)
+    }
 }
 
 /// The verdict, decided in one place: undecided when the environments differ (or, under

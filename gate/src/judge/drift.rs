@@ -97,6 +97,20 @@ pub fn rows(results: &Results, drift: &Drift, anchor: &Anchor) -> Result<Vec<Row
             let (Some(&baseline), Some(&new)) = (old.get(metric), counts.get(metric)) else {
                 continue;
             };
+            // A binary benchmark's program count against an anchor's whole process's (taken
+            // before the split), or the other way: the whole process's on both sides.
+            let (baseline, new) = if anchored.process.is_program(id, metric)
+                == results.process.is_program(id, metric)
+            {
+                (baseline, new)
+            } else {
+                let whole = |side: &Results, count| {
+                    side.process
+                        .whole_count(id, metric, Some(count))
+                        .unwrap_or(count)
+                };
+                (whole(anchored, baseline), whole(results, new))
+            };
             if new as f64 - baseline as f64 > crate::config::budgets::allowance(limit, baseline) {
                 rows.push(Row {
                     benchmark: id.clone(),
@@ -114,4 +128,69 @@ pub fn rows(results: &Results, drift: &Drift, anchor: &Anchor) -> Result<Vec<Row
         }
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Budget, Counts};
+
+    /// Results holding `cli::tool/run` at `ir`, whose whole process counted `whole` when given
+    /// (a run after the split), else `ir` is the whole process's (before it).
+    fn results(ir: u64, whole: Option<u64>) -> Results {
+        let mut results = Results::default();
+        results.fingerprint.date = "2026-11-20T10:00:00Z".into();
+        results.fingerprint.commit = "a".repeat(40);
+        let id = "cli::tool/run".to_owned();
+        results
+            .benchmarks
+            .insert(id.clone(), Counts::from([("Ir".to_owned(), ir)]));
+        if let Some(whole) = whole {
+            results
+                .process
+                .whole
+                .insert(id, Counts::from([("Ir".to_owned(), whole)]));
+        }
+        results
+    }
+
+    #[test]
+    fn a_binary_benchmark_drifts_by_its_whole_process_against_an_anchor_before_the_split() {
+        let drift = Drift {
+            since: "v1".to_owned(),
+            budgets: [(
+                "Ir".to_owned(),
+                Budget {
+                    relative_pct: 0.0,
+                    absolute: 10,
+                },
+            )]
+            .into(),
+        };
+        let anchor = |results| Anchor {
+            label: "v1".to_owned(),
+            run: Run::from_results(results, None, false, "r").unwrap(),
+        };
+        // The anchor counted the whole process (307,417); the program now counts 4,085 of a
+        // whole 307,500: +83 since then, over the budget of 10, not -303,332.
+        let before = anchor(results(307_417, None));
+        let grown = rows(&results(4_085, Some(307_500)), &drift, &before).unwrap();
+        assert_eq!(
+            grown
+                .iter()
+                .map(|r| (r.baseline, r.new))
+                .collect::<Vec<_>>(),
+            [(Some(307_417), Some(307_500))]
+        );
+        // Both split: the program's counts.
+        let after = anchor(results(4_085, Some(307_417)));
+        let grown = rows(&results(4_100, Some(305_000)), &drift, &after).unwrap();
+        assert_eq!(
+            grown
+                .iter()
+                .map(|r| (r.baseline, r.new))
+                .collect::<Vec<_>>(),
+            [(Some(4_085), Some(4_100))]
+        );
+    }
 }

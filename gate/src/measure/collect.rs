@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::config::Config;
+use crate::config::metrics::IR;
 use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
@@ -20,8 +21,8 @@ use crate::measure::shard::Shard;
 use crate::measure::suite;
 use crate::measure::suite_run::{self, Settings};
 use crate::measure::workspace::Workspace;
-use crate::model::Results;
 use crate::model::code::CodeRecord;
+use crate::model::{Processes, Results};
 use crate::paths::Resolved;
 
 /// Writes `results` where `paths` says, and says so.
@@ -318,6 +319,7 @@ pub fn run_with_code(
     };
     let mut benchmarks = BTreeMap::new();
     let mut durations_ms = BTreeMap::new();
+    let mut process = Processes::default();
     let mut origins = Origins::default();
     let mut listed = Vec::new();
     let built = target
@@ -335,16 +337,21 @@ pub fn run_with_code(
         }
         let run = suite_run::run(suite, library, &settings)?;
         listed.extend(run.listed);
+        // The record pass counts the whole process, as callgrind does.
         let measured: BTreeMap<String, u64> = run
             .benchmarks
             .iter()
-            .filter_map(|(id, counts)| Some((id.clone(), *counts.get("Ir")?)))
+            .filter_map(|(id, counts)| {
+                let ir = run.process.whole_count(id, IR, counts.get(IR).copied())?;
+                Some((id.clone(), ir))
+            })
             .collect();
         for (id, counts) in run.benchmarks {
             origins.insert(&id, format!("suite `{}`", suite.name()))?;
             benchmarks.insert(id, counts);
         }
         durations_ms.extend(run.durations_ms);
+        process.extend(run.process);
         if let (true, false, Err(why)) = (selection.record, measured.is_empty(), library.records())
         {
             let why = format!(
@@ -420,6 +427,7 @@ pub fn run_with_code(
         durations_ms,
         carried: Vec::new(),
         shard: selection.shard.map(|shard| shard.part),
+        process,
     };
     Ok((results, code))
 }
@@ -522,6 +530,7 @@ pub fn read_from(
     if let Some(filter) = filter {
         let all: Vec<String> = merged.benchmarks.keys().cloned().collect();
         merged.benchmarks.retain(|id, _| filter.matches(id));
+        merged.process.retain(|id| filter.matches(id));
         if merged.benchmarks.is_empty() {
             return Err(filter.matched_nothing(all.iter().map(String::as_str)));
         }
@@ -559,6 +568,7 @@ fn read_summaries(
         .unwrap_or_default();
     let mut benchmarks = BTreeMap::new();
     let mut durations_ms = BTreeMap::new();
+    let mut process = Processes::default();
     let mut origins = Origins::default();
     let mut suites: Vec<String> = Vec::new();
     let mut libraries: Vec<Library> = Vec::new();
@@ -583,7 +593,8 @@ fn read_summaries(
         if let Some(ms) = measurement.duration_ms {
             durations_ms.insert(measurement.id.clone(), ms);
         }
-        benchmarks.insert(measurement.id, measurement.counts);
+        let counts = profiles::gated(&measurement, &mut process);
+        benchmarks.insert(measurement.id, counts);
     }
     let origin = sources
         .iter()
@@ -604,6 +615,7 @@ fn read_summaries(
         durations_ms,
         carried: Vec::new(),
         shard: None,
+        process,
     };
     Ok((origin, results))
 }

@@ -163,6 +163,7 @@ pub(crate) mod tests {
                 let group = Group {
                     fingerprint: fingerprint.clone(),
                     benchmarks: BTreeMap::new(),
+                    process: Default::default(),
                 };
                 (name.to_string(), group)
             })

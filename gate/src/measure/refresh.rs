@@ -122,10 +122,15 @@ fn profiles(paths: &Resolved, in_scope: &dyn Fn(&str) -> bool) -> Result<Vec<Str
     }
     let run = run.unwrap_or_default();
     let after = Baselines::load(baselines)?;
+    // A profile is of the whole process: a binary benchmark's whole Ir.
     let ir = |id: &str| {
-        after
+        let counted = after
             .get(id)
-            .and_then(|(counts, _)| counts.get(IR).copied())
+            .and_then(|(counts, _)| counts.get(IR).copied());
+        match after.process(id) {
+            Some(process) => process.whole_count(id, IR, counted),
+            None => counted,
+        }
     };
     let keep = |id: &str| in_scope(id) && ir(id) == run.benchmarks.get(id).map(|p| p.total);
     let valid = |id: &str, profile: &irgate_callgrind::Profile| ir(id) == Some(profile.total);
@@ -383,6 +388,7 @@ mod tests {
                             ((*id).to_owned(), BTreeMap::from([("Ir".to_owned(), *ir)]))
                         })
                         .collect(),
+                    process: Default::default(),
                 },
             )]),
         }

@@ -27,7 +27,7 @@ use crate::measure::cargo::{build, cargo_bench, describe, list};
 use crate::measure::library::{Kind, Library, find_on_path};
 use crate::measure::patterns::{covering_patterns, runner_pattern};
 use crate::measure::shard;
-use crate::model::Counts;
+use crate::model::{Counts, Processes};
 use crate::text::thousands;
 
 // The build and the settings a run takes, and the artifacts of its build, are found here by
@@ -57,6 +57,8 @@ pub struct SuiteRun {
     pub benchmarks: BTreeMap<String, Counts>,
     /// The wall milliseconds of each, where the runner reports them.
     pub durations_ms: BTreeMap<String, u64>,
+    /// What `benchmarks` holds for binary benchmarks.
+    pub process: Processes,
     /// Every benchmark the suite lists (empty when its runner cannot list).
     pub listed: Vec<String>,
 }
@@ -95,6 +97,7 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
             return Ok(SuiteRun {
                 benchmarks: BTreeMap::new(),
                 durations_ms: BTreeMap::new(),
+                process: Processes::default(),
                 listed: listed.into_iter().map(|(id, _)| id).collect(),
             });
         }
@@ -149,6 +152,7 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
     let Read {
         benchmarks,
         durations_ms,
+        process,
         ..
     } = read;
     if let Some((_, expected)) = &expected {
@@ -175,6 +179,7 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
     Ok(SuiteRun {
         benchmarks,
         durations_ms,
+        process,
         listed: expected
             .map(|(listed, _)| listed.into_iter().map(|(id, _)| id).collect())
             .unwrap_or_default(),
@@ -332,6 +337,7 @@ fn pass_tunables(command: &mut Command, library: &Library, settings: &Settings) 
 struct Read {
     benchmarks: BTreeMap<String, Counts>,
     durations_ms: BTreeMap<String, u64>,
+    process: Processes,
     origins: Origins,
     /// The first summary that could not be read, reported after the runner is done.
     failure: Option<Error>,
@@ -384,16 +390,24 @@ fn read_run(
             }
             None => format!("[{}]", read.benchmarks.len() + 1),
         };
+        let counts = crate::formats::profiles::gated(&measurement, &mut read.process);
+        let whole = match read.process.whole.get(&measurement.id) {
+            Some(_) => format!(
+                " (program; whole process {})",
+                thousands(measurement.counts[IR])
+            ),
+            None => String::new(),
+        };
         eprintln!(
-            "{}{position} {:<48} {:>13} Ir",
+            "{}{position} {:<48} {:>13} Ir{whole}",
             settings.label,
             measurement.id,
-            thousands(measurement.counts[IR]),
+            thousands(counts[IR]),
         );
         if let Some(ms) = measurement.duration_ms {
             read.durations_ms.insert(measurement.id.clone(), ms);
         }
-        read.benchmarks.insert(measurement.id, measurement.counts);
+        read.benchmarks.insert(measurement.id, counts);
     }
     wait_for(child, suite, "cargo bench")
 }

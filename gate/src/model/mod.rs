@@ -99,6 +99,67 @@ pub struct Results {
     #[serde(skip)]
     #[schemars(skip)]
     pub shard: Option<shard::Part>,
+    /// What `benchmarks` holds for binary benchmarks: their program's count, or why the whole
+    /// process's.
+    #[serde(default)]
+    pub process: Processes,
+}
+
+/// What a set of counts (a run's, a baseline group's) holds for its binary benchmarks. A binary
+/// benchmark runs a whole process, whose start-up and exit (the dynamic loader, the C library,
+/// the Rust runtime's stack-guard set-up reading `/proc/self/maps`) move with the program's
+/// layout; its gated counts are its program's alone: the inclusive cost of the frames the
+/// program's code starts in ([`irgate_callgrind::program_cost`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
+pub struct Processes {
+    /// By binary benchmark id: the whole process's counts of the metrics whose count in
+    /// `benchmarks` is the program's alone (information; the other metrics there are the whole
+    /// process's).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub whole: BTreeMap<String, Counts>,
+    /// By binary benchmark id: why its counts in `benchmarks` are the whole process's (no frame
+    /// of the program's `main` in its callgrind files, or none to read).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unsplit: BTreeMap<String, String>,
+}
+
+impl Processes {
+    /// Whether `id`'s count of `metric` is its program's alone.
+    pub fn is_program(&self, id: &str, metric: &str) -> bool {
+        self.whole.get(id).is_some_and(|c| c.contains_key(metric))
+    }
+
+    /// `id`'s whole process's count of `metric`, given its count in `benchmarks`.
+    pub fn whole_count(&self, id: &str, metric: &str, count: Option<u64>) -> Option<u64> {
+        match self.whole.get(id).and_then(|c| c.get(metric)) {
+            Some(whole) => Some(*whole),
+            None => count,
+        }
+    }
+
+    /// Whether `id` is a binary benchmark this knows of.
+    pub fn is_binary(&self, id: &str) -> bool {
+        self.whole.contains_key(id) || self.unsplit.contains_key(id)
+    }
+
+    /// Adds `other`'s entries.
+    pub fn extend(&mut self, other: Processes) {
+        self.whole.extend(other.whole);
+        self.unsplit.extend(other.unsplit);
+    }
+
+    /// Keeps only the benchmarks `keep` accepts.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.whole.retain(|id, _| keep(id));
+        self.unsplit.retain(|id, _| keep(id));
+    }
+
+    /// `id`'s entries only.
+    pub fn of(&self, id: &str) -> Processes {
+        let mut one = self.clone();
+        one.retain(|other| other == id);
+        one
+    }
 }
 
 impl Results {
@@ -592,6 +653,44 @@ pub struct Attribution {
     /// from a report.
     #[serde(skip)]
     pub diff_url: Option<String>,
+    /// The binary benchmarks of the rows, by id: which of their counts the rows gate (the
+    /// program's alone, or the whole process's and why), and the whole process's counts.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub processes: BTreeMap<String, Process>,
+}
+
+/// A binary benchmark in a report: which counts its rows compare, and its whole process's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Process {
+    /// The metrics whose rows compare the program's counts alone: the inclusive cost of the
+    /// frames its code starts in, without the process's start-up and exit. The rows of the
+    /// other metrics compare the whole process's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub program: Vec<Metric>,
+    /// The whole process's counts by metric, in the baseline and in this run (information where
+    /// the rows compare the program's).
+    pub whole: BTreeMap<Metric, Whole>,
+    /// Why some rows compare the whole process's counts, when they do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A whole process's count, in the baseline and in this run.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct Whole {
+    /// The baseline's.
+    pub baseline: Option<u64>,
+    /// This run's.
+    pub new: Option<u64>,
+}
+
+impl Process {
+    /// Whether the rows of `metric` compare the program's counts alone.
+    pub fn gates_program(&self, metric: &str) -> bool {
+        self.program.iter().any(|m| m == metric)
+    }
 }
 
 /// One benchmark's explanation.
@@ -629,6 +728,8 @@ pub struct Carry {
     pub ids: BTreeSet<String>,
     /// Their baseline counts.
     pub counts: BTreeMap<String, Counts>,
+    /// What those counts are, for binary benchmarks.
+    pub process: Processes,
     /// The commit of the baselines' code record, where the change starts.
     pub since: String,
     /// The change since then.
@@ -645,6 +746,8 @@ impl Carry {
         for (id, counts) in &self.counts {
             results.benchmarks.insert(id.clone(), counts.clone());
         }
+        results.process.retain(|id| !self.counts.contains_key(id));
+        results.process.extend(self.process.clone());
         results.carried = self.ids.iter().cloned().collect();
     }
 }

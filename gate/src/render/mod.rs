@@ -98,3 +98,74 @@ pub fn measured_nothing(report: &crate::model::Report) -> Option<String> {
             .map(|row| row.benchmark.as_str()),
     )
 }
+
+/// What a binary benchmark's row compares, in one line (untrusted: the reason may quote a path):
+/// `gated on the program's count (its main, without the process's start-up and exit); whole
+/// process 306,776 -> 307,789`, or `gated on the whole process's count: REASON`. `None` for a
+/// library benchmark's row and a drift row.
+pub fn gated_line(report: &crate::model::Report, row: &crate::model::Row) -> Option<String> {
+    let process = report.attribution.processes.get(&row.benchmark)?;
+    if row.since.is_some() {
+        return None;
+    }
+    if !process.gates_program(&row.metric) {
+        let reason = process.reason.as_deref().unwrap_or("no program count");
+        return Some(format!("gated on the whole process's count: {reason}"));
+    }
+    let count = |n: Option<u64>| n.map_or_else(|| "–".to_owned(), crate::text::thousands);
+    let whole = process.whole.get(&row.metric).copied().unwrap_or_default();
+    Some(format!(
+        "gated on the program's count (its main, without the process's start-up and exit); \
+         whole process {} -> {}",
+        count(whole.baseline),
+        count(whole.new)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Outcome, Process, Report, Row, Status, Whole};
+
+    #[test]
+    fn a_binary_benchmarks_row_says_which_count_it_gates() {
+        let row = |benchmark: &str, metric: &str| Row {
+            benchmark: benchmark.to_owned(),
+            metric: metric.to_owned(),
+            baseline: Some(4_085),
+            new: Some(4_085),
+            limit: None,
+            status: Status::Ok,
+            fails: false,
+            since: None,
+            accepted: None,
+            touch: None,
+        };
+        let mut report = Report::undecided(String::new());
+        report.outcome = Outcome::Passed;
+        report.attribution.processes.insert(
+            "cli::tool/run".to_owned(),
+            Process {
+                program: vec!["Ir".to_owned()],
+                whole: [(
+                    "Ir".to_owned(),
+                    Whole {
+                        baseline: Some(307_417),
+                        new: Some(305_180),
+                    },
+                )]
+                .into(),
+                reason: Some("dhat counts the whole process".to_owned()),
+            },
+        );
+        assert_eq!(
+            super::gated_line(&report, &row("cli::tool/run", "Ir")).unwrap(),
+            "gated on the program's count (its main, without the process's start-up and exit); \
+             whole process 307,417 -> 305,180"
+        );
+        assert_eq!(
+            super::gated_line(&report, &row("cli::tool/run", "dhat.TotalBytes")).unwrap(),
+            "gated on the whole process's count: dhat counts the whole process"
+        );
+        assert_eq!(super::gated_line(&report, &row("lib::f/x", "Ir")), None);
+    }
+}

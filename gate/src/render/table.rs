@@ -67,6 +67,9 @@ pub fn render(report: &Report, full: bool) -> String {
             if let Some(why) = crate::select::text::why(report, row) {
                 let _ = writeln!(out, "    {}", terminal(&why));
             }
+            if let Some(gated) = crate::render::gated_line(report, row) {
+                let _ = writeln!(out, "    {}", terminal(&gated));
+            }
             if let Some(explained) = explained {
                 out.push_str(&crate::render::explanation::text(explained, "    "));
             }

@@ -88,9 +88,14 @@ pub fn untouched(
         .iter()
         .filter_map(|id| Some((id.clone(), baselines.get(id)?.0.clone())))
         .collect();
+    let mut process = crate::model::Processes::default();
+    for id in &ids {
+        process.extend(baselines.process(id).map(|p| p.of(id)).unwrap_or_default());
+    }
     Ok(Ok(Carry {
         ids,
         counts,
+        process,
         since: record.commit,
         map: mapped.map,
         touched,

@@ -15,6 +15,12 @@ const TAKEN_IN: &str = "/work/wt/explain";
 /// A sandbox with gate.toml, the two fixture sets of tests/fixtures/profiled copied in as if
 /// taken in it, baselines (counts and profiles) from `base`, and results of `slowdown`.
 fn profiled() -> Sandbox {
+    profiled_as(false)
+}
+
+/// [`profiled`], with `filter::passthrough/n8`'s summaries saying it is a binary benchmark (its
+/// files are a whole run from `main`: the harness's process).
+fn profiled_as(binary: bool) -> Sandbox {
     let sandbox = Sandbox::with_config("[budgets]\nIr = { relative_pct = 1.0, absolute = 5 }\n");
     let root = sandbox
         .path("")
@@ -34,6 +40,14 @@ fn profiled() -> Sandbox {
                 .unwrap()
                 .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1))
                 .unwrap();
+        }
+        let summary = sandbox.path(&format!("{set}/filter/passthrough.n8/summary.json"));
+        if binary {
+            let mut json: Value =
+                serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+            json["kind"] = "BinaryBenchmark".into();
+            json["output_dir"] = summary.parent().unwrap().to_string_lossy().as_ref().into();
+            std::fs::write(&summary, json.to_string()).unwrap();
         }
     }
     sandbox.ok(&["run", "--from", "base", "--results", "base.json"]);
@@ -435,4 +449,64 @@ fn a_change_spread_over_small_functions_is_not_everything_else_of_0_functions() 
             "{what}: {text}"
         );
     }
+}
+
+/// A binary benchmark end to end: `run` keeps its whole process beside its program's count,
+/// `refresh` stores both, `check` gates the program's and says so in every format, and the
+/// explanation (of the whole process's profile) still attaches.
+#[test]
+fn a_binary_benchmark_is_gated_on_its_program_end_to_end() {
+    let sandbox = profiled_as(true);
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(sandbox.path("slow.json")).unwrap()).unwrap();
+    // The harness's `main` runs the benchmark through `__rust_begin_short_backtrace`, and its
+    // files start at `main`: program and whole process are one here.
+    assert_eq!(results["benchmarks"]["filter::passthrough/n8"]["Ir"], 184);
+    assert_eq!(results["process"]["filter::passthrough/n8"]["Ir"], 184);
+    assert!(results["process"].get("varint::decode/v2097151").is_none());
+    let baseline: Value = serde_json::from_str(
+        &std::fs::read_to_string(sandbox.path("baselines/filter.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(baseline["process"]["filter::passthrough/n8"]["Ir"], 122);
+    let table = sandbox.irgate(&["check", "--results", "slow.json"]);
+    assert_eq!(table.code, 1, "{}", table.stderr);
+    assert!(
+        table.stdout.contains(
+            "gated on the program's count (its main, without the process's start-up and exit); \
+             whole process 122 -> 184"
+        ),
+        "{}",
+        table.stdout
+    );
+    assert!(
+        table
+            .stdout
+            .contains("where the +62 Ir of filter::passthrough/n8 went")
+    );
+    let json = sandbox.irgate(&["check", "--results", "slow.json", "--format", "json"]);
+    let report: Value = serde_json::from_str(&json.stdout).unwrap();
+    let process = &report["processes"]["filter::passthrough/n8"];
+    assert_eq!(process["program"][0], "Ir");
+    assert_eq!(process["whole"]["Ir"]["new"], 184);
+    assert!(report["processes"].get("varint::decode/v2097151").is_none());
+    let markdown = sandbox.irgate(&["check", "--results", "slow.json", "--format", "markdown"]);
+    assert!(
+        markdown.stdout.contains("gated on the program"),
+        "{}",
+        markdown.stdout
+    );
+    let explained = sandbox.ok(&[
+        "explain",
+        "filter::passthrough/n8",
+        "--results",
+        "slow.json",
+    ]);
+    assert!(
+        explained
+            .stdout
+            .contains("gated: the program's Ir (its main, without the process's start-up and exit): 122 -> 184"),
+        "{}",
+        explained.stdout
+    );
 }

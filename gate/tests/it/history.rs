@@ -838,3 +838,25 @@ fn the_range_to_bisect_is_the_last_recorded_commit_when_a_count_moved_over_sever
     .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A binary benchmark's row on its group page says its count is its program's, with the whole
+/// process's beside it; a library benchmark's says nothing.
+#[test]
+fn a_binary_benchmarks_row_says_its_count_is_its_programs() {
+    let mut runs = generated_runs(2, 1, 3);
+    let last = runs.last_mut().unwrap();
+    last.results.process.whole.insert(
+        "g00::bench_00000/input".to_owned(),
+        [("Ir".to_owned(), 307_417)].into(),
+    );
+    let pages = pages(runs, 2);
+    let group = &pages[&irgate::render::dashboard::page_of("g00::bench_00000/input")];
+    assert!(
+        group.contains(
+            "<code>g00::bench_00000/input</code></a> <small>binary benchmark: its program&#39;s \
+             count (whole process 307,417 Ir)</small></td>"
+        ),
+        "{group}"
+    );
+    assert_eq!(group.matches("binary benchmark").count(), 1);
+}

@@ -341,6 +341,7 @@ fn the_dashboard_keeps_hostile_fingerprint_values_inert() {
                 durations_ms: Default::default(),
                 carried: Vec::new(),
                 shard: None,
+                process: Default::default(),
             };
             Run::from_results(results, None, false, "run.json").unwrap()
         };

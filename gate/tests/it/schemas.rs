@@ -34,6 +34,7 @@ fn the_results_file_is_frozen() {
         durations_ms: Default::default(),
         carried: Vec::new(),
         shard: None,
+        process: Default::default(),
     };
     results::write(&path, &run).unwrap();
     insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
@@ -47,6 +48,7 @@ fn the_baseline_file_is_frozen() {
     let group = Group {
         fingerprint: fingerprint(),
         benchmarks: BTreeMap::from([("frame::decode/b32".to_owned(), counts(47))]),
+        process: Default::default(),
     };
     write_updates(&[GroupUpdate {
         path: path.clone(),

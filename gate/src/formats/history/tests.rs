@@ -22,6 +22,7 @@ fn results(ir: u64) -> Results {
         durations_ms: Default::default(),
         carried: Vec::new(),
         shard: None,
+        process: Default::default(),
     }
 }
 

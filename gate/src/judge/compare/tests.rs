@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::formats::baseline::Group;
-use crate::model::{Budget, ChangeMap, Counts, Fingerprint};
+use crate::model::{Budget, ChangeMap, Counts, Fingerprint, Processes, Whole};
 
 fn counts(ir: u64) -> Counts {
     Counts::from([
@@ -20,6 +20,7 @@ fn baselines(entries: &[(&str, u64)]) -> Baselines {
             .or_insert_with(|| Group {
                 fingerprint: Fingerprint::default(),
                 benchmarks: BTreeMap::new(),
+                process: Default::default(),
             })
             .benchmarks
             .insert(id.to_string(), counts(*ir));
@@ -381,5 +382,139 @@ fn a_gated_metric_missing_from_the_run_is_undecided() {
         matches!(report.outcome, Outcome::Undecided { .. }),
         "{:?}",
         report.outcome
+    );
+}
+
+/// A binary benchmark `cli::tool/run` whose program counted `program` Ir of a whole process of
+/// `whole` (`EstimatedCycles` kept whole, as a metric callgrind's events would not give).
+fn binary(program: u64, whole: u64) -> (Counts, Processes) {
+    let mut process = Processes::default();
+    process.whole.insert(
+        "cli::tool/run".to_owned(),
+        Counts::from([("Ir".to_owned(), whole)]),
+    );
+    let counts = Counts::from([
+        ("Ir".to_owned(), program),
+        ("EstimatedCycles".to_owned(), whole * 3),
+    ]);
+    (counts, process)
+}
+
+fn binary_results(program: u64, whole: u64) -> Results {
+    let (counts, process) = binary(program, whole);
+    let mut run = results(&[("lib::f/x", 1_000)]);
+    run.benchmarks.insert("cli::tool/run".to_owned(), counts);
+    run.process = process;
+    run
+}
+
+fn binary_baselines(program: u64, whole: u64) -> Baselines {
+    let mut base = baselines(&[("lib::f/x", 1_000)]);
+    let (counts, process) = binary(program, whole);
+    base.groups.insert(
+        "cli".to_owned(),
+        Group {
+            fingerprint: Fingerprint::default(),
+            benchmarks: BTreeMap::from([("cli::tool/run".to_owned(), counts)]),
+            process,
+        },
+    );
+    base
+}
+
+#[test]
+fn a_binary_benchmark_is_gated_on_its_program_and_the_start_up_is_information() {
+    let zero = config("[budgets]\nIr = { absolute = 0 }");
+    let base = binary_baselines(4_085, 307_417);
+    // The start-up moved by -2,237 Ir (another layout), the program did not: it passes.
+    let report = compare(
+        &binary_results(4_085, 305_180),
+        &base,
+        &zero,
+        Policy::default(),
+    );
+    assert_eq!(report.outcome, Outcome::Passed);
+    let process = &report.attribution.processes["cli::tool/run"];
+    assert_eq!(process.program, ["Ir"]);
+    assert_eq!(
+        process.whole["Ir"],
+        Whole {
+            baseline: Some(307_417),
+            new: Some(305_180)
+        }
+    );
+    // The program slower by 200 Ir, the start-up faster by more: it fails.
+    let report = compare(
+        &binary_results(4_285, 305_380),
+        &base,
+        &zero,
+        Policy::default(),
+    );
+    assert_eq!(report.outcome, Outcome::Failed { count: 1 });
+    assert!(statuses(&report).contains(&("cli::tool/run", "Ir", Status::OverBudget, true)));
+    // The library benchmark beside it is judged as before, with nothing said of a process.
+    assert!(!report.attribution.processes.contains_key("lib::f/x"));
+}
+
+#[test]
+fn an_old_baseline_of_a_binary_benchmark_is_compared_whole_and_says_why() {
+    let zero = config("[budgets]\nIr = { absolute = 0 }");
+    // A baseline taken before the split: the whole process's count, no `process` entry.
+    let mut old = baselines(&[("lib::f/x", 1_000)]);
+    old.groups.insert(
+        "cli".to_owned(),
+        Group {
+            fingerprint: Fingerprint::default(),
+            benchmarks: BTreeMap::from([("cli::tool/run".to_owned(), counts(307_417))]),
+            process: Processes::default(),
+        },
+    );
+    let report = compare(
+        &binary_results(4_085, 307_417),
+        &old,
+        &zero,
+        Policy::default(),
+    );
+    // Not "better than budget" by 303,332: the whole counts on both sides, equal.
+    assert_eq!(report.outcome, Outcome::Passed);
+    let row = report
+        .rows
+        .iter()
+        .find(|r| r.benchmark == "cli::tool/run" && r.metric == "Ir")
+        .unwrap();
+    assert_eq!((row.baseline, row.new), (Some(307_417), Some(307_417)));
+    let process = &report.attribution.processes["cli::tool/run"];
+    assert!(process.program.is_empty());
+    let reason = process.reason.as_deref().unwrap();
+    assert!(
+        reason.starts_with("the baseline holds the whole process's count")
+            && reason.contains("`irgate refresh`"),
+        "{reason}"
+    );
+    // A whole-process slowdown still fails against it.
+    let report = compare(
+        &binary_results(4_085, 307_418),
+        &old,
+        &zero,
+        Policy::default(),
+    );
+    assert_eq!(report.outcome, Outcome::Failed { count: 1 });
+    // An unsplit run (no frame of main) is compared whole against a split baseline, with its
+    // reason.
+    let base = binary_baselines(4_085, 307_417);
+    let mut unsplit = results(&[("lib::f/x", 1_000)]);
+    unsplit
+        .benchmarks
+        .insert("cli::tool/run".to_owned(), counts(307_417));
+    unsplit
+        .process
+        .unsplit
+        .insert("cli::tool/run".to_owned(), "no frame of main".to_owned());
+    let report = compare(&unsplit, &base, &zero, Policy::default());
+    assert_eq!(report.outcome, Outcome::Passed);
+    let reason = report.attribution.processes["cli::tool/run"].reason.clone();
+    assert_eq!(
+        reason.as_deref(),
+        Some("this run has the whole process's count only: no frame of main")
     );
 }

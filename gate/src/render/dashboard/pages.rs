@@ -214,17 +214,31 @@ pub(super) fn group_page(group: &str, ids: &[&str], history: &History, site: &Si
     );
     for &id in ids {
         let values = history.runs.values(id, IR);
+        // A binary benchmark's charted count is its program's, since the run that split it.
+        let note = match history.runs().next_back() {
+            Some(latest) if latest.results.process.is_binary(id) => {
+                let what = match latest.results.process.whole.get(id).and_then(|c| c.get(IR)) {
+                    Some(whole) => format!(
+                        "binary benchmark: its program's count (whole process {} Ir)",
+                        thousands(*whole)
+                    ),
+                    None => "binary benchmark: its whole process's count".to_owned(),
+                };
+                format!(" <small>{}</small>", escape(&what))
+            }
+            _ => String::new(),
+        };
         if history.charted.contains(id) {
             let _ = write!(
                 body,
-                "<tr><td><a href=\"#{}\"><code>{}</code></a></td>",
+                "<tr><td><a href=\"#{}\"><code>{}</code></a>{note}</td>",
                 anchor(id),
                 escape(id)
             );
         } else {
             let _ = write!(
                 body,
-                "<tr id=\"{}\"><td><code>{}</code></td>",
+                "<tr id=\"{}\"><td><code>{}</code>{note}</td>",
                 anchor(id),
                 escape(id)
             );

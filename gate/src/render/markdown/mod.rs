@@ -217,7 +217,12 @@ fn sections(report: &Report, limit: Limit) -> Vec<Section> {
                 if report.is_carried(&row.benchmark) {
                     carried_line(row)
                 } else {
-                    row_line(row, dashboard, why(report, row))
+                    let gated = crate::render::gated_line(report, row).map(|g| prose_spans(&g));
+                    let why = match (why(report, row), gated) {
+                        (Some(why), Some(gated)) => Some(format!("{why}; {gated}")),
+                        (why, gated) => why.or(gated),
+                    };
+                    row_line(row, dashboard, why)
                 }
             })
             .collect()

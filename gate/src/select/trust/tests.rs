@@ -63,6 +63,7 @@ fn baselines(dir: &Path) -> Baselines {
                     ("g::b/y".to_owned(), counts(250)),
                     ("g::c/z".to_owned(), counts(300)),
                 ]),
+                process: Default::default(),
             },
         )]),
     }
