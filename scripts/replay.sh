@@ -44,7 +44,8 @@
 #                     commit is measured.
 #   --inject COMMIT:FILE:PATTERN
 #                     at COMMIT, before measuring it, insert a slowdown (a loop of 64
-#                     `std::hint::black_box` calls) as the first statement of the function
+#                     `core::hint::black_box` calls: a `no_std` crate has no `std`) as the first
+#                     statement of the function
 #                     whose signature is the first line of FILE matching the extended regex
 #                     PATTERN (after the first line from there on that ends with `{`). The
 #                     commit is also measured without it when a child in the range needs it as
@@ -142,7 +143,7 @@ slow_down() {
     line=$(pattern=${1#*:} awk '!found && $0 ~ ENVIRON["pattern"] { found = 1 }
         found && /\{[[:space:]]*$/ { print NR; exit }' "$file")
     [ -n "$line" ] || { echo "replay: --inject: no line of ${1%%:*} matches /${1#*:}/ with a { after it" >&2; exit 2; }
-    sed -i "${line}a\\    for i in 0..64u32 { std::hint::black_box(i); } // replay --inject" "$file"
+    sed -i "${line}a\\    for i in 0..64u32 { core::hint::black_box(i); } // replay --inject" "$file"
 }
 
 # irgate_run LOG ARGS...: `irgate run ARGS` in the worktree, output to LOG; exits on failure.
