@@ -455,9 +455,10 @@ whole_suites() {
     tr ' ' '\n' <<<"$expected_ran" | sed '/^$/d' | sort | tr '\n' ' '
 }
 # judge_dry NAME [ARGS...] (--dry-run): what `irgate run --only-touched --dry-run` says it would
-# run; sets touched (the benchmarks it names as touched), ran and carried (their count).
+# run; sets touched (the benchmarks it names as touched), ran and carried; the verdict is not known.
 judge_dry() {
     local name=$1 log=$work/$1
+    full_exit=- failed=-
     "$irgate" run --only-touched --dry-run "${@:2}" >"$log-dry.log" 2>&1 || { cat "$log-dry.log" >&2; die "$name: irgate run --only-touched --dry-run failed"; }
     touched=$(sed -nE 's/^irgate: --only-touched: runs ([^ ]+): .*/\1/p' "$log-dry.log" | sort | tr '\n' ' ')
     ran=$touched

@@ -130,15 +130,23 @@ fn say_selected(carry: std::result::Result<Carry, String>) -> Option<Carry> {
         );
     }
     for suite in carry.whole_suites.iter().filter(|s| s.in_scope > 0) {
-        if suite.to_run > 0 {
+        let others = suite.in_scope - suite.to_run;
+        if suite.to_run > 0 && others == 0 {
+            crate::note!(
+                "--only-touched: suite {} runs whole: all {} of its benchmarks are touched or new \
+                 (its runner, {}, cannot run benchmarks by id)",
+                terminal(&suite.name),
+                suite.in_scope,
+                suite.library
+            );
+        } else if suite.to_run > 0 {
             crate::note!(
                 "--only-touched: suite {} runs whole: {} of its {} benchmarks are touched or new, \
-                 and its runner ({}) cannot run benchmarks by id, so its other {} run too",
+                 and its runner ({}) cannot run benchmarks by id, so its other {others} run too",
                 terminal(&suite.name),
                 suite.to_run,
                 suite.in_scope,
-                suite.library,
-                suite.in_scope - suite.to_run
+                suite.library
             );
         } else {
             crate::note!(
