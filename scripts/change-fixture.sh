@@ -414,7 +414,8 @@ judge() {
     "$irgate" run --only-touched "${selected[@]}" >"$log-sel-run.log" 2>&1 || { cat "$log-sel-run.log" >&2; die "$name: irgate run --only-touched failed"; }
     ran=$(jq -r '(.carried // []) as $c | .benchmarks | keys[] | select(. as $k | $c | index($k) | not)' target/irgate/results.json | sort | tr '\n' ' ')
     if [ "$selects" = 0 ]; then
-        expect "$name: the benchmarks the selected run ran (the suites with a touched one, whole)" "$ran" "$(whole_suites "$name" "$log-sel-run.log")"
+        whole_suites "$name" "$log-sel-run.log"
+        expect "$name: the benchmarks the selected run ran (the suites with a touched one, whole)" "$ran" "$whole"
     fi
     # Selected and full runs start each benchmark alike: every count that ran in both is equal.
     local differ
@@ -436,8 +437,9 @@ expect() { [ "$2" = "$3" ] || die "$1: expected [$3], got [$2]"; }
 # failing set); nothing with --dry-run.
 verdict() { [ "$dry" = 1 ] || expect "$@"; }
 # whole_suites NAME LOG (iai-callgrind): checks that the selected run's LOG says it runs whole
-# exactly the suites holding a touched benchmark and leaves out the others; prints the benchmarks
-# of the suites it runs.
+# exactly the suites holding a touched benchmark and leaves out the others; sets whole to the
+# benchmarks of the suites it runs (not printed: a `die` in a command substitution would only
+# end the subshell).
 whole_suites() {
     local name=$1 log=$2 suite id runs expected_ran=
     for suite in fixture shapes; do
@@ -452,7 +454,7 @@ whole_suites() {
                 { cat "$log" >&2; die "$name: the selected run does not say it leaves out the suite $suite"; }
         fi
     done
-    tr ' ' '\n' <<<"$expected_ran" | sed '/^$/d' | sort | tr '\n' ' '
+    whole=$(tr ' ' '\n' <<<"$expected_ran" | sed '/^$/d' | sort | tr '\n' ' ')
 }
 # judge_dry NAME [ARGS...] (--dry-run): what `irgate run --only-touched --dry-run` says it would
 # run; sets touched (the benchmarks it names as touched), ran and carried; the verdict is not known.
@@ -462,7 +464,10 @@ judge_dry() {
     "$irgate" run --only-touched --dry-run "${@:2}" >"$log-dry.log" 2>&1 || { cat "$log-dry.log" >&2; die "$name: irgate run --only-touched --dry-run failed"; }
     touched=$(sed -nE 's/^irgate: --only-touched: runs ([^ ]+): .*/\1/p' "$log-dry.log" | sort | tr '\n' ' ')
     ran=$touched
-    [ "$selects" = 1 ] || ran=$(whole_suites "$name" "$log-dry.log")
+    if [ "$selects" = 0 ]; then
+        whole_suites "$name" "$log-dry.log"
+        ran=$whole
+    fi
     local not_run; not_run=$(sed -nE 's/^irgate: --only-touched: ([0-9]+) of 15 benchmarks executed none of the code.*/\1/p' "$log-dry.log")
     expect "$name: the benchmarks the dry run leaves out" "$not_run" $((15 - $(wc -w <<<"$ran")))
     carried=$(for id in $all; do grep -qw -- "$id" <<<"$ran" || echo "$id"; done | sort | tr '\n' ' ')
