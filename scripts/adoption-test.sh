@@ -186,10 +186,10 @@ adopt() {
     local selected
     selected=$(irgate run --only-touched --dry-run 2>&1 |
         sed -nE 's/^irgate: --only-touched: runs (.*): (executes changed code|counted as touched).*/\1/p' | sort)
-    # iai-callgrind's runner cannot run benchmarks by id: everything runs, and irgate says why.
+    # iai-callgrind's runner cannot run benchmarks by id: the suite runs whole, and irgate says why.
     if [[ $library == iai-callgrind* ]]; then
-        irgate run --only-touched --dry-run 2>&1 | grep -q 'running every benchmark: .*cannot run benchmarks by id' ||
-            die "$name: --only-touched --dry-run does not say why it runs every benchmark"
+        irgate run --only-touched --dry-run 2>&1 | grep -q 'only-touched: suite .* runs whole: .*cannot run benchmarks by id' ||
+            die "$name: --only-touched --dry-run does not say it runs the suite whole"
     elif [ "$selected" != "$expected" ]; then
         diff <(echo "$expected") <(echo "$selected") | sed 's/^/  /' >&2 || true
         die "$name: --only-touched must select exactly the benchmarks calling $function (< expected, > selected)"

@@ -52,24 +52,37 @@
 # their code is compared as one unit, which is sound and coarser than the change.) Each step starts
 # from the baselines' commit. The table of what each step gave is printed.
 #
-# With `--library iai-callgrind@X.Y.Z` the same suite is written with iai-callgrind (the bench
-# file's imports and group syntax adapted): its record must hold every benchmark and give the same
-# touched sets and verdicts. iai-callgrind's runner filters bench binaries, not benchmark ids, so
-# there `--only-touched` runs every benchmark (and says why), and the shards are not taken.
+# The benchmarks are in two suites (bench targets) of one package: `fixture` (the groups twice,
+# once, setup, table, generic, files) and `shapes` (inl, dynamic, point, path, include).
 #
-# usage: scripts/change-fixture.sh [--keep DIR] [--library iai-callgrind@X.Y.Z]
+# With `--library iai-callgrind@X.Y.Z` the same suites are written with iai-callgrind (the bench
+# files' imports and group syntax adapted): its record must hold every benchmark and give the same
+# touched sets and verdicts. iai-callgrind's runner filters bench binaries, not benchmark ids, so
+# there `--only-touched` runs a suite whole when it holds a touched benchmark and leaves it out
+# otherwise (and says which), each step checks that it ran exactly those suites, and the shards
+# are not taken.
+#
+# With `--dry-run`, the steps run no benchmark: each only asks `irgate run --only-touched
+# --dry-run` what it would run, and its touched set (and on iai-callgrind, the suites it would run
+# whole and leave out) must be the expected one. The baselines' recorded run still runs every
+# benchmark twice. It proves the selections, not the verdicts (no step is measured), and leaves
+# out the steps that need measured runs (revert, revert-old-record, forged, forged-ci) and the
+# shards.
+#
+# usage: scripts/change-fixture.sh [--keep DIR] [--library iai-callgrind@X.Y.Z] [--dry-run]
 # Needs valgrind, cargo and gungraun-runner 0.20.0 (or the iai-callgrind runner of that version, in
 # irgate's cache or named by $IAI_CALLGRIND_RUNNER); irgate from this checkout ($IRGATE, else
 # built).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 repo=$(cd "$(dirname "$0")/.." && pwd)
-keep= library=gungraun@0.20.0
+keep= library=gungraun@0.20.0 dry=0
 while [ $# -gt 0 ]; do
     case $1 in
         --keep) keep=${2:?usage: --keep DIR}; shift 2 ;;
         --library) library=${2:?usage: --library iai-callgrind@X.Y.Z}; shift 2 ;;
-        *) echo "usage: scripts/change-fixture.sh [--keep DIR] [--library iai-callgrind@X.Y.Z]" >&2; exit 2 ;;
+        --dry-run) dry=1; shift ;;
+        *) echo "usage: scripts/change-fixture.sh [--keep DIR] [--library iai-callgrind@X.Y.Z] [--dry-run]" >&2; exit 2 ;;
     esac
 done
 case $library in
@@ -289,6 +302,22 @@ fn read(bytes: Vec<u8>) -> u64 {
     black_box(changefix::fold(black_box(&bytes)))
 }
 
+library_benchmark_group!(name = twice, benchmarks = shared);
+library_benchmark_group!(name = once, benchmarks = lonely);
+library_benchmark_group!(name = setup, benchmarks = summed);
+library_benchmark_group!(name = table, benchmarks = [lookup, pick]);
+library_benchmark_group!(name = generic, benchmarks = [scale_u8, scale_u32]);
+library_benchmark_group!(name = files, benchmarks = read);
+main!(library_benchmark_groups = twice, once, setup, table, generic, files);
+EOF
+    # A second suite (bench target) of the same package: a selected run on iai-callgrind leaves a
+    # suite out only whole.
+    printf '\n[[bench]]\nname = "shapes"\nharness = false\n' >>"$dir/changefix/Cargo.toml"
+    cat >"$dir/changefix/benches/shapes.rs" <<'EOF'
+use std::hint::black_box;
+
+use gungraun::prelude::*;
+
 #[library_benchmark]
 #[bench::one(1)]
 fn host(x: u64) -> u64 {
@@ -326,24 +355,21 @@ library_benchmark_group!(name = dynamic, benchmarks = run);
 library_benchmark_group!(name = point, benchmarks = norm);
 library_benchmark_group!(name = path, benchmarks = scaled);
 library_benchmark_group!(name = include, benchmarks = blob);
-library_benchmark_group!(name = twice, benchmarks = shared);
-library_benchmark_group!(name = once, benchmarks = lonely);
-library_benchmark_group!(name = setup, benchmarks = summed);
-library_benchmark_group!(name = table, benchmarks = [lookup, pick]);
-library_benchmark_group!(name = generic, benchmarks = [scale_u8, scale_u32]);
-library_benchmark_group!(name = files, benchmarks = read);
-main!(library_benchmark_groups = twice, once, setup, table, generic, files, inl, dynamic, point, path, include);
+main!(library_benchmark_groups = inl, dynamic, point, path, include);
 EOF
     if [ "$selects" = 0 ]; then
         # iai-callgrind: its crate at that version, its imports, `;` after a group's name and no
         # brackets around its benchmarks. The lock file is cargo's own for it.
         rm "$dir/Cargo.lock"
         sed -i "s/^gungraun = \"=0.20.0\"/iai-callgrind = \"=${library#*@}\"/" "$dir/changefix/Cargo.toml"
-        sed -i -e 's/^use gungraun::prelude::\*;/use iai_callgrind::{library_benchmark, library_benchmark_group, main};/' \
-            -e 's/^library_benchmark_group!(name = \([a-z]*\), benchmarks = \[\{0,1\}\([a-z0-9_, ]*\)\]\{0,1\});/library_benchmark_group!(name = \1; benchmarks = \2);/' \
-            "$dir/changefix/benches/fixture.rs"
-        grep -q '^use iai_callgrind' "$dir/changefix/benches/fixture.rs" && ! grep -q 'benchmarks = \[' "$dir/changefix/benches/fixture.rs" ||
-            die "could not write the suite with $library"
+        local bench
+        for bench in fixture shapes; do
+            sed -i -e 's/^use gungraun::prelude::\*;/use iai_callgrind::{library_benchmark, library_benchmark_group, main};/' \
+                -e 's/^library_benchmark_group!(name = \([a-z]*\), benchmarks = \[\{0,1\}\([a-z0-9_, ]*\)\]\{0,1\});/library_benchmark_group!(name = \1; benchmarks = \2);/' \
+                "$dir/changefix/benches/$bench.rs"
+            grep -q '^use iai_callgrind' "$dir/changefix/benches/$bench.rs" && ! grep -q 'benchmarks = \[' "$dir/changefix/benches/$bench.rs" ||
+                die "could not write the suite $bench with $library"
+        done
     fi
 }
 
@@ -374,6 +400,10 @@ all=$(jq -r '.benchmarks | keys[]' target/irgate/results.json | sort | tr '\n' '
 judge() {
     local name=$1 log=$work/$1
     local selected=("${@:2}")
+    if [ "$dry" = 1 ]; then
+        judge_dry "$@"
+        return
+    fi
     "$irgate" run >"$log-run.log" 2>&1 || { cat "$log-run.log" >&2; die "$name: irgate run failed"; }
     full_exit=0; "$irgate" check --format json >"$log-full.json" 2>"$log-full.err" || full_exit=$?
     old_exit=0; "$irgate" check --no-change-map >"$log-old.txt" 2>&1 || old_exit=$?
@@ -382,9 +412,10 @@ judge() {
     failed=$(jq -r '[.rows[] | select(.fails) | .benchmark] | unique | .[]' "$log-full.json" | sort | tr '\n' ' ')
     cp target/irgate/results.json "$log-full-results.json"
     "$irgate" run --only-touched "${selected[@]}" >"$log-sel-run.log" 2>&1 || { cat "$log-sel-run.log" >&2; die "$name: irgate run --only-touched failed"; }
+    ran=$(jq -r '(.carried // []) as $c | .benchmarks | keys[] | select(. as $k | $c | index($k) | not)' target/irgate/results.json | sort | tr '\n' ' ')
     if [ "$selects" = 0 ]; then
-        grep -q 'running every benchmark: .*whose runner cannot run benchmarks by id' "$log-sel-run.log" ||
-            { cat "$log-sel-run.log" >&2; die "$name: --only-touched on $library does not say why it runs every benchmark"; }
+        whole_suites "$name" "$log-sel-run.log"
+        expect "$name: the benchmarks the selected run ran (the suites with a touched one, whole)" "$ran" "$whole"
     fi
     # Selected and full runs start each benchmark alike: every count that ran in both is equal.
     local differ
@@ -399,9 +430,51 @@ judge() {
     [ "$sel_failed" = "$failed" ] || die "$name: the selected run fails [$sel_failed], the full run [$failed]"
     local shown=$touched
     [ "$touched" != "$all" ] || shown="every benchmark"
-    say "$name: exit $full_exit (without the change map: $old_exit); touched [$shown]; failed [$failed]; not run in the selected run: $(wc -w <<<"$carried") of $(wc -w <<<"$all")"
+    say "$name: exit $full_exit (without the change map: $old_exit); touched [$shown]; failed [$failed]; the selected run ran $(wc -w <<<"$ran") of $(wc -w <<<"$all"), carried $(wc -w <<<"$carried")"
 }
 expect() { [ "$2" = "$3" ] || die "$1: expected [$3], got [$2]"; }
+# verdict NAME GOT EXPECTED: `expect` of what only a measured step knows (an exit code, the
+# failing set); nothing with --dry-run.
+verdict() { [ "$dry" = 1 ] || expect "$@"; }
+# whole_suites NAME LOG (iai-callgrind): checks that the selected run's LOG says it runs whole
+# exactly the suites holding a touched benchmark and leaves out the others; sets whole to the
+# benchmarks of the suites it runs (not printed: a `die` in a command substitution would only
+# end the subshell).
+whole_suites() {
+    local name=$1 log=$2 suite id runs expected_ran=
+    for suite in fixture shapes; do
+        runs=0
+        for id in $touched; do [ "$(suite_of "$id")" != "$suite" ] || runs=1; done
+        if [ "$runs" = 1 ]; then
+            for id in $all; do [ "$(suite_of "$id")" != "$suite" ] || expected_ran+="$id "; done
+            grep -q "^irgate: --only-touched: suite changefix/$suite runs whole: .* cannot run benchmarks by id" "$log" ||
+                { cat "$log" >&2; die "$name: the selected run does not say it runs the suite $suite whole"; }
+        else
+            grep -q "^irgate: --only-touched: suite changefix/$suite does not run: none of its" "$log" ||
+                { cat "$log" >&2; die "$name: the selected run does not say it leaves out the suite $suite"; }
+        fi
+    done
+    whole=$(tr ' ' '\n' <<<"$expected_ran" | sed '/^$/d' | sort | tr '\n' ' ')
+}
+# judge_dry NAME [ARGS...] (--dry-run): what `irgate run --only-touched --dry-run` says it would
+# run; sets touched (the benchmarks it names as touched), ran and carried; the verdict is not known.
+judge_dry() {
+    local name=$1 log=$work/$1
+    full_exit=- failed=-
+    "$irgate" run --only-touched --dry-run "${@:2}" >"$log-dry.log" 2>&1 || { cat "$log-dry.log" >&2; die "$name: irgate run --only-touched --dry-run failed"; }
+    touched=$(sed -nE 's/^irgate: --only-touched: runs ([^ ]+): .*/\1/p' "$log-dry.log" | sort | tr '\n' ' ')
+    ran=$touched
+    if [ "$selects" = 0 ]; then
+        whole_suites "$name" "$log-dry.log"
+        ran=$whole
+    fi
+    local not_run; not_run=$(sed -nE 's/^irgate: --only-touched: ([0-9]+) of 15 benchmarks executed none of the code.*/\1/p' "$log-dry.log")
+    expect "$name: the benchmarks the dry run leaves out" "$not_run" $((15 - $(wc -w <<<"$ran")))
+    carried=$(for id in $all; do grep -qw -- "$id" <<<"$ran" || echo "$id"; done | sort | tr '\n' ' ')
+    say "$name: touched [$touched]; --only-touched --dry-run would run $(wc -w <<<"$ran") of 15, carry $not_run"
+}
+# suite_of ID: the bench target (suite) that holds benchmark ID, by its group.
+suite_of() { case ${1%%::*} in inl | dynamic | point | path | include) echo shapes ;; *) echo fixture ;; esac; }
 # shards_check NAME (after `judge NAME`): the selected run in 2 shards (`irgate run --only-touched
 # --shard K/2`). Each shard holds its part of the benchmarks, runs the touched ones among them and
 # carries the others; together the shards run exactly what the unsharded selected run ran, carry
@@ -439,25 +512,25 @@ step() { git checkout --quiet --force --detach "$base"; }
 step; sed -i 's/^version = "0.1.0"/version = "0.1.1"/' changefix/Cargo.toml; sed -i 's/^inert = .*/inert = ["changefix\/src\/**"]/' gate.toml; commit uninert
 judge uninert
 expect "uninert: touched" "$touched" "files::read/data "
-expect "uninert: exit" "$full_exit" 0
+verdict "uninert: exit" "$full_exit" 0
 
 step; sed -i 's/    x.wrapping_mul(31).rotate_left(7)/    let mut y = x;\n    for _ in 0..4 {\n        y = y.wrapping_mul(31).rotate_left(7);\n    }\n    y/' changefix/src/lib.rs; commit shared
 judge shared
 expect "shared: touched" "$touched" "twice::shared/one twice::shared/two "
-expect "shared: failed" "$failed" "twice::shared/one twice::shared/two "
-expect "shared: exit" "$full_exit" 1
+verdict "shared: failed" "$failed" "twice::shared/one twice::shared/two "
+verdict "shared: exit" "$full_exit" 1
 if [ "$selects" = 1 ]; then
     expect "shared: carried" "$(wc -w <<<"$carried")" $(($(wc -w <<<"$all") - 2))
-    shards_check shared
+    [ "$dry" = 1 ] || shards_check shared
 else
-    expect "shared: carried" "$carried" ""
+    expect "shared: carried (the suite shapes, whole)" "$carried" "dynamic::run/add dynamic::run/mul include::blob/all inl::host/one path::scaled/one point::norm/one "
 fi
 
 step; sed -i 's/(0..n as u64)/(0..(n + n \/ 2) as u64)/' changefix/src/lib.rs; commit setup
 judge setup
 expect "setup: touched" "$touched" "setup::summed/input "
-expect "setup: failed" "$failed" "setup::summed/input "
-expect "setup: exit" "$full_exit" 1
+verdict "setup: failed" "$failed" "setup::summed/input "
+verdict "setup: exit" "$full_exit" 1
 
 step; sed -i 's/^pub const STEP: u64 = 3;/pub const STEP: u64 = 5;/' changefix/src/lib.rs; commit const
 judge const
@@ -474,13 +547,13 @@ expect "generic: touched" "$touched" "generic::scale_u32/word generic::scale_u8/
 step; head -c 96 /dev/urandom >changefix/data/input.bin; commit data
 judge data
 expect "data: touched" "$touched" "files::read/data "
-expect "data: failed" "$failed" "files::read/data "
+verdict "data: failed" "$failed" "files::read/data "
 
 step; sed -i 's/    x ^ 0x5a$/    (x ^ 0x5a).wrapping_mul(3)/' changefix/src/lib.rs; commit inline
 judge inline
 expect "inline: touched" "$touched" "inl::host/one "
 # The change map names the inlined function and its changed line, inlined into `host`.
-jq -e '[.change.functions[] | select(.inlined == "tiny" and .name == "changefix::host"
+[ "$dry" = 1 ] || jq -e '[.change.functions[] | select(.inlined == "tiny" and .name == "changefix::host"
         and .file == "changefix/src/lib.rs" and (.lines | length) > 0)] | length == 1' "$work/inline-full.json" >/dev/null ||
     die "inline: the change map does not name \`tiny\` with its lines, inlined into \`changefix::host\`"
 
@@ -505,31 +578,31 @@ expect "include: touched" "$touched" "files::read/data include::blob/all "
 step; sed -i 's/    x.rotate_left(5) ^ 0x55/    x.rotate_left(5) ^ x.rotate_right(9) ^ 0x55/' changefix/src/lib.rs; commit unrun
 judge unrun
 expect "unrun: touched" "$touched" ""
-expect "unrun: exit" "$full_exit" 0
-[ "$selects" = 0 ] || expect "unrun: carried" "$carried" "$all"
+verdict "unrun: exit" "$full_exit" 0
+expect "unrun: carried" "$carried" "$all"
 
 step; printf '\n/// Run by nothing.\npub fn unused(x: u64) -> u64 {\n    x ^ 0xdead\n}\n' >>changefix/src/lib.rs; commit unused
 judge unused
 expect "unused: touched" "$touched" ""
-expect "unused: exit" "$full_exit" 0
+verdict "unused: exit" "$full_exit" 0
 
 step; sed -i 's|^/// Run by the two `shared` benchmarks.|/// Run by the two `shared` benchmarks.\n///\n/// A second paragraph.|' changefix/src/lib.rs; commit doc
 judge doc
 expect "doc: touched" "$touched" ""
-expect "doc: exit" "$full_exit" 0
+verdict "doc: exit" "$full_exit" 0
 
 step; sed -i 's|^/// Indexes with a bounds check that never fails here.|/// Indexes with a bounds check that never fails here.\n///\n/// A second paragraph moves its lines, and so its panic location.|' changefix/src/lib.rs; commit bounds
 judge bounds
 expect "bounds: touched" "$touched" ""
-expect "bounds: exit" "$full_exit" 0
+verdict "bounds: exit" "$full_exit" 0
 
 step; sed -i 's/^version = "0.1.0"/version = "0.2.0"/' changefix/Cargo.toml; cargo metadata --format-version 1 >/dev/null; commit version
 judge version
 expect "version: touched" "$touched" ""
-expect "version: exit" "$full_exit" 0
+verdict "version: exit" "$full_exit" 0
 # The record and the baselines are one, and where the record comes from (issue #40): on the
 # library whose runner selects by id (the selected runs' reasons are read).
-if [ "$selects" = 1 ]; then
+if [ "$selects" = 1 ] && [ "$dry" = 0 ]; then
 # The record and the baselines are one (issue #40). A speedup of `make_input` is accepted from a
 # run without --record, then reverted: the slowdown comes back in byte for byte the record's code.
 # The refresh removes the record's entry of the benchmark whose count it changed (no old entry
@@ -550,7 +623,7 @@ judge revert
 has() { grep -qw -- "$2" <<<"$1"; }
 has "$touched" setup::summed/input || die "revert: setup::summed/input is not touched ($touched)"
 has "$failed" setup::summed/input || die "revert: setup::summed/input does not fail ($failed)"
-expect "revert: exit" "$full_exit" 1
+verdict "revert: exit" "$full_exit" 1
 grep -q "setup::summed/input: counted as touched: its code record no longer held" "$work/revert-sel-run.log" || die "revert: the selected run does not say why it runs setup::summed/input"
 # The same with the record as an irgate before counts in records left it (the old entry beside the
 # new count): the entry is void at selection.
@@ -562,7 +635,7 @@ git checkout --quiet "$base" -- changefix/src/lib.rs; commit revert-old-record
 judge revert-old-record
 has "$touched" setup::summed/input || die "revert-old-record: setup::summed/input is not touched ($touched)"
 has "$failed" setup::summed/input || die "revert-old-record: setup::summed/input does not fail ($failed)"
-expect "revert-old-record: exit" "$full_exit" 1
+verdict "revert-old-record: exit" "$full_exit" 1
 grep -q "setup::summed/input: counted as touched: its code record describes another count than its baseline" "$work/revert-old-record-sel-run.log" ||
     die "revert-old-record: the selected run does not say the entry describes another count"
 
@@ -576,12 +649,16 @@ jq --arg commit "$(git rev-parse HEAD)" '.commit = $commit' baselines/code/recor
 cp "$work/forged.json" baselines/code/record.json; commit "a record that names the slower commit"
 judge forged
 has "$failed" twice::shared/one && has "$failed" twice::shared/two || die "forged: twice::shared/* do not fail ($failed)"
-expect "forged: exit" "$full_exit" 1
+verdict "forged: exit" "$full_exit" 1
 grep -q "running every benchmark: no file changed since the code record's commit" "$work/forged-sel-run.log" || die "forged: the selected run does not say why it runs everything"
 judge forged-ci --record-from "$base"
-expect "forged-ci: exit" "$full_exit" 1
+verdict "forged-ci: exit" "$full_exit" 1
 expect "forged-ci: carried" "$carried" ""
 grep -q "running every benchmark: the change alters the baselines since" "$work/forged-ci-sel-run.log" || die "forged-ci: the selected run does not say the baselines changed"
 jq -e '.change.unmapped | test("alters the baselines")' "$work/forged-ci-sel.json" >/dev/null || die "forged-ci: the report does not say the baselines changed"
 fi
-say "PASS ($library): touched sets, verdicts and selected runs as expected; every selected verdict equals the full run's"
+if [ "$dry" = 1 ]; then
+    say "PASS ($library, --dry-run): every step's selection as expected (no step measured)"
+else
+    say "PASS ($library): touched sets, verdicts and selected runs as expected; every selected verdict equals the full run's"
+fi

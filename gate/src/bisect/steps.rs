@@ -50,9 +50,9 @@ impl State<'_> {
             Some(&place),
         );
         let outcome = match built {
-            Ok((objects, refusals)) => {
-                self.refuses_selection |= !refusals.is_empty();
-                Ok(objects)
+            Ok(built) => {
+                self.refuses_selection |= !built.refusals.is_empty();
+                Ok(built.objects)
             }
             Err(error) => Err(error.to_string()),
         };

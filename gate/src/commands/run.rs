@@ -129,6 +129,33 @@ fn say_selected(carry: std::result::Result<Carry, String>) -> Option<Carry> {
             terminal(&crate::select::text::selected_because(&carry.map, touch))
         );
     }
+    for suite in carry.whole_suites.iter().filter(|s| s.in_scope > 0) {
+        let others = suite.in_scope - suite.to_run;
+        if suite.to_run > 0 && others == 0 {
+            crate::note!(
+                "--only-touched: suite {} runs whole: all {} of its benchmarks are touched or new \
+                 (its runner, {}, cannot run benchmarks by id)",
+                terminal(&suite.name),
+                suite.in_scope,
+                suite.library
+            );
+        } else if suite.to_run > 0 {
+            crate::note!(
+                "--only-touched: suite {} runs whole: {} of its {} benchmarks are touched or new, \
+                 and its runner ({}) cannot run benchmarks by id, so its other {others} run too",
+                terminal(&suite.name),
+                suite.to_run,
+                suite.in_scope,
+                suite.library
+            );
+        } else {
+            crate::note!(
+                "--only-touched: suite {} does not run: none of its {} benchmarks is touched",
+                terminal(&suite.name),
+                suite.in_scope
+            );
+        }
+    }
     crate::note!(
         "--only-touched: {} of {} benchmarks executed none of the code that changed \
          since {} and read no changed file: not run, their baseline counts carried",

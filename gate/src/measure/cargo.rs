@@ -173,7 +173,7 @@ pub(super) fn build(suite: &Suite, library: &Library, settings: &Settings) -> Re
 
 /// Every benchmark in the suite (`cargo bench ... -- --list`), which also builds it: its id and
 /// its module path, `file::group::function[::id]`.
-pub(super) fn list(
+pub fn list(
     suite: &Suite,
     library: &Library,
     settings: &Settings,

@@ -13,9 +13,10 @@
 //! | gungraun       | 0.20           | yes      | yes       | yes      | yes           | v7      | yes    |
 //!
 //! Every version takes `--save-summary=json`, `--output-format=json` (one summary per line on
-//! stdout), `--allow-aslr=no` and `--callgrind-args`. Before gungraun, the positional filter
-//! matches bench binary names, not benchmark ids. Read from each version's runner argument
-//! definitions and summary models.
+//! stdout), `--allow-aslr=no` and `--callgrind-args`. Before gungraun, the positional filter (and
+//! `$IAI_CALLGRIND_FILTER`, the same argument) is a substring of the bench binary's name, not of a
+//! benchmark id, and nothing else selects benchmarks: a suite runs whole or not at all. Read from
+//! each version's runner argument definitions and summary models.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -153,6 +154,20 @@ impl Library {
     /// matches bench binary names.
     pub fn filters_ids(&self) -> bool {
         self.kind == Kind::Gungraun
+    }
+
+    /// Whether `run --only-touched` can leave benchmarks of a suite out: one by one where the
+    /// runner filters on ids (gungraun), else whole suites (iai-callgrind 0.14.1 to 0.16), which
+    /// takes the runner's listing to know the benchmarks of each. `Err` says why not.
+    pub fn skips(&self) -> std::result::Result<(), String> {
+        if self.lists() {
+            Ok(())
+        } else {
+            Err(format!(
+                "its runner ({self}) can neither run benchmarks by id nor list them, so irgate \
+                 cannot tell which suite a benchmark is in (iai-callgrind 0.14.1 and later list)"
+            ))
+        }
     }
 
     /// Whether the runner runs several benchmarks at once (`--parallel`, gungraun 0.20).
@@ -422,6 +437,15 @@ mod tests {
             "{refused}"
         );
         assert!(library("iai-callgrind", "0.13.4").records().is_err());
+        // A selected run leaves out whole suites where the runner lists them, single benchmarks
+        // where it also filters on ids.
+        assert!(gun17.skips().is_ok() && iai14.skips().is_ok() && iai16.skips().is_ok());
+        let unlisted = library("iai-callgrind", "0.14.0").skips().unwrap_err();
+        assert!(
+            unlisted.contains("(iai-callgrind 0.14.0) can neither run benchmarks by id nor list"),
+            "{unlisted}"
+        );
+        assert!(iai12.skips().is_err());
         assert_eq!(gun18.kind.runner_env(), "GUNGRAUN_RUNNER");
         assert_eq!(iai16.kind.runner_env(), "IAI_CALLGRIND_RUNNER");
         assert_eq!(

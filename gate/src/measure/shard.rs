@@ -131,8 +131,8 @@ fn fnv1a(text: &str) -> u64 {
     })
 }
 
-/// Refuses a subset of a suite's benchmarks (`what`: `--shard 2/3`, `--only-touched`) for a
-/// suite whose runner cannot run benchmarks by id.
+/// Refuses a shard of a suite's benchmarks (`what`: `--shard 2/3`) for a suite whose runner
+/// cannot run benchmarks by id.
 pub fn check_runner(
     what: &str,
     suite: &str,

@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::filter;
 use crate::formats::summary;
 use crate::id::Origins;
-use crate::measure::cargo::{build, cargo_bench, describe, list};
+use crate::measure::cargo::{build, cargo_bench, describe};
 use crate::measure::library::{Kind, Library, find_on_path};
 use crate::measure::patterns::{covering_patterns, runner_pattern};
 use crate::measure::shard;
@@ -33,7 +33,7 @@ use crate::text::thousands;
 // The build and the settings a run takes, and the artifacts of its build, are found here by
 // their callers; each has one home in a module of its own.
 pub use crate::measure::build::{Build, MEASUREMENT_PROFILE};
-pub use crate::measure::cargo::{Settings, artifacts};
+pub use crate::measure::cargo::{Settings, artifacts, list};
 
 /// The `GLIBC_TUNABLES` used when the environment sets none: glibc then never switches memcpy and
 /// memset to `rep movsb`/`rep stosb`, which callgrind counts as one instruction per byte, so
@@ -76,8 +76,13 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
     if let Some(shard) = settings.shard {
         shard::check_runner(&format!("--shard {}", shard.part), &suite.name(), library)?;
     }
-    if settings.skip.is_some() {
-        shard::check_runner("--only-touched", &suite.name(), library)?;
+    if settings.skip.is_some()
+        && let Err(why) = library.skips()
+    {
+        return Err(Error::Tool(format!(
+            "--only-touched: suite `{}`: {why}",
+            suite.name()
+        )));
     }
     let in_scope = |id: &str| {
         filter::in_scope(settings.filter, id)
@@ -94,6 +99,12 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
             .cloned()
             .collect();
         if expected.is_empty() && (settings.filter.is_some() || subset) {
+            if settings.skip.is_some() {
+                crate::note!(
+                    "suite {}: not run: none of its benchmarks in scope is to run",
+                    suite.name()
+                );
+            }
             return Ok(SuiteRun {
                 benchmarks: BTreeMap::new(),
                 durations_ms: BTreeMap::new(),
@@ -110,12 +121,14 @@ pub fn run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Suit
     // gungraun takes one pattern. Else gungraun filters on `file::group::function::id`; ours is a
     // glob over `group::function/id`. Brace alternatives have no gungraun equivalent, and
     // iai-callgrind filters bench binaries only: then everything runs and irgate filters
-    // afterwards.
+    // afterwards (a selected run leaves out an iai-callgrind suite only whole, above).
     let patterns: Vec<Option<String>> = match &expected {
-        Some((listed, expected)) if subset => covering_patterns(listed, expected)
-            .into_iter()
-            .map(Some)
-            .collect(),
+        Some((listed, expected)) if subset && library.filters_ids() => {
+            covering_patterns(listed, expected)
+                .into_iter()
+                .map(Some)
+                .collect()
+        }
         _ => {
             let narrower = expected
                 .as_ref()

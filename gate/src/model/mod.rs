@@ -738,6 +738,22 @@ pub struct Carry {
     pub touched: Vec<(String, Touch)>,
     /// How many benchmarks of the baselines are in the filter and shard.
     pub in_scope: usize,
+    /// The suites whose runner runs all of their benchmarks or none (iai-callgrind).
+    pub whole_suites: Vec<WholeSuite>,
+}
+
+/// A suite that a selected run runs whole or not at all, since its runner cannot run benchmarks
+/// by id (iai-callgrind).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WholeSuite {
+    /// The suite's name.
+    pub name: String,
+    /// Its library, e.g. `iai-callgrind 0.16.1`.
+    pub library: String,
+    /// Its benchmarks in the filter.
+    pub in_scope: usize,
+    /// How many of them must run (touched, or without a baseline): the suite runs when any does.
+    pub to_run: usize,
 }
 
 impl Carry {

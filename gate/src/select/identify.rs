@@ -6,22 +6,35 @@ use std::collections::BTreeMap;
 use crate::config::Config;
 use crate::error::Result;
 use crate::measure::collect::{Place, Selection, prepare};
+use crate::measure::library::Library;
 use crate::measure::record;
 use crate::measure::suite_run::{self, Settings};
 use crate::measure::workspace::Workspace;
 use crate::model::code::Object;
 use crate::paths::Resolved;
 
+/// What [`build_code`] found.
+#[derive(Debug)]
+pub struct Built {
+    /// The code identity of each object the suites build, by its key.
+    pub objects: BTreeMap<String, Object>,
+    /// Why a suite's benchmarks cannot be left out of a run, one line per such suite.
+    pub refusals: Vec<String>,
+    /// The suites whose runner runs all of their benchmarks or none (iai-callgrind 0.14.1 to
+    /// 0.16), each with its library and the ids it lists.
+    pub whole: Vec<(String, Library, Vec<String>)>,
+}
+
 /// The code identity of the objects the selected suites build in the workspace's target
 /// directory (or where `place` says), built here and run nowhere (what `run --only-touched`
-/// compares with the baselines' record), with the suites whose runner cannot run a selection of
-/// benchmarks and why.
+/// compares with the baselines' record), with the suites whose runner cannot leave out a
+/// selection of benchmarks and why, and the benchmarks of those that run whole or not at all.
 pub fn build_code(
     paths: &Resolved,
     config: &Config,
     selection: &Selection,
     place: Option<&Place>,
-) -> Result<(BTreeMap<String, Object>, Vec<String>)> {
+) -> Result<Built> {
     let workspace = Workspace::load(&paths.root)?;
     let prepared = prepare(config, selection, &workspace)?;
     let tunables = suite_run::glibc_tunables();
@@ -48,17 +61,21 @@ pub fn build_code(
     };
     let mut objects = BTreeMap::new();
     let mut refusals = Vec::new();
+    let mut whole = Vec::new();
     for (suite, library) in &prepared {
-        if let Err(error) =
-            crate::measure::shard::check_runner("--only-touched", &suite.name(), library)
-        {
-            refusals.push(error.to_string());
+        if let Err(why) = library.skips() {
+            refusals.push(format!("suite `{}`: {why}", suite.name()));
         }
         crate::note!("building suite {} for its code identity", suite.name());
         for artifact in suite_run::artifacts(suite, library, &settings)? {
             if let Some(key) = record::object_key(&built, &artifact) {
                 objects.insert(key, artifact);
             }
+        }
+        if library.lists() && !library.filters_ids() {
+            let listed = suite_run::list(suite, library, &settings)?;
+            let ids = listed.into_iter().map(|(id, _)| id).collect();
+            whole.push((suite.name(), library.clone(), ids));
         }
     }
     let (identities, failed) =
@@ -72,5 +89,9 @@ pub fn build_code(
             crate::text::terminal(why)
         );
     }
-    Ok((identities, refusals))
+    Ok(Built {
+        objects: identities,
+        refusals,
+        whole,
+    })
 }
