@@ -84,6 +84,32 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<Option<String>> {
         .then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
 }
 
+/// The files of the working tree at `root` that git lists: tracked, and untracked but not
+/// ignored (a tracked file deleted from disk is still listed).
+pub fn working_tree_files(root: &Path) -> Result<Vec<String>> {
+    let listed = run(
+        root,
+        &[
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ],
+    )?
+    .ok_or_else(|| {
+        Error::Tool(format!(
+            "cannot list the working tree's files in {} (git ls-files failed; its message is above)",
+            root.display()
+        ))
+    })?;
+    Ok(listed
+        .split('\0')
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
 /// `git ARGS` in `dir`, its standard output handed to `each` record by record as it comes (split
 /// after each `end` byte, which is stripped), so no output is held whole; `each`'s error stops the
 /// reading. An error naming the command (and git's first 4 KiB of messages) when git fails.

@@ -185,26 +185,9 @@ const LOCK: &str = "Cargo.lock";
 /// unchanged are left alone (cargo then rebuilds only what changed); files no longer listed are
 /// removed.
 pub fn mirror(root: &Path, dest: &Path) -> Result<()> {
-    let listed = git::run(
-        root,
-        &[
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ],
-    )?
-    .ok_or_else(|| {
-        Error::Tool(format!(
-            "cannot list the working tree's files in {} (git ls-files failed; its message is above)",
-            root.display()
-        ))
-    })?;
     let target = Workspace::load(root)?.target_dir;
-    let mut files: BTreeSet<PathBuf> = listed
-        .split('\0')
-        .filter(|name| !name.is_empty())
+    let mut files: BTreeSet<PathBuf> = git::working_tree_files(root)?
+        .into_iter()
         .map(PathBuf::from)
         .collect();
     files.insert(PathBuf::from(LOCK));

@@ -40,27 +40,21 @@ impl Outside {
 /// The relative paths that leave the repository at `root`, in its manifests at `commit` (read
 /// with git), or in its working tree when `commit` is `None` (the files git lists, as on disk).
 pub fn find(root: &Path, commit: Option<&str>) -> Result<Vec<Outside>> {
-    let listed = match commit {
-        Some(commit) => git::run(root, &["ls-tree", "-r", "-z", "--name-only", commit])?,
-        None => git::run(
-            root,
-            &[
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-            ],
-        )?,
-    }
-    .ok_or_else(|| {
-        Error::Tool(format!(
-            "cannot list the files of {} (git failed; its message is above)",
-            root.display()
-        ))
-    })?;
+    let listed: Vec<String> = match commit {
+        Some(commit) => git::run(root, &["ls-tree", "-r", "-z", "--name-only", commit])?
+            .ok_or_else(|| {
+                Error::Tool(format!(
+                    "cannot list the files of {} at {commit} (git failed; its message is above)",
+                    root.display()
+                ))
+            })?
+            .split('\0')
+            .map(str::to_owned)
+            .collect(),
+        None => git::working_tree_files(root)?,
+    };
     let mut found = Vec::new();
-    for name in listed.split('\0').filter(|n| is_manifest(n)) {
+    for name in listed.iter().filter(|n| is_manifest(n)) {
         let text = match commit {
             Some(commit) => git::run(root, &["cat-file", "blob", &format!("{commit}:{name}")])?,
             None => std::fs::read_to_string(root.join(name)).ok(),
