@@ -473,10 +473,11 @@ mod tests {
 
     /// A stand-in runner at `dir/<runner>` that reports `version` as runners do.
     fn fake_runner(dir: &Path, name: &str, version: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
         let path = dir.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\necho '{name} {version}'\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::measure::fresh_script::write(
+            &path,
+            &format!("#!/bin/sh\necho '{name} {version}'\n"),
+        );
         path
     }
 

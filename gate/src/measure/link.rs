@@ -145,15 +145,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let wrapper = write_wrapper(dir.path()).unwrap();
         let fake = dir.path().join("rustc");
-        std::fs::write(&fake, "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done\n").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let output = Command::new(&wrapper)
-            .arg(&fake)
-            .args(args)
-            .env_remove(WRAPPER_VAR)
-            .output()
-            .unwrap();
+        crate::measure::fresh_script::write(
+            &fake,
+            "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done\n",
+        );
+        let output = crate::measure::fresh_script::output(
+            Command::new(&wrapper)
+                .arg(&fake)
+                .args(args)
+                .env_remove(WRAPPER_VAR),
+        );
         assert!(output.status.success());
         String::from_utf8(output.stdout)
             .unwrap()
@@ -221,12 +222,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let wrapper = write_wrapper(dir.path()).unwrap();
         let run = |args: &[&str]| {
-            let output = Command::new(&wrapper)
-                .arg("echo")
-                .args(args)
-                .env_remove(WRAPPER_VAR)
-                .output()
-                .unwrap();
+            let output = crate::measure::fresh_script::output(
+                Command::new(&wrapper)
+                    .arg("echo")
+                    .args(args)
+                    .env_remove(WRAPPER_VAR),
+            );
             String::from_utf8(output.stdout).unwrap()
         };
         let bin = [

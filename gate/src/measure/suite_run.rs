@@ -462,11 +462,11 @@ mod tests {
             script.contains("exec /usr/bin/env -u PWD GLIBC_TUNABLES='glibc.cpu.x=1' '/"),
             "{script}"
         );
-        let output = Command::new(dir.join("valgrind"))
-            .arg("--version")
-            .env_clear()
-            .output()
-            .unwrap();
+        let output = crate::measure::fresh_script::output(
+            Command::new(dir.join("valgrind"))
+                .arg("--version")
+                .env_clear(),
+        );
         assert!(output.status.success());
         assert!(String::from_utf8_lossy(&output.stdout).starts_with("valgrind-"));
         // The benchmarked program sees the same environment as when the runner passes the
@@ -479,7 +479,8 @@ mod tests {
             if let Some(value) = tunables {
                 command.env("GLIBC_TUNABLES", value);
             }
-            let mut lines: Vec<String> = String::from_utf8(command.output().unwrap().stdout)
+            let output = crate::measure::fresh_script::output(&mut command);
+            let mut lines: Vec<String> = String::from_utf8(output.stdout)
                 .unwrap()
                 .lines()
                 .map(str::to_owned)
