@@ -48,6 +48,11 @@
 # At `shared`, the selected run is also taken in 2 shards (`--only-touched --shard K/2`): together
 # they must run and carry exactly what the unsharded selected run did, with its counts and verdict.
 #
+# At `shared`, `inline` and `doc`, `irgate run --record` is also taken: it must keep the baselines'
+# record entries of exactly the suites the change left untouched (`shapes`; `fixture`; both), record
+# the others again, and write the same code record, byte for byte, as a run that records every
+# benchmark.
+#
 # (`generic` selects both: instances of a generic share one name under Rust's legacy mangling, so
 # their code is compared as one unit, which is sound and coarser than the change.) Each step starts
 # from the baselines' commit. The table of what each step gave is printed.
@@ -507,6 +512,25 @@ shards_check() {
     expect "$name: the merged shards' verdict (exit)" "$merged_exit" "$full_exit"
     say "$name: in 2 shards, --only-touched ran [$(printf '%s ' "${ran[@]}")] and carried $(wc -w <<<"${shard_carried[*]}"): the unsharded selection, the same counts and verdict"
 }
+# record_check NAME KEPT (after `judge NAME`, measured steps only): `irgate run --record` keeps
+# the baselines' record entries of the suites in KEPT (space-separated; every benchmark of each is
+# untouched and counted the same), records the others again, and writes the same code record,
+# byte for byte, as a run that records every benchmark (with no baselines to keep from).
+record_check() {
+    local name=$1 log=$work/$1 suite kept_said=
+    [ "$dry" = 0 ] || return 0
+    "$irgate" run --record --results "$log-rec.json" >"$log-rec.log" 2>&1 ||
+        { cat "$log-rec.log" >&2; die "$name: irgate run --record failed"; }
+    for suite in fixture shapes; do
+        if grep -q "^irgate: suite changefix/$suite: not recorded again: " "$log-rec.log"; then kept_said+="$suite "; fi
+    done
+    expect "$name: the suites whose record entries --record kept" "$kept_said" "$2"
+    "$irgate" run --record --baselines "$work/no-baselines" --results "$log-fresh.json" >"$log-fresh.log" 2>&1 ||
+        { cat "$log-fresh.log" >&2; die "$name: irgate run --record (everything) failed"; }
+    cmp -s "$log-rec.code.json" "$log-fresh.code.json" ||
+        die "$name: the record that kept entries of [$2] differs from one that recorded everything ($log-rec.code.json, $log-fresh.code.json)"
+    say "$name: --record kept the entries of [$2]: the same record as recording everything"
+}
 step() { git checkout --quiet --force --detach "$base"; }
 
 step; sed -i 's/^version = "0.1.0"/version = "0.1.1"/' changefix/Cargo.toml; sed -i 's/^inert = .*/inert = ["changefix\/src\/**"]/' gate.toml; commit uninert
@@ -517,6 +541,7 @@ verdict "uninert: exit" "$full_exit" 0
 step; sed -i 's/    x.wrapping_mul(31).rotate_left(7)/    let mut y = x;\n    for _ in 0..4 {\n        y = y.wrapping_mul(31).rotate_left(7);\n    }\n    y/' changefix/src/lib.rs; commit shared
 judge shared
 expect "shared: touched" "$touched" "twice::shared/one twice::shared/two "
+record_check shared "shapes "
 verdict "shared: failed" "$failed" "twice::shared/one twice::shared/two "
 verdict "shared: exit" "$full_exit" 1
 if [ "$selects" = 1 ]; then
@@ -552,6 +577,7 @@ verdict "data: failed" "$failed" "files::read/data "
 step; sed -i 's/    x ^ 0x5a$/    (x ^ 0x5a).wrapping_mul(3)/' changefix/src/lib.rs; commit inline
 judge inline
 expect "inline: touched" "$touched" "inl::host/one "
+record_check inline "fixture "
 # The change map names the inlined function and its changed line, inlined into `host`.
 [ "$dry" = 1 ] || jq -e '[.change.functions[] | select(.inlined == "tiny" and .name == "changefix::host"
         and .file == "changefix/src/lib.rs" and (.lines | length) > 0)] | length == 1' "$work/inline-full.json" >/dev/null ||
@@ -590,6 +616,7 @@ step; sed -i 's|^/// Run by the two `shared` benchmarks.|/// Run by the two `sha
 judge doc
 expect "doc: touched" "$touched" ""
 verdict "doc: exit" "$full_exit" 0
+record_check doc "fixture shapes "
 
 step; sed -i 's|^/// Indexes with a bounds check that never fails here.|/// Indexes with a bounds check that never fails here.\n///\n/// A second paragraph moves its lines, and so its panic location.|' changefix/src/lib.rs; commit bounds
 judge bounds

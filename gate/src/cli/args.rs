@@ -291,7 +291,9 @@ pub struct RunArgs {
     /// Also record what each benchmark's process executes, function by function, for `irgate
     /// refresh` to keep with the baselines (`code/record.json`): what --only-touched and change-aware
     /// verdicts compare against. Runs every benchmark a second time under callgrind (about as
-    /// long again as the run). With --base, it records the base side, which `check --base`
+    /// long again as the run), but the suites none of whose benchmarks the change since the
+    /// baselines' record touched or moved: their entries are kept from it (docs/selection.md).
+    /// With --base, it records the base side, which `check --base`
     /// compares against. Taken for gungraun and iai-callgrind 0.14 or later; for older suites
     /// irgate says why not
     #[arg(long, conflicts_with_all = ["from", "shard", "only_touched"])]

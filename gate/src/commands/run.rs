@@ -84,7 +84,25 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
         shard: shard.as_ref(),
         skip: None,
         record: options.record,
+        keep: None,
     };
+    // A record keeps the baselines' entries of the benchmarks the change left untouched.
+    let keep = if !options.record || options.base.is_some() || !paths.baselines.is_dir() {
+        None
+    } else {
+        match select::keep((&paths, &config, &selection), filter.as_ref())? {
+            Ok(keep) => Some(keep),
+            Err(why) => {
+                crate::note!(
+                    "--record: recording every benchmark, keeping no entry of the baselines' \
+                     code record: {}",
+                    terminal(&why)
+                );
+                None
+            }
+        }
+    };
+    selection.keep = keep.as_ref();
     let carry = if options.only_touched {
         let carry = select::untouched(
             (&paths, &config, &selection),

@@ -186,6 +186,7 @@ fn triage(
         shard: None,
         skip: None,
         record: false,
+        keep: None,
     };
     let sides = crate::measure::ab::measure(paths, config, &selection, filter.as_ref(), &commit)?;
     let policy = Policy {

@@ -21,7 +21,7 @@ use crate::measure::shard::Shard;
 use crate::measure::suite;
 use crate::measure::suite_run::{self, Settings};
 use crate::measure::workspace::Workspace;
-use crate::model::code::CodeRecord;
+use crate::model::code::{CodeRecord, Keep};
 use crate::model::{Processes, Results};
 use crate::paths::Resolved;
 
@@ -179,6 +179,9 @@ pub struct Selection<'a> {
     /// Also record what each benchmark's process executes (`run --record`): a second pass of
     /// every benchmark that ran.
     pub record: bool,
+    /// With `record`: an earlier record whose entries a suite keeps instead of a second pass, when
+    /// every benchmark of it that ran is one the record may keep ([`record::keeps`]).
+    pub keep: Option<&'a Keep>,
 }
 
 impl Selection<'_> {
@@ -328,6 +331,7 @@ pub fn run_with_code(
     let mut code = CodeRecord::default();
     let mut objects: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut executed: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    let mut kept = BTreeSet::new();
     for (suite, library) in &prepared {
         crate::note!("suite {} ({library})", suite.name());
         for artifact in linked(suite, library, &settings)? {
@@ -362,6 +366,23 @@ pub fn run_with_code(
             for id in measured.keys() {
                 code.unrecorded.insert(id.clone(), why.clone());
             }
+        } else if let Some(keep) = selection.keep.filter(|keep| {
+            selection.record
+                && !measured.is_empty()
+                && measured.keys().all(|id| {
+                    benchmarks.get(id).is_some_and(|counts| {
+                        record::keeps(keep, id, counts, &fingerprint.commit, &objects)
+                    })
+                })
+        }) {
+            crate::note!(
+                "suite {}: not recorded again: {} executed none of the code that changed since \
+                 the baselines' record ({}) and counted the same; their entries are kept",
+                suite.name(),
+                crate::text::plural(measured.len(), "benchmark"),
+                crate::text::short_commit(&keep.record.commit)
+            );
+            kept.extend(measured.keys().cloned());
         } else if selection.record && !measured.is_empty() {
             let found = record_suite(
                 suite,
@@ -379,6 +400,15 @@ pub fn run_with_code(
             code.unrecorded.extend(found.unrecorded);
         }
     }
+    // The data references of the code kept entries executed come from their record: an object
+    // only they executed code of is read with none of its own.
+    if let Some(keep) = selection.keep {
+        for id in &kept {
+            for key in keep.record.benchmarks[id].functions.keys() {
+                executed.entry(key.clone()).or_default();
+            }
+        }
+    }
     let (identities, failed) =
         record::identities(&objects, &record::roots(&workspace.root), &executed);
     // Only objects some benchmark executed matter (a dependency's shared object that nothing
@@ -391,6 +421,9 @@ pub fn run_with_code(
         );
     }
     code.objects = identities;
+    if let Some(keep) = selection.keep {
+        code.keep_from(&keep.record, &kept);
+    }
     if selection.record {
         code.add_constructors();
         code.add_listing(

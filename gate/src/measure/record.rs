@@ -13,7 +13,8 @@ use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats::summary;
 use crate::measure::library::Kind;
-use crate::model::code::{Executed, FILE_PREFIX, Object};
+use crate::model::Counts;
+use crate::model::code::{Executed, FILE_PREFIX, Keep, Object};
 
 /// Functions through which a process reads the file system or starts a program that may, by their
 /// base name: a call to one of them from any code of a benchmark's process (the workspace's, or a
@@ -426,6 +427,27 @@ fn callgrind_files(dir: &Path) -> std::result::Result<Vec<PathBuf>, String> {
     Ok(found)
 }
 
+/// Whether a record pass may keep `id`'s entry of `keep` for this run of it, which measured
+/// `counts` at `commit` in a build of `objects` (by key): the change left it untouched, its entry
+/// describes these counts ([`code::mismatch`](crate::formats::code::mismatch)), and every object
+/// the entry names was built here.
+pub fn keeps(
+    keep: &Keep,
+    id: &str,
+    counts: &Counts,
+    commit: &str,
+    objects: &BTreeMap<String, PathBuf>,
+) -> bool {
+    let Some(entry) = keep.record.benchmarks.get(id) else {
+        return false;
+    };
+    let built = |key: &String| key.starts_with(FILE_PREFIX) || objects.contains_key(key);
+    keep.untouched.contains(id)
+        && crate::formats::code::mismatch(entry, &keep.record.commit, (counts, commit)).is_none()
+        && entry.functions.keys().all(built)
+        && entry.whole.iter().all(built)
+}
+
 /// The code identity of each object in `objects` (key to file), its paths normalized by `roots`;
 /// an object irgate cannot read is left out with the reason. With the instructions that executed
 /// in an object (`executed`, a record's), its functions keep only the data references that
@@ -524,6 +546,48 @@ pub fn roots(root: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::code::CodeRecord;
+
+    #[test]
+    fn an_entry_is_kept_only_untouched_with_the_same_counts_and_objects_built_here() {
+        let counts = |ir: u64| Counts::from([(IR.to_owned(), ir)]);
+        let entry = Executed {
+            functions: BTreeMap::from([("release/deps/bench".to_owned(), BTreeSet::new())]),
+            whole: BTreeSet::from(["file:lib/prebuilt.so".to_owned()]),
+            counts: counts(10),
+            ..Executed::default()
+        };
+        let keep = Keep {
+            record: CodeRecord {
+                commit: "a".repeat(40),
+                benchmarks: BTreeMap::from([
+                    ("g::same".to_owned(), entry.clone()),
+                    ("g::touched".to_owned(), entry.clone()),
+                    (
+                        "g::elsewhere".to_owned(),
+                        Executed {
+                            whole: BTreeSet::from(["release/deps/libgone.so".to_owned()]),
+                            ..entry
+                        },
+                    ),
+                ]),
+                ..CodeRecord::default()
+            },
+            untouched: ["g::same", "g::elsewhere", "g::new"]
+                .map(String::from)
+                .into(),
+        };
+        let built = BTreeMap::from([("release/deps/bench".to_owned(), PathBuf::from("/t/b"))]);
+        let now = "b".repeat(40);
+        assert!(keeps(&keep, "g::same", &counts(10), &now, &built));
+        // Another count: the entry describes another run.
+        assert!(!keeps(&keep, "g::same", &counts(11), &now, &built));
+        // Touched by the change, or without an earlier entry.
+        assert!(!keeps(&keep, "g::touched", &counts(10), &now, &built));
+        assert!(!keeps(&keep, "g::new", &counts(10), &now, &built));
+        // It names an object this run did not build.
+        assert!(!keeps(&keep, "g::elsewhere", &counts(10), &now, &built));
+    }
 
     #[test]
     fn file_functions_are_known_under_glibcs_aliases() {

@@ -95,7 +95,55 @@ pub struct CodeRecord {
     pub unrecorded: BTreeMap<String, String>,
 }
 
+/// What `irgate run --record` may keep of the baselines' code record instead of recording again.
+#[derive(Debug, Clone, Default)]
+pub struct Keep {
+    /// The baselines' code record, as selection trusts it.
+    pub record: CodeRecord,
+    /// Its benchmarks that executed none of the code that changed since it and read no changed
+    /// file.
+    pub untouched: BTreeSet<String>,
+}
+
 impl CodeRecord {
+    /// Takes the entries of `ids` from `earlier`, a trusted record of an earlier build in which
+    /// these benchmarks executed the same code (none of it changed since) and measured the same
+    /// counts, instead of recording them again: what a record pass would record, since the same
+    /// code runs the same way. Their functions keep the data references `earlier` kept (equal
+    /// here: the function's code and the data it reads there are unchanged), added to those this
+    /// run's record pass saw; a function `earlier` kept no two-part digest of keeps none here
+    /// either (its whole digest then decides). Call it once the objects' identities are read, with
+    /// the addresses the record pass saw (an object only kept entries executed code of is read
+    /// with none), and before constructors, listing code and narrowing are added.
+    pub fn keep_from(&mut self, earlier: &CodeRecord, ids: &BTreeSet<String>) {
+        for id in ids {
+            let Some(entry) = earlier.benchmarks.get(id) else {
+                continue;
+            };
+            for (key, names) in &entry.functions {
+                let (Some(object), Some(old)) =
+                    (self.objects.get_mut(key), earlier.objects.get(key))
+                else {
+                    continue;
+                };
+                for name in names {
+                    match (object.parts.get_mut(name), old.parts.get(name)) {
+                        (Some(parts), Some(kept)) => {
+                            for (offset, digest) in &kept.data {
+                                parts.data.entry(*offset).or_insert_with(|| digest.clone());
+                            }
+                        }
+                        (Some(_), None) => {
+                            object.parts.remove(name);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            self.benchmarks.insert(id.clone(), entry.clone());
+        }
+    }
+
     /// Gives every function a benchmark executed that its object's identity does not hold the
     /// [`UNKNOWN_DIGEST`], so that it is kept and always counts as changed.
     pub fn mark_unknown(&mut self) {
@@ -270,6 +318,75 @@ mod tests {
         };
         assert_eq!(names("g::a"), expected("bench::a::wrapper"));
         assert_eq!(names("g::b"), expected("bench::b::wrapper"));
+    }
+
+    #[test]
+    fn kept_entries_bring_the_data_their_functions_read_in_the_earlier_record() {
+        let parts = |offsets: &[u32]| Parts {
+            code: "c".repeat(32),
+            data: offsets.iter().map(|o| (*o, format!("{o:032}"))).collect(),
+        };
+        let object = |names: &[(&str, Option<&[u32]>)]| Object {
+            functions: names
+                .iter()
+                .map(|(n, _)| ((*n).to_owned(), "1".repeat(32)))
+                .collect(),
+            parts: names
+                .iter()
+                .filter_map(|(n, data)| Some(((*n).to_owned(), parts((*data)?))))
+                .collect(),
+            ..Object::default()
+        };
+        let ran = |names: &[&str]| Executed {
+            functions: BTreeMap::from([(
+                "bench".to_owned(),
+                names.iter().map(|n| (*n).to_owned()).collect(),
+            )]),
+            counts: BTreeMap::from([("Ir".to_owned(), 7)]),
+            ..Executed::default()
+        };
+        let earlier = CodeRecord {
+            objects: BTreeMap::from([(
+                "bench".to_owned(),
+                object(&[
+                    ("shared", Some(&[4, 8])),
+                    ("kept_only", Some(&[2])),
+                    ("was_generic", None),
+                ]),
+            )]),
+            benchmarks: BTreeMap::from([
+                (
+                    "g::kept".to_owned(),
+                    ran(&["shared", "kept_only", "was_generic"]),
+                ),
+                ("g::other".to_owned(), ran(&["shared"])),
+            ]),
+            ..CodeRecord::default()
+        };
+        // This run recorded `g::new` only: `shared` with the one reference it executed, the others
+        // with none (read with no address of theirs).
+        let mut record = CodeRecord {
+            objects: BTreeMap::from([(
+                "bench".to_owned(),
+                object(&[
+                    ("shared", Some(&[8, 12])),
+                    ("kept_only", Some(&[])),
+                    ("was_generic", Some(&[])),
+                ]),
+            )]),
+            benchmarks: BTreeMap::from([("g::new".to_owned(), ran(&["shared"]))]),
+            ..CodeRecord::default()
+        };
+        let ids = BTreeSet::from(["g::kept".to_owned(), "g::gone".to_owned()]);
+        record.keep_from(&earlier, &ids);
+        assert_eq!(record.benchmarks["g::kept"], earlier.benchmarks["g::kept"]);
+        assert!(!record.benchmarks.contains_key("g::gone"));
+        assert!(!record.benchmarks.contains_key("g::other"));
+        let kept = &record.objects["bench"].parts;
+        assert_eq!(kept["shared"], parts(&[4, 8, 12]));
+        assert_eq!(kept["kept_only"], parts(&[2]));
+        // No two-part digest earlier, none now: its whole digest decides.
+        assert!(!kept.contains_key("was_generic"));
     }
 
     #[test]

@@ -25,6 +25,7 @@ use crate::formats::baseline::Baselines;
 use crate::measure::collect::Selection;
 use crate::measure::library::Library;
 use crate::measure::shard::{Part, Shard};
+use crate::model::code::{CodeRecord, Keep};
 use crate::model::{Carry, Touch, WholeSuite};
 use crate::paths::Resolved;
 use crate::select::identify::build_code;
@@ -43,6 +44,36 @@ pub fn untouched(
     filter: Option<&Filter>,
     shard: Option<&Shard>,
 ) -> Result<std::result::Result<Carry, String>> {
+    let found = untouched_since(
+        (paths, config, selection),
+        (base, record_from),
+        filter,
+        shard,
+    )?;
+    Ok(found.map(|(carry, _)| carry))
+}
+
+/// What `irgate run --record` (`selection`, in `filter`) may keep of the baselines' code record
+/// instead of recording again: the record as [`untouched`] trusts it, with the benchmarks that
+/// executed none of the code that changed since; `Err` with the reason when it keeps nothing.
+pub fn keep(
+    (paths, config, selection): (&Resolved, &Config, &Selection),
+    filter: Option<&Filter>,
+) -> Result<std::result::Result<Keep, String>> {
+    let found = untouched_since((paths, config, selection), (None, None), filter, None)?;
+    Ok(found.map(|(carry, record)| Keep {
+        record,
+        untouched: carry.ids,
+    }))
+}
+
+/// [`untouched`], with the record it trusted.
+fn untouched_since(
+    (paths, config, selection): (&Resolved, &Config, &Selection),
+    (base, record_from): (Option<&str>, Option<&str>),
+    filter: Option<&Filter>,
+    shard: Option<&Shard>,
+) -> Result<std::result::Result<(Carry, CodeRecord), String>> {
     let everything = |why: &str| Ok(Err(why.to_owned()));
     if !paths.baselines.is_dir() {
         return everything("there are no baselines to carry counts from");
@@ -95,16 +126,17 @@ pub fn untouched(
     for id in &ids {
         process.extend(baselines.process(id).map(|p| p.of(id)).unwrap_or_default());
     }
-    Ok(Ok(Carry {
+    let carry = Carry {
         ids,
         counts,
         process,
-        since: record.commit,
+        since: record.commit.clone(),
         map: mapped.map,
         touched,
         in_scope,
         whole_suites,
-    }))
+    };
+    Ok(Ok((carry, record)))
 }
 
 /// Of the `untouched` benchmarks, those a run can still leave out when each suite of `whole`
