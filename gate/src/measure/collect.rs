@@ -370,14 +370,14 @@ pub fn run_with_code(
             selection.record
                 && !measured.is_empty()
                 && measured.keys().all(|id| {
-                    benchmarks.get(id).is_some_and(|counts| {
-                        record::keeps(keep, id, counts, &fingerprint.commit, &objects)
-                    })
+                    benchmarks
+                        .get(id)
+                        .is_some_and(|counts| record::keeps(keep, id, counts, &objects))
                 })
         }) {
             crate::note!(
                 "suite {}: not recorded again: {} executed none of the code that changed since \
-                 the baselines' record ({}) and counted the same; their entries are kept",
+                 the baselines' record ({}) and counted the same Ir; their entries are kept",
                 suite.name(),
                 crate::text::plural(measured.len(), "benchmark"),
                 crate::text::short_commit(&keep.record.commit)

@@ -428,22 +428,19 @@ fn callgrind_files(dir: &Path) -> std::result::Result<Vec<PathBuf>, String> {
 }
 
 /// Whether a record pass may keep `id`'s entry of `keep` for this run of it, which measured
-/// `counts` at `commit` in a build of `objects` (by key): the change left it untouched, its entry
-/// describes these counts ([`code::mismatch`](crate::formats::code::mismatch)), and every object
-/// the entry names was built here.
-pub fn keeps(
-    keep: &Keep,
-    id: &str,
-    counts: &Counts,
-    commit: &str,
-    objects: &BTreeMap<String, PathBuf>,
-) -> bool {
+/// `counts` in a build of `objects` (by key): the change left it untouched, its entry counted the
+/// same instructions (Ir; the cache metrics move with addresses, the code executed does not), and
+/// every object the entry names was built here.
+pub fn keeps(keep: &Keep, id: &str, counts: &Counts, objects: &BTreeMap<String, PathBuf>) -> bool {
     let Some(entry) = keep.record.benchmarks.get(id) else {
         return false;
     };
     let built = |key: &String| key.starts_with(FILE_PREFIX) || objects.contains_key(key);
     keep.untouched.contains(id)
-        && crate::formats::code::mismatch(entry, &keep.record.commit, (counts, commit)).is_none()
+        && entry
+            .counts
+            .get(IR)
+            .is_some_and(|ir| counts.get(IR) == Some(ir))
         && entry.functions.keys().all(built)
         && entry.whole.iter().all(built)
 }
@@ -578,15 +575,19 @@ mod tests {
                 .into(),
         };
         let built = BTreeMap::from([("release/deps/bench".to_owned(), PathBuf::from("/t/b"))]);
-        let now = "b".repeat(40);
-        assert!(keeps(&keep, "g::same", &counts(10), &now, &built));
-        // Another count: the entry describes another run.
-        assert!(!keeps(&keep, "g::same", &counts(11), &now, &built));
+        assert!(keeps(&keep, "g::same", &counts(10), &built));
+        // Cache misses move with the layout: the same instructions ran.
+        let mut moved = counts(10);
+        moved.insert("I1mr".to_owned(), 3);
+        assert!(keeps(&keep, "g::same", &moved, &built));
+        // Another instruction count: something the record does not see ran.
+        assert!(!keeps(&keep, "g::same", &counts(11), &built));
+        assert!(!keeps(&keep, "g::same", &Counts::new(), &built));
         // Touched by the change, or without an earlier entry.
-        assert!(!keeps(&keep, "g::touched", &counts(10), &now, &built));
-        assert!(!keeps(&keep, "g::new", &counts(10), &now, &built));
+        assert!(!keeps(&keep, "g::touched", &counts(10), &built));
+        assert!(!keeps(&keep, "g::new", &counts(10), &built));
         // It names an object this run did not build.
-        assert!(!keeps(&keep, "g::elsewhere", &counts(10), &now, &built));
+        assert!(!keeps(&keep, "g::elsewhere", &counts(10), &built));
     }
 
     #[test]
