@@ -276,7 +276,8 @@ pub fn merge(
 
 /// Whether what `executed` (an entry of `stored`) executed is the same in `record`'s build: then
 /// its functions and objects that `record` lacks are copied into it, with their digests, and the
-/// data digests of its functions that both hold are joined.
+/// data digests of its functions that both hold are joined. A function that either side compares
+/// by its whole digest (no parts: listing code, constructors, several instances) stays so.
 fn carry_over(record: &mut CodeRecord, stored: &CodeRecord, executed: &Executed) -> bool {
     for key in &executed.whole {
         match (stored.objects.get(key), record.objects.get(key)) {
@@ -309,16 +310,23 @@ fn carry_over(record: &mut CodeRecord, stored: &CodeRecord, executed: &Executed)
             ..old.clone()
         });
         for name in executed.functions.get(key).into_iter().flatten() {
+            let had = new.functions.contains_key(name);
             new.functions
                 .entry(name.clone())
                 .or_insert_with(|| old.functions[name].clone());
-            if let Some(parts) = old.parts.get(name) {
-                let joined = new
-                    .parts
-                    .entry(name.clone())
-                    .or_insert_with(|| parts.clone());
-                for (offset, digest) in &parts.data {
-                    joined.data.entry(*offset).or_insert_with(|| digest.clone());
+            match old.parts.get(name) {
+                Some(parts) if !had || new.parts.contains_key(name) => {
+                    let joined = new
+                        .parts
+                        .entry(name.clone())
+                        .or_insert_with(|| parts.clone());
+                    for (offset, digest) in &parts.data {
+                        joined.data.entry(*offset).or_insert_with(|| digest.clone());
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    new.parts.remove(name);
                 }
             }
         }
@@ -596,5 +604,35 @@ mod tests {
                 .collect::<Vec<_>>(),
             [&4, &8, &12]
         );
+    }
+
+    #[test]
+    fn a_function_either_side_compares_whole_stays_whole_when_joined() {
+        // Listing code (or a constructor) has no parts in a record: no benchmark's record says which
+        // of its data it reads, so it compares by its whole digest, and joining keeps it so.
+        let parts = Parts {
+            code: "e".repeat(32),
+            data: BTreeMap::from([(4, "f".repeat(32))]),
+        };
+        for (stored_has, run_has) in [(false, true), (true, false)] {
+            let mut stored = stored();
+            let mut run = run();
+            run.commit = stored.commit.clone();
+            let with = |has: bool| {
+                if has {
+                    BTreeMap::from([("main".to_owned(), parts.clone())])
+                } else {
+                    BTreeMap::new()
+                }
+            };
+            stored.objects.get_mut(BENCH).unwrap().parts = with(stored_has);
+            run.objects.get_mut(BENCH).unwrap().parts = with(run_has);
+            let merged = merge(Some(run), Some(stored), &after()).unwrap();
+            assert!(
+                !merged.objects[BENCH].parts.contains_key("main"),
+                "stored parts {stored_has}, run parts {run_has}: {:?}",
+                merged.objects[BENCH].parts
+            );
+        }
     }
 }

@@ -162,7 +162,10 @@ impl CodeRecord {
     }
 
     /// Counts the constructors of every object a benchmark executed code of as executed by it: they
-    /// ran before `main`, where the record starts, and what they set up can move its count.
+    /// ran before `main`, where the record starts, and what they set up can move its count. No
+    /// benchmark's record holds their instructions, so it cannot tell which of their data
+    /// references they read: their parts are dropped, and they compare by their whole digest
+    /// (code and every reference's data).
     pub fn add_constructors(&mut self) {
         for executed in self.benchmarks.values_mut() {
             for (key, names) in executed.functions.iter_mut() {
@@ -171,14 +174,22 @@ impl CodeRecord {
                 }
             }
         }
+        for object in self.objects.values_mut() {
+            let constructors = &object.constructors;
+            object.parts.retain(|name, _| !constructors.contains(name));
+        }
     }
 
     /// Counts the code of each bench binary (object keys ending in a name of `bench_crates`, the
     /// crates cargo builds of the bench targets) that no benchmark's process executed as executed
     /// by every benchmark that ran code of that binary. That code runs in the harness's listing
     /// process, which builds each benchmark's configuration (its `env`, arguments, tool options)
-    /// and hands it to the measured one: a change to it may move any of them.
+    /// and hands it to the measured one: a change to it may move any of them. That process is not
+    /// recorded, so no executed instruction says which data references of that code are read (a
+    /// configuration built from a table in read-only data changes only data): its parts are
+    /// dropped, and it compares by its whole digest (code and every reference's data).
     pub fn add_listing(&mut self, bench_crates: &BTreeSet<String>) {
+        let mut listings: Vec<(String, Vec<String>)> = Vec::new();
         for (key, object) in &self.objects {
             let Some(name) = key.rsplit('/').next().filter(|n| bench_crates.contains(*n)) else {
                 continue;
@@ -200,9 +211,17 @@ impl CodeRecord {
                 .filter(|f| !executed.contains(f))
                 .cloned()
                 .collect();
+            listings.push((key.clone(), listing));
+        }
+        for (key, listing) in listings {
             for executed in self.benchmarks.values_mut() {
-                if let Some(names) = executed.functions.get_mut(key) {
+                if let Some(names) = executed.functions.get_mut(&key) {
                     names.extend(listing.iter().cloned());
+                }
+            }
+            if let Some(object) = self.objects.get_mut(&key) {
+                for name in &listing {
+                    object.parts.remove(name);
                 }
             }
         }
@@ -387,6 +406,66 @@ mod tests {
         assert_eq!(kept["kept_only"], parts(&[2]));
         // No two-part digest earlier, none now: its whole digest decides.
         assert!(!kept.contains_key("was_generic"));
+    }
+
+    #[test]
+    fn code_no_recorded_instruction_ran_compares_by_its_whole_digest() {
+        // The record keeps the data references of instructions some benchmark executed. Listing
+        // code and constructors ran outside the recorded region: none of their references is
+        // kept, so a change to their data alone (a configuration read from a table) must still
+        // count, through the whole digest.
+        let parts = |data: char| Parts {
+            code: "c".repeat(32),
+            data: BTreeMap::from([(8, data.to_string().repeat(32))]),
+        };
+        let narrowed = Parts {
+            code: "c".repeat(32),
+            data: BTreeMap::new(),
+        };
+        let object = |digest: char, data: char| Object {
+            functions: ["bench::main", "bench::a::wrapper", "init"]
+                .iter()
+                .map(|n| ((*n).to_owned(), digest.to_string().repeat(32)))
+                .collect(),
+            parts: ["bench::main", "bench::a::wrapper", "init"]
+                .iter()
+                .map(|n| ((*n).to_owned(), parts(data)))
+                .collect(),
+            constructors: BTreeSet::from(["init".to_owned()]),
+            ..Object::default()
+        };
+        let mut base = object('1', 'd');
+        // As read with the executed addresses: only the wrapper ran, and not its reference.
+        for parts in base.parts.values_mut() {
+            *parts = narrowed.clone();
+        }
+        let mut record = CodeRecord {
+            objects: BTreeMap::from([("release/deps/bench".to_owned(), base)]),
+            benchmarks: BTreeMap::from([(
+                "g::a".to_owned(),
+                Executed {
+                    functions: BTreeMap::from([(
+                        "release/deps/bench".to_owned(),
+                        BTreeSet::from(["bench::a::wrapper".to_owned()]),
+                    )]),
+                    ..Executed::default()
+                },
+            )]),
+            ..CodeRecord::default()
+        };
+        record.add_constructors();
+        record.add_listing(&BTreeSet::from(["bench".to_owned()]));
+        let base = &record.objects["release/deps/bench"];
+        let executed = &record.benchmarks["g::a"].functions["release/deps/bench"];
+        assert!(executed.contains("bench::main") && executed.contains("init"));
+        // The same code, other data at the reference: the full digests differ.
+        let head = object('2', 'e');
+        assert!(!head.same_as(base, "bench::main"), "listing code");
+        assert!(!head.same_as(base, "init"), "a constructor");
+        assert!(
+            head.same_as(base, "bench::a::wrapper"),
+            "recorded code whose executed instructions hold no changed reference"
+        );
     }
 
     #[test]
