@@ -9,6 +9,8 @@
 #   step      the input that changes                                   the benchmark that moves
 #   merged    one of two functions LLVM merges into one address         merged::twin_b/one
 #   config    the benchmark's gungraun config (an `env` value)          config::rounds_config/one
+#   table     a config value read from a `static` table (300 bytes:     table::rounds_table/one
+#             the harness's listing code changes only in data)
 #   suite     gate.toml's `[[suite]]` args (`--envs=...`)                suite::rounds_suite/one
 #   sysfile   a data file that a shared library outside the workspace   sysfile::sys_count/one
 #             opens (the workspace calls no file function itself)
@@ -32,7 +34,7 @@
 # pass; `binary` still fails.
 #
 # usage: scripts/inputs-fixture.sh [--keep DIR] [STEP...]
-#        (no STEP: all twelve above)
+#        (no STEP: all thirteen above)
 # Needs valgrind, cargo, a C compiler (cc), jq and gungraun-runner 0.20.0; irgate from this
 # checkout ($IRGATE, else built).
 set -euo pipefail
@@ -289,6 +291,16 @@ fn rounds_config() -> u64 {
     black_box(inputfix::spin(inputfix::env_rounds(black_box("INPUTFIX_CONFIG"))))
 }
 
+/// A configuration read from a table in read-only data: changing a value there (of the same
+/// length) changes no instruction of the harness's listing code, only what it reads.
+static TABLE_ROUNDS: [&str; 1] = ["TABLE_VALUE"];
+
+#[library_benchmark]
+#[bench::one(args = (), config = LibraryBenchmarkConfig::default().env("INPUTFIX_TABLE", TABLE_ROUNDS[0]))]
+fn rounds_table() -> u64 {
+    black_box(inputfix::spin(inputfix::env_rounds(black_box("INPUTFIX_TABLE"))))
+}
+
 #[library_benchmark]
 #[bench::one()]
 fn rounds_suite() -> u64 {
@@ -333,6 +345,7 @@ fn ctor_rounds() -> u64 {
 
 library_benchmark_group!(name = merged, benchmarks = [twin_a, twin_b]);
 library_benchmark_group!(name = config, benchmarks = rounds_config);
+library_benchmark_group!(name = table, benchmarks = rounds_table);
 library_benchmark_group!(name = suite, benchmarks = rounds_suite);
 library_benchmark_group!(name = sysfile, benchmarks = sys_count);
 library_benchmark_group!(name = popen, benchmarks = popen_count);
@@ -340,8 +353,10 @@ library_benchmark_group!(name = so, benchmarks = vend);
 library_benchmark_group!(name = section, benchmarks = registry);
 library_benchmark_group!(name = asm, benchmarks = spin_asm);
 library_benchmark_group!(name = ctor, benchmarks = ctor_rounds);
-main!(library_benchmark_groups = merged, config, suite, sysfile, popen, so, section, asm, ctor);
+main!(library_benchmark_groups = merged, config, table, suite, sysfile, popen, so, section, asm, ctor);
 EOF
+# The table's value: 40, after 298 zeros (too long for the code to hold it in an immediate).
+sed -i "s/TABLE_VALUE/$(printf '0%.0s' $(seq 298))40/" inputfix/benches/inputs.rs
 cat >inputfix/benches/cli.rs <<'EOF'
 use gungraun::prelude::*;
 
@@ -428,6 +443,10 @@ fi
 if step config; then
     sed -i 's/env("INPUTFIX_CONFIG", "40")/env("INPUTFIX_CONFIG", "90")/' inputfix/benches/inputs.rs; commit config
     judge config config::rounds_config/one 1
+fi
+if step table; then
+    sed -i "s/\"0\{298\}40\"/\"$(printf '0%.0s' $(seq 298))90\"/" inputfix/benches/inputs.rs; commit table
+    judge table table::rounds_table/one 1
 fi
 if step suite; then
     sed -i 's/--envs=INPUTFIX_SUITE=40/--envs=INPUTFIX_SUITE=90/' gate.toml; commit suite
