@@ -213,13 +213,18 @@ pub fn prepare(
     for suite in &mut suites {
         suite.features.extend(selection.features.iter().cloned());
     }
+    // Said once per run: a run that builds for the code identity first, or measures two sides,
+    // prepares the same suites again.
+    static SAID: std::sync::Once = std::sync::Once::new();
     if config.suites.is_empty() {
         let names: Vec<String> = suites.iter().map(Suite::name).collect();
-        crate::note!(
-            "gate.toml declares no [[suite]]: running the callgrind suites found in the \
-             workspace: {}",
-            names.join(", ")
-        );
+        SAID.call_once(|| {
+            crate::note!(
+                "gate.toml declares no [[suite]]: running the callgrind suites found in the \
+                 workspace: {}",
+                names.join(", ")
+            );
+        });
     }
     let prepared = suites
         .into_iter()
