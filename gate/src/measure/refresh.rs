@@ -275,9 +275,8 @@ pub fn merge(
 }
 
 /// Whether what `executed` (an entry of `stored`) executed is the same in `record`'s build: then
-/// its functions and objects that `record` lacks are copied into it, with their digests, and the
-/// data digests of its functions that both hold are joined. A function that either side compares
-/// by its whole digest (no parts: listing code, constructors, several instances) stays so.
+/// its functions and objects that `record` lacks are copied into it, with their digests, and each
+/// function is joined ([`Object::join`]).
 fn carry_over(record: &mut CodeRecord, stored: &CodeRecord, executed: &Executed) -> bool {
     for key in &executed.whole {
         match (stored.objects.get(key), record.objects.get(key)) {
@@ -310,25 +309,7 @@ fn carry_over(record: &mut CodeRecord, stored: &CodeRecord, executed: &Executed)
             ..old.clone()
         });
         for name in executed.functions.get(key).into_iter().flatten() {
-            let had = new.functions.contains_key(name);
-            new.functions
-                .entry(name.clone())
-                .or_insert_with(|| old.functions[name].clone());
-            match old.parts.get(name) {
-                Some(parts) if !had || new.parts.contains_key(name) => {
-                    let joined = new
-                        .parts
-                        .entry(name.clone())
-                        .or_insert_with(|| parts.clone());
-                    for (offset, digest) in &parts.data {
-                        joined.data.entry(*offset).or_insert_with(|| digest.clone());
-                    }
-                }
-                Some(_) => {}
-                None => {
-                    new.parts.remove(name);
-                }
-            }
+            new.join(old, name);
         }
     }
     true

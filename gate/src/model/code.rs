@@ -59,6 +59,32 @@ impl Object {
                 .iter()
                 .all(|(offset, digest)| new.data.get(offset) == Some(digest))
     }
+
+    /// Joins what `base`, an earlier record's object in which function `name` ran the same code,
+    /// kept of it: its digest where this object lacks the function, the data references either
+    /// kept (both read the same data there), and no two-part digest where either compares it by
+    /// its whole digest (listing code, constructors, several instances).
+    pub fn join(&mut self, base: &Object, name: &str) {
+        let had = self.functions.contains_key(name);
+        if let (false, Some(digest)) = (had, base.functions.get(name)) {
+            self.functions.insert(name.to_owned(), digest.clone());
+        }
+        match base.parts.get(name) {
+            Some(parts) if !had || self.parts.contains_key(name) => {
+                let joined = self
+                    .parts
+                    .entry(name.to_owned())
+                    .or_insert_with(|| parts.clone());
+                for (offset, digest) in &parts.data {
+                    joined.data.entry(*offset).or_insert_with(|| digest.clone());
+                }
+            }
+            Some(_) => {}
+            None => {
+                self.parts.remove(name);
+            }
+        }
+    }
 }
 
 /// What one benchmark's process executed from its start to the end of the measured region.
@@ -109,10 +135,9 @@ impl CodeRecord {
     /// Takes the entries of `ids` from `earlier`, a trusted record of an earlier build in which
     /// these benchmarks executed the same code (none of it changed since) and measured the same
     /// counts, instead of recording them again: what a record pass would record, since the same
-    /// code runs the same way. Their functions keep the data references `earlier` kept (equal
-    /// here: the function's code and the data it reads there are unchanged), added to those this
-    /// run's record pass saw; a function `earlier` kept no two-part digest of keeps none here
-    /// either (its whole digest then decides). Call it once the objects' identities are read, with
+    /// code runs the same way. Their functions are joined with what `earlier` kept of them
+    /// ([`Object::join`]): its data references are equal here, since the function's code and the
+    /// data it reads there are unchanged. Call it once the objects' identities are read, with
     /// the addresses the record pass saw (an object only kept entries executed code of is read
     /// with none), and before constructors, listing code and narrowing are added.
     pub fn keep_from(&mut self, earlier: &CodeRecord, ids: &BTreeSet<String>) {
@@ -127,17 +152,7 @@ impl CodeRecord {
                     continue;
                 };
                 for name in names {
-                    match (object.parts.get_mut(name), old.parts.get(name)) {
-                        (Some(parts), Some(kept)) => {
-                            for (offset, digest) in &kept.data {
-                                parts.data.entry(*offset).or_insert_with(|| digest.clone());
-                            }
-                        }
-                        (Some(_), None) => {
-                            object.parts.remove(name);
-                        }
-                        _ => {}
-                    }
+                    object.join(old, name);
                 }
             }
             self.benchmarks.insert(id.clone(), entry.clone());
