@@ -74,9 +74,15 @@
 //! what code that reads it executes (a NUL-terminated path is walked to its end, with no length
 //! stored anywhere else), so it must change the digest.
 //!
-//! Symbols with the same key (generic instances under legacy mangling, closures, C `static`
+//! A legacy-mangled Rust symbol whose demangled name another function of the object shares also
+//! holds, in its key, the name the debug information gives its function where that differs from
+//! the demangled name's last segment: the generic arguments of an instance
+//! (`core::hint::black_box<u8>`), a closure's number (`app::run::{{closure}}[{closure#1}]`).
+//! Relocations refer to functions by these keys too, so a caller that now calls another instance
+//! changes. Symbols that still share a key (an object without debug information, C `static`
 //! functions of the same name) form one unit, whose digest is the hash of their sorted digests: a
-//! changed or added instance changes the unit. Functions at one address (aliases: bodies LLVM
+//! changed or added instance changes the unit. [`instances`] names the instances of a demangled
+//! name (callgrind's files give every instance that one) that executed at given addresses. Functions at one address (aliases: bodies LLVM
 //! merged, or the linker folded) are bound together: each one's digest also covers the keys of
 //! all of them, so a change that splits one off or merges one in changes every one of them, and a
 //! tool that saw the code execute under one name is told of a change to any.
@@ -102,6 +108,7 @@
 
 mod error;
 mod hash;
+mod instance;
 mod map;
 mod parse;
 mod reloc;
@@ -109,6 +116,7 @@ mod reloc;
 mod tests;
 
 pub use error::{Error, Result};
+pub use instance::{Instances, instances};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -173,8 +181,9 @@ pub struct Parts {
 /// The version of the rules that make a digest: digests of two versions do not compare (a code
 /// record says which it was taken with). Version 2 binds aliases together; version 3 keeps a
 /// root's length in its placeholder; version 4 marks records in which code no recorded instruction
-/// ran (a bench harness's listing code, constructors) keeps no [`Parts`] and compares whole.
-pub const VERSION: u32 = 4;
+/// ran (a bench harness's listing code, constructors) keeps no [`Parts`] and compares whole;
+/// version 5 tells generic instances and closures apart by their debug names.
+pub const VERSION: u32 = 5;
 
 /// The longest x86-64 instruction: a reference at most this far past an executed instruction's
 /// start may belong to it.
@@ -312,24 +321,32 @@ pub type SourceLines = Vec<SourceLine>;
 /// by key, as its line tables and inlined frames name them, for reports. The object and its line
 /// tables are read once; a key with no function or no line tables has no entry.
 pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, SourceLines>> {
-    use object::{Object, ObjectSymbol, SymbolKind};
+    use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
     let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
     let file = object::read::elf::ElfFile64::<LittleEndian>::parse(&*data)
         .map_err(|e| Error::invalid(path.display(), format!("not a readable ELF file: {e}")))?;
+    let names = instance::debug_names(|name| {
+        file.section_by_name(name)
+            .and_then(|s| s.data().ok())
+            .unwrap_or(&[])
+    });
     let wanted: std::collections::BTreeSet<&str> = keys.iter().copied().collect();
+    let functions: Vec<(&str, u64, u64)> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .filter_map(|s| Some((s.name().ok()?, s.address(), s.size())))
+        .collect();
+    let symbols: Vec<(&str, u64)> = functions.iter().map(|(n, a, _)| (*n, *a)).collect();
     let mut ranges: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
-    for symbol in file.symbols() {
-        if symbol.kind() != SymbolKind::Text || symbol.size() == 0 {
-            continue;
-        }
-        let Ok(name) = symbol.name() else { continue };
-        let key = self::key(name);
+    for ((_, start, size), key) in functions
+        .iter()
+        .zip(instance::function_keys(&symbols, &names))
+    {
         if wanted.contains(key.as_str()) {
-            let start = symbol.address();
             ranges
                 .entry(key)
                 .or_default()
-                .push((start, start.saturating_add(symbol.size())));
+                .push((*start, start.saturating_add(*size)));
         }
     }
     if ranges.is_empty() {

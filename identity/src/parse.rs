@@ -9,7 +9,7 @@ use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader, Rela, SectionHeader, Sym};
 use object::read::{SectionIndex, SymbolIndex};
 
-use super::{Reader, key, map};
+use super::{Reader, instance, key, map};
 use crate::error::{Error, Result};
 
 pub(super) type Elf = elf::FileHeader64<LittleEndian>;
@@ -294,6 +294,14 @@ impl<'d> Reader<'d> {
     fn read_symbols(&mut self) -> Result<()> {
         let count = self.symtab.len();
         let mut keys = vec![None; count];
+        let sections = &self.sections;
+        let debug = instance::debug_names(|name| {
+            sections
+                .iter()
+                .find(|s| s.name == name && !s.nobits)
+                .map_or(&[][..], |s| s.data)
+        });
+        let mut named = Vec::new();
         let mut functions = Vec::new();
         let mut objects = Vec::new();
         for (index, symbol) in self.symtab.iter().enumerate() {
@@ -303,7 +311,13 @@ impl<'d> Reader<'d> {
             let is_function = kind == elf::STT_FUNC || kind == elf::STT_GNU_IFUNC;
             if index > 0 && (is_function || undefined) {
                 let name = self.symtab.symbol_name(LE, symbol).unwrap_or(b"?");
-                keys[index] = Some(key(&String::from_utf8_lossy(name)));
+                let name = String::from_utf8_lossy(name);
+                // Sized functions are told apart by [`instance::function_keys`], below.
+                if undefined || symbol.st_size(LE) == 0 {
+                    keys[index] = Some(key(&name));
+                } else {
+                    named.push((index, name.into_owned(), symbol.st_value(LE)));
+                }
             }
             let size = symbol.st_size(LE);
             if size == 0 || section.is_none() {
@@ -337,6 +351,11 @@ impl<'d> Reader<'d> {
             } else if kind == elf::STT_TLS {
                 self.symbol_extent(index)?;
             }
+        }
+        let symbols: Vec<(&str, u64)> = named.iter().map(|(_, n, a)| (n.as_str(), *a)).collect();
+        for ((index, _, _), function) in named.iter().zip(instance::function_keys(&symbols, &debug))
+        {
+            keys[*index] = Some(function);
         }
         functions.sort_by_key(|f| (f.start, f.end, f.symbol));
         objects.sort_unstable();

@@ -409,6 +409,89 @@ fn main() { println!("MESSAGE {:?} {:?}", first(), second()); }
 }
 
 #[test]
+fn generic_instances_and_closures_are_told_apart_by_their_debug_names() {
+    let dir = tempfile::tempdir().unwrap();
+    // `scale` has two instances and `main` two closures; a build changes `u8`'s factor only, so
+    // one instance's code changes, and another makes the second closure add 2 instead of 1.
+    let source = r#"
+trait Factor { const F: u64; }
+impl Factor for u8 { const F: u64 = FACTOR; }
+impl Factor for u16 { const F: u64 = 5; }
+#[inline(never)] fn scale<T: Factor + Copy + Into<u64>>(v: &[T]) -> u64 { v.iter().map(|x| (*x).into() * T::F).sum() }
+fn main() {
+    let a = std::hint::black_box(vec![1u8, 2, 3]);
+    let b = std::hint::black_box(vec![1u16, 2, 3]);
+    let first: &dyn Fn(u64) -> u64 = std::hint::black_box(&|x: u64| x * 3);
+    let second: &dyn Fn(u64) -> u64 = std::hint::black_box(&|x: u64| x + ADD);
+    println!("{} {}", first(scale(&a)), second(scale(&b)));
+}
+"#;
+    let build = |name: &str, factor: &str, add: &str, debug: &str| {
+        let src = dir.path().join(format!("{name}.rs"));
+        let text = source.replace("FACTOR", factor).replace("ADD", add);
+        std::fs::write(&src, text).unwrap();
+        let out = dir.path().join(name);
+        let status = Command::new("rustc")
+            .args(["-O", "--crate-name", "bench", "-C", "codegen-units=1"])
+            .args(["-C", &format!("debuginfo={debug}")])
+            .args(["-C", "link-arg=-Wl,--emit-relocs"])
+            .arg("-C")
+            .arg(format!("link-arg=-Wl,-Map={}.map", out.display()))
+            .arg("-o")
+            .arg(&out)
+            .arg(&src)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        out
+    };
+    let a = build("a", "3", "1", "line-tables-only");
+    let (ia, ib) = (
+        read(&a, &[]).unwrap(),
+        read(&build("b", "7", "1", "line-tables-only"), &[]).unwrap(),
+    );
+    assert_eq!(ia.differing(&ib), ["bench::scale<u8>"]);
+    let ic = read(&build("c", "3", "2", "line-tables-only"), &[]).unwrap();
+    // The second closure's `dyn Fn` shim (its body inlined) is told apart from the first's. The
+    // closures' own bodies have no debug entry of their own here, so they stay one unit.
+    let shim = |n: u32| {
+        format!(
+            "core::ops::function::FnOnce::call_once{{{{vtable.shim}}}}\
+             [call_once<bench::main::{{closure_env#{n}}}, (u64)>]"
+        )
+    };
+    let closures = ia.differing(&ic);
+    assert!(closures.contains(&shim(1)), "{closures:?}");
+    assert!(ia.functions.contains_key(&shim(0)), "{closures:?}");
+    assert!(!closures.contains(&shim(0)), "{closures:?}");
+    // Without debug information the instances are one unit again: still sound.
+    let (na, nb) = (
+        read(&build("na", "3", "1", "0"), &[]).unwrap(),
+        read(&build("nb", "7", "1", "0"), &[]).unwrap(),
+    );
+    assert_eq!(na.differing(&nb), ["bench::scale"]);
+    // What executed at an address of the `u8` instance is that instance.
+    let instances = crate::instances(&a).unwrap();
+    let symbols = std::process::Command::new("nm").arg(&a).output().unwrap();
+    let text = String::from_utf8_lossy(&symbols.stdout);
+    let starts: Vec<u64> = text
+        .lines()
+        .filter(|l| l.contains("5scale17h"))
+        .map(|l| u64::from_str_radix(l.split_whitespace().next().unwrap(), 16).unwrap())
+        .collect();
+    assert_eq!(starts.len(), 2, "{text}");
+    let named: std::collections::BTreeSet<String> = starts
+        .iter()
+        .flat_map(|s| instances.at("bench::scale", [*s]).unwrap())
+        .collect();
+    assert_eq!(
+        named.into_iter().collect::<Vec<_>>(),
+        ["bench::scale<u16>", "bench::scale<u8>"]
+    );
+    assert_eq!(instances.at("bench::scale", [starts[0]]).unwrap().len(), 1);
+}
+
+#[test]
 fn keys_of_rust_and_c_names() {
     assert_eq!(
         key("_ZN4core3ptr13drop_in_place17h0123456789abcdefE"),

@@ -195,6 +195,7 @@ pub fn read(
     let wrapper = format!("::{}::", library.wrapper_mod());
     let mut found = Found::default();
     let mut seen = BTreeSet::new();
+    let mut instances = BTreeMap::new();
     for summary_path in summary::find(home)? {
         let id = summary::read(&summary_path)?.id;
         let Some(&ir) = measured.get(&id) else {
@@ -208,7 +209,7 @@ pub fn read(
             (target, root, &wrapper),
             ir,
             &kind,
-            &mut found.executed,
+            (&mut found.executed, &mut instances),
         ) {
             Ok((executed, objects)) => {
                 found.objects.extend(objects);
@@ -244,7 +245,7 @@ fn benchmark(
     (target, root, wrapper): (&Path, &Path, &str),
     measured: u64,
     kind: &summary::Kind,
-    addresses: &mut BTreeMap<String, BTreeSet<u64>>,
+    (addresses, instances): (&mut BTreeMap<String, BTreeSet<u64>>, &mut InstancesByObject),
 ) -> std::result::Result<(Executed, BTreeMap<String, PathBuf>), String> {
     if measured == 0 && matches!(kind, summary::Kind::Library) {
         return Err(MEASURED_NOTHING.to_owned());
@@ -274,7 +275,7 @@ fn benchmark(
             &graph,
             (target, root, wrapper),
             (&mut executed, addresses),
-            &mut objects,
+            (&mut objects, instances),
         );
     }
     match kind {
@@ -308,16 +309,22 @@ fn benchmark(
     Ok((executed, objects))
 }
 
-/// Adds the functions `graph` executed in workspace objects to `executed` and their instructions'
-/// addresses to `addresses` (their objects to `objects`), notes a call from any code of the
-/// process outside the C library into the file system; returns the inclusive Ir of the calls into
-/// the benchmark wrapper (`wrapper`, a segment of its demangled path) from outside it (the
-/// measured region).
+/// The generic instances each object (by file) tells apart ([`irgate_identity::instances`]), read
+/// once per record pass; `None` for an object that could not be read (its functions keep the
+/// names callgrind gives them, which its identity then lacks: they count as changed).
+type InstancesByObject = BTreeMap<PathBuf, Option<irgate_identity::Instances>>;
+
+/// Adds the functions `graph` executed in workspace objects to `executed` (each generic instance
+/// by its own key, from the addresses that executed: callgrind names all of them alike) and their
+/// instructions' addresses to `addresses` (their objects to `objects`), notes a call from any code
+/// of the process outside the C library into the file system; returns the inclusive Ir of the
+/// calls into the benchmark wrapper (`wrapper`, a segment of its demangled path) from outside it
+/// (the measured region).
 fn add_graph(
     graph: &CallGraph,
     (target, root, wrapper): (&Path, &Path, &str),
     (executed, addresses): (&mut Executed, &mut BTreeMap<String, BTreeSet<u64>>),
-    objects: &mut BTreeMap<String, PathBuf>,
+    (objects, instances): (&mut BTreeMap<String, PathBuf>, &mut InstancesByObject),
 ) -> u64 {
     let mut keys: Vec<Option<String>> = Vec::with_capacity(graph.nodes.len());
     for node in &graph.nodes {
@@ -367,11 +374,25 @@ fn add_graph(
         if let Some(key) = &keys[i]
             && (ran(i) || !node.calls.is_empty())
         {
+            let name = irgate_callgrind::recursion_level(&node.name).0;
+            let file = PathBuf::from(&*node.object);
+            let known = instances
+                .entry(file)
+                .or_insert_with_key(|file| irgate_identity::instances(file).ok());
+            let ran_at = node
+                .by_address
+                .iter()
+                .filter(|(_, costs)| costs.iter().any(|c| *c > 0))
+                .map(|(address, _)| address);
+            let names = known
+                .as_ref()
+                .and_then(|known| known.at(name, ran_at))
+                .unwrap_or_else(|| BTreeSet::from([name.to_owned()]));
             executed
                 .functions
                 .entry(key.clone())
                 .or_default()
-                .insert(irgate_callgrind::recursion_level(&node.name).0.to_owned());
+                .extend(names);
         }
     }
     region
@@ -653,7 +674,7 @@ mod tests {
                     graph,
                     (Path::new("/w/target"), Path::new("/w"), &wrapper),
                     (&mut executed, &mut addresses),
-                    &mut BTreeMap::new(),
+                    (&mut BTreeMap::new(), &mut BTreeMap::new()),
                 )
             };
             assert_eq!(region(&part(kind.wrapper_mod())), 90, "{kind:?}");
@@ -673,7 +694,7 @@ mod tests {
             ),
             0,
             &summary::Kind::Library,
-            &mut BTreeMap::new(),
+            (&mut BTreeMap::new(), &mut BTreeMap::new()),
         )
         .unwrap_err();
         assert_eq!(why, MEASURED_NOTHING);
@@ -691,7 +712,7 @@ mod tests {
             ),
             7,
             &summary::Kind::Library,
-            &mut BTreeMap::new(),
+            (&mut BTreeMap::new(), &mut BTreeMap::new()),
         )
         .unwrap_err();
         assert!(missing.starts_with("/nonexistent"), "{missing}");
