@@ -110,7 +110,7 @@ pub(crate) fn function_keys(symbols: &[(&str, u64)], names: &DebugNames) -> Vec<
 /// `unit` (a demangled name) told apart by `debug`, the name the debug information gives the
 /// function: see [`function_keys`].
 fn told_apart(unit: &str, debug: &str) -> String {
-    let last = unit.rsplit("::").next().unwrap_or(unit);
+    let last = last_segment(unit);
     if debug == last {
         unit.to_owned()
     } else if let Some(arguments) = debug.strip_prefix(last).filter(|a| a.starts_with('<')) {
@@ -118,6 +118,22 @@ fn told_apart(unit: &str, debug: &str) -> String {
     } else {
         format!("{unit}[{debug}]")
     }
+}
+
+/// The last segment of a demangled path: after its last `::` outside generic arguments
+/// (`drop_in_place<app::Frame>` of `core::ptr::drop_in_place<app::Frame>`).
+fn last_segment(path: &str) -> &str {
+    let (mut depth, mut start, mut previous) = (0usize, 0, ' ');
+    for (at, c) in path.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' if previous != '-' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 && previous == ':' => start = at + 1,
+            _ => {}
+        }
+        previous = c;
+    }
+    &path[start..]
 }
 
 /// Whether `symbol` is a legacy-mangled Rust symbol (`_ZN…17h<16 hex digits>E`), whose
@@ -174,20 +190,11 @@ impl Instances {
 
 /// Reads the [`Instances`] of the object at `path`: its function symbols and its debug names.
 pub fn instances(path: &Path) -> Result<Instances> {
-    use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
     let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
     let file = object::read::elf::ElfFile64::<LittleEndian>::parse(&*data)
         .map_err(|e| Error::invalid(path.display(), format!("not a readable ELF file: {e}")))?;
-    let names = debug_names(|name| {
-        file.section_by_name(name)
-            .and_then(|s| s.data().ok())
-            .unwrap_or(&[])
-    });
-    let functions: Vec<(&str, u64, u64)> = file
-        .symbols()
-        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
-        .filter_map(|s| Some((s.name().ok()?, s.address(), s.size())))
-        .collect();
+    let names = file_debug_names(&file);
+    let functions = function_symbols(&file);
     let symbols: Vec<(&str, u64)> = functions.iter().map(|(n, a, _)| (*n, *a)).collect();
     let mut by_name: BTreeMap<String, Vec<(u64, u64, String)>> = BTreeMap::new();
     let mut split = BTreeSet::new();
@@ -206,6 +213,29 @@ pub fn instances(path: &Path) -> Result<Instances> {
         split.contains(name)
     });
     Ok(Instances { by_name })
+}
+
+/// The sized function symbols of `file` as (name, start address, size), in symbol order.
+pub(crate) fn function_symbols<'d>(
+    file: &object::read::elf::ElfFile64<'d, LittleEndian>,
+) -> Vec<(&'d str, u64, u64)> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    file.symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .filter_map(|s| Some((s.name().ok()?, s.address(), s.size())))
+        .collect()
+}
+
+/// [`debug_names`] of `file`'s sections.
+pub(crate) fn file_debug_names(
+    file: &object::read::elf::ElfFile64<'_, LittleEndian>,
+) -> DebugNames {
+    use object::{Object, ObjectSection};
+    debug_names(|name| {
+        file.section_by_name(name)
+            .and_then(|s| s.data().ok())
+            .unwrap_or(&[])
+    })
 }
 
 #[cfg(test)]
@@ -256,6 +286,20 @@ mod tests {
                 "black_box",
                 "black_box",
             ]
+        );
+        assert_eq!(
+            last_segment("core::ptr::drop_in_place<app::Frame>"),
+            "drop_in_place<app::Frame>"
+        );
+        assert_eq!(last_segment("<a::B<u8> as c::D>::e"), "e");
+        assert_eq!(last_segment("f<fn() -> a::B>::g"), "g");
+        assert_eq!(last_segment("plain"), "plain");
+        assert_eq!(
+            told_apart(
+                "core::ptr::drop_in_place<app::Frame>",
+                "drop_in_place<app::Frame>"
+            ),
+            "core::ptr::drop_in_place<app::Frame>"
         );
         assert!(!legacy("_RNvCs1234_1g5scale"));
         assert!(!legacy("_ZN1g5scale17hXYZE"));

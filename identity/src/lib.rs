@@ -321,21 +321,12 @@ pub type SourceLines = Vec<SourceLine>;
 /// by key, as its line tables and inlined frames name them, for reports. The object and its line
 /// tables are read once; a key with no function or no line tables has no entry.
 pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, SourceLines>> {
-    use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
     let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
     let file = object::read::elf::ElfFile64::<LittleEndian>::parse(&*data)
         .map_err(|e| Error::invalid(path.display(), format!("not a readable ELF file: {e}")))?;
-    let names = instance::debug_names(|name| {
-        file.section_by_name(name)
-            .and_then(|s| s.data().ok())
-            .unwrap_or(&[])
-    });
+    let names = instance::file_debug_names(&file);
     let wanted: std::collections::BTreeSet<&str> = keys.iter().copied().collect();
-    let functions: Vec<(&str, u64, u64)> = file
-        .symbols()
-        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
-        .filter_map(|s| Some((s.name().ok()?, s.address(), s.size())))
-        .collect();
+    let functions = instance::function_symbols(&file);
     let symbols: Vec<(&str, u64)> = functions.iter().map(|(n, a, _)| (*n, *a)).collect();
     let mut ranges: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
     for ((_, start, size), key) in functions
