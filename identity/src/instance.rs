@@ -2,7 +2,7 @@
 //! (and every closure of one function) demangles to one name, so their keys were one unit. The
 //! debug information names each function with its generic arguments (`scale<u8>`, `{closure#1}`),
 //! and every irgate build keeps it (`debug = "line-tables-only"`): a legacy symbol's key takes
-//! that name where the two differ ([`function_key`]). Where an object has no such name for a
+//! that name where the two differ ([`function_keys`]). Where an object has no such name for a
 //! function, its key stays the demangled name, and its instances one unit.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -153,9 +153,9 @@ fn legacy(symbol: &str) -> bool {
     })
 }
 
-/// The functions of an object whose keys [`function_key`] told apart from their demangled name,
-/// by that name (what callgrind's files call every instance): for naming the instances that
-/// executed at given addresses ([`Instances::at`]).
+/// The functions of an object whose keys the crate's rules told apart from their demangled name
+/// (generic instances, closures), by that name (what callgrind's files call every instance): for
+/// naming the instances that executed at given addresses ([`Instances::at`]).
 #[derive(Debug, Default, Clone)]
 pub struct Instances {
     /// By demangled name: (start, end, key) of each of its functions, sorted.
