@@ -188,8 +188,9 @@ adopt() {
         sed -nE 's/^irgate: --only-touched: runs (.*): (executes changed code|counted as touched).*/\1/p' | sort)
     # iai-callgrind's runner cannot run benchmarks by id: the suite runs whole, and irgate says why.
     if [[ $library == iai-callgrind* ]]; then
-        irgate run --only-touched --dry-run 2>&1 | grep -q 'only-touched: suite .* runs whole: .*cannot run benchmarks by id' ||
-            die "$name: --only-touched --dry-run does not say it runs the suite whole"
+        irgate run --only-touched --dry-run >"$work/dry-run.log" 2>&1 || true
+        grep -q 'only-touched: suite .* runs whole: .*cannot run benchmarks by id' "$work/dry-run.log" ||
+            { cat "$work/dry-run.log" >&2; die "$name: --only-touched --dry-run does not say it runs the suite whole"; }
     elif [ "$selected" != "$expected" ]; then
         diff <(echo "$expected") <(echo "$selected") | sed 's/^/  /' >&2 || true
         die "$name: --only-touched must select exactly the benchmarks calling $function (< expected, > selected)"
