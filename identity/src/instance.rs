@@ -193,12 +193,9 @@ pub fn instances(path: &Path) -> Result<Instances> {
     let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
     let file = object::read::elf::ElfFile64::<LittleEndian>::parse(&*data)
         .map_err(|e| Error::invalid(path.display(), format!("not a readable ELF file: {e}")))?;
-    let names = file_debug_names(&file);
-    let functions = function_symbols(&file);
-    let symbols: Vec<(&str, u64)> = functions.iter().map(|(n, a, _)| (*n, *a)).collect();
     let mut by_name: BTreeMap<String, Vec<(u64, u64, String)>> = BTreeMap::new();
     let mut split = BTreeSet::new();
-    for ((raw, start, size), function) in functions.iter().zip(function_keys(&symbols, &names)) {
+    for (raw, start, size, function) in keyed_functions(&file) {
         let name = key(raw);
         if function != name {
             split.insert(name.clone());
@@ -206,7 +203,7 @@ pub fn instances(path: &Path) -> Result<Instances> {
         by_name
             .entry(name)
             .or_default()
-            .push((*start, start.saturating_add(*size), function));
+            .push((start, start.saturating_add(size), function));
     }
     by_name.retain(|name, functions| {
         functions.sort();
@@ -215,27 +212,28 @@ pub fn instances(path: &Path) -> Result<Instances> {
     Ok(Instances { by_name })
 }
 
-/// The sized function symbols of `file` as (name, start address, size), in symbol order.
-pub(crate) fn function_symbols<'d>(
+/// The sized function symbols of `file`, in symbol order, as (symbol name, start address, size,
+/// key): the keys [`function_keys`] gives them with the file's debug names.
+pub(crate) fn keyed_functions<'d>(
     file: &object::read::elf::ElfFile64<'d, LittleEndian>,
-) -> Vec<(&'d str, u64, u64)> {
-    use object::{Object, ObjectSymbol, SymbolKind};
-    file.symbols()
-        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
-        .filter_map(|s| Some((s.name().ok()?, s.address(), s.size())))
-        .collect()
-}
-
-/// [`debug_names`] of `file`'s sections.
-pub(crate) fn file_debug_names(
-    file: &object::read::elf::ElfFile64<'_, LittleEndian>,
-) -> DebugNames {
-    use object::{Object, ObjectSection};
-    debug_names(|name| {
+) -> Vec<(&'d str, u64, u64, String)> {
+    use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
+    let names = debug_names(|name| {
         file.section_by_name(name)
             .and_then(|s| s.data().ok())
             .unwrap_or(&[])
-    })
+    });
+    let functions: Vec<(&str, u64, u64)> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .filter_map(|s| Some((s.name().ok()?, s.address(), s.size())))
+        .collect();
+    let symbols: Vec<(&str, u64)> = functions.iter().map(|(n, a, _)| (*n, *a)).collect();
+    functions
+        .into_iter()
+        .zip(function_keys(&symbols, &names))
+        .map(|((name, start, size), key)| (name, start, size, key))
+        .collect()
 }
 
 #[cfg(test)]

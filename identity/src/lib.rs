@@ -82,10 +82,11 @@
 //! changes. Symbols that still share a key (an object without debug information, C `static`
 //! functions of the same name) form one unit, whose digest is the hash of their sorted digests: a
 //! changed or added instance changes the unit. [`instances`] names the instances of a demangled
-//! name (callgrind's files give every instance that one) that executed at given addresses. Functions at one address (aliases: bodies LLVM
-//! merged, or the linker folded) are bound together: each one's digest also covers the keys of
-//! all of them, so a change that splits one off or merges one in changes every one of them, and a
-//! tool that saw the code execute under one name is told of a change to any.
+//! name (callgrind's files give every instance that one) that executed at given addresses.
+//! Functions at one address (aliases: bodies LLVM merged, or the linker folded) are bound
+//! together: each one's digest also covers the keys of all of them, so a change that splits one
+//! off or merges one in changes every one of them, and a tool that saw the code execute under one
+//! name is told of a change to any.
 //!
 //! # What is refused
 //!
@@ -327,20 +328,14 @@ pub fn source_lines(path: &Path, keys: &[&str]) -> Result<BTreeMap<String, Sourc
     let data = std::fs::read(path).map_err(|e| Error::read(path, e))?;
     let file = object::read::elf::ElfFile64::<LittleEndian>::parse(&*data)
         .map_err(|e| Error::invalid(path.display(), format!("not a readable ELF file: {e}")))?;
-    let names = instance::file_debug_names(&file);
     let wanted: std::collections::BTreeSet<&str> = keys.iter().copied().collect();
-    let functions = instance::function_symbols(&file);
-    let symbols: Vec<(&str, u64)> = functions.iter().map(|(n, a, _)| (*n, *a)).collect();
     let mut ranges: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
-    for ((_, start, size), key) in functions
-        .iter()
-        .zip(instance::function_keys(&symbols, &names))
-    {
+    for (_, start, size, key) in instance::keyed_functions(&file) {
         if wanted.contains(key.as_str()) {
             ranges
                 .entry(key)
                 .or_default()
-                .push((*start, start.saturating_add(*size)));
+                .push((start, start.saturating_add(size)));
         }
     }
     if ranges.is_empty() {

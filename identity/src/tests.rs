@@ -363,6 +363,27 @@ fn a_data_cycle_is_read_and_still_followed() {
     }
 }
 
+/// Builds the Rust program `source` as `dir/name` (crate `bench`, `-O`, `flags` added), linked
+/// with `--emit-relocs` and a map as the identity needs.
+fn rustc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
+    let src = dir.join(format!("{name}.rs"));
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join(name);
+    let status = Command::new("rustc")
+        .args(["-O", "--crate-name", "bench"])
+        .args(flags)
+        .args(["-C", "link-arg=-Wl,--emit-relocs"])
+        .arg("-C")
+        .arg(format!("link-arg=-Wl,-Map={}.map", out.display()))
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    out
+}
+
 #[test]
 fn a_rust_binary_linked_by_rustc_reads_precisely() {
     let dir = tempfile::tempdir().unwrap();
@@ -372,27 +393,8 @@ fn a_rust_binary_linked_by_rustc_reads_precisely() {
 fn main() { println!("MESSAGE {:?} {:?}", first(), second()); }
 "#;
     let build = |name: &str, second: &str, message: &str| {
-        let src = dir.path().join(format!("{name}.rs"));
         let text = source.replace("SECOND", second).replace("MESSAGE", message);
-        std::fs::write(&src, text).unwrap();
-        let out = dir.path().join(name);
-        let status = Command::new("rustc")
-            .args([
-                "-O",
-                "--crate-name",
-                "bench",
-                "-C",
-                "link-arg=-Wl,--emit-relocs",
-            ])
-            .arg("-C")
-            .arg(format!("link-arg=-Wl,-Map={}.map", out.display()))
-            .arg("-o")
-            .arg(&out)
-            .arg(&src)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        read(&out, &[]).unwrap()
+        read(&rustc(dir.path(), name, &text, &[]), &[]).unwrap()
     };
     let (a, b) = (build("a", "10", "one"), build("b", "11", "one"));
     assert_eq!(a.differing(&b), ["bench::second"], "{:?}", a.imprecise);
@@ -427,23 +429,14 @@ fn main() {
 }
 "#;
     let build = |name: &str, factor: &str, add: &str, debug: &str| {
-        let src = dir.path().join(format!("{name}.rs"));
         let text = source.replace("FACTOR", factor).replace("ADD", add);
-        std::fs::write(&src, text).unwrap();
-        let out = dir.path().join(name);
-        let status = Command::new("rustc")
-            .args(["-O", "--crate-name", "bench", "-C", "codegen-units=1"])
-            .args(["-C", &format!("debuginfo={debug}")])
-            .args(["-C", "link-arg=-Wl,--emit-relocs"])
-            .arg("-C")
-            .arg(format!("link-arg=-Wl,-Map={}.map", out.display()))
-            .arg("-o")
-            .arg(&out)
-            .arg(&src)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        out
+        let debug = format!("debuginfo={debug}");
+        rustc(
+            dir.path(),
+            name,
+            &text,
+            &["-C", "codegen-units=1", "-C", &debug],
+        )
     };
     let a = build("a", "3", "1", "line-tables-only");
     let (ia, ib) = (

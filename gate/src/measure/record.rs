@@ -375,10 +375,11 @@ fn add_graph(
             && (ran(i) || !node.calls.is_empty())
         {
             let name = irgate_callgrind::recursion_level(&node.name).0;
-            let file = PathBuf::from(&*node.object);
-            let known = instances
-                .entry(file)
-                .or_insert_with_key(|file| irgate_identity::instances(file).ok());
+            let file = Path::new(&*node.object);
+            if !instances.contains_key(file) {
+                instances.insert(file.to_owned(), irgate_identity::instances(file).ok());
+            }
+            let known = &instances[file];
             let ran_at = node
                 .by_address
                 .iter()
