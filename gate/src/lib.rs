@@ -25,6 +25,7 @@
 
 pub mod bisect;
 pub mod calibrate;
+pub mod cleanup;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -52,7 +53,7 @@ mod tests {
     /// The top-level modules from the bottom layer up; a module may use its own layer and those
     /// below it, never one above.
     const LAYERS: &[&[&str]] = &[
-        &["text", "env"],
+        &["text", "env", "cleanup"],
         &["error"],
         &["id", "filter"],
         &["model"],

@@ -117,16 +117,22 @@ impl Resolved {
     }
 
     /// irgate's and the build's own files, relative to the root: the target directory, the
-    /// baselines, gate.toml, `.irgate/`. No benchmark reads them, so a change to them never
-    /// counts (`crate::select::rule::between`'s `own`).
+    /// baselines, gate.toml, `.irgate/` and the workflows `irgate init --ci` writes. No benchmark
+    /// reads them, so a change to them never counts (`crate::select::rule::between`'s `own`).
     pub fn own(&self) -> Vec<String> {
         let root = &self.root;
+        let workflows = WORKFLOWS
+            .iter()
+            .map(|name| root.join(WORKFLOW_DIR).join(name));
         [
             target_dir(root),
             self.baselines.clone(),
             self.config.clone(),
             root.join(".irgate"),
         ]
+        .into_iter()
+        .chain(workflows)
+        .collect::<Vec<_>>()
         .iter()
         .filter_map(|p| p.strip_prefix(root).ok())
         .map(|p| p.to_string_lossy().into_owned())
@@ -158,36 +164,59 @@ pub fn target_dir(root: &Path) -> PathBuf {
 /// The directory, beside the results file, that flame graphs are drawn into.
 const FLAMEGRAPH_DIR: &str = "flamegraphs";
 
+/// Where `irgate init --ci` writes the workflows, relative to the workspace root.
+pub const WORKFLOW_DIR: &str = ".github/workflows";
+
+/// The workflows `irgate init --ci` writes, by file name in [`WORKFLOW_DIR`]: the pull request's,
+/// the comment's, the refresh's and the history's.
+pub const WORKFLOWS: [&str; 4] = [
+    "irgate.yml",
+    "irgate-comment.yml",
+    "irgate-refresh.yml",
+    "irgate-history.yml",
+];
+
 /// The name of irgate's configuration file.
 pub const CONFIG_FILE: &str = "gate.toml";
 
-/// The nearest ancestor of `start` holding gate.toml, else the root of the Cargo workspace
-/// `start` is in (`cargo locate-project --workspace`).
+/// The nearest ancestor of `start` holding gate.toml, searched no higher than the Cargo
+/// workspace `start` is in (`cargo locate-project --workspace`) and the git repository's top (a
+/// directory holding `.git`): a gate.toml above the project belongs to something else. Else the
+/// workspace's root.
 pub fn find_root(start: &Path) -> Result<PathBuf> {
-    if let Some(dir) = start
-        .ancestors()
-        .find(|dir| dir.join(CONFIG_FILE).is_file())
-    {
-        return Ok(dir.to_owned());
-    }
-    let output = Command::new(crate::env::cargo())
-        .args(["locate-project", "--workspace", "--message-format", "plain"])
-        .current_dir(start)
-        .output();
-    match output {
-        Ok(out) if out.status.success() => {
-            let manifest = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-            Ok(manifest
-                .parent()
-                .map(Path::to_owned)
-                .unwrap_or_else(|| start.to_owned()))
+    let workspace = workspace_root(start);
+    for dir in start.ancestors() {
+        if dir.join(CONFIG_FILE).is_file() {
+            return Ok(dir.to_owned());
         }
-        _ => Err(Error::Tool(format!(
+        if Some(dir) == workspace.as_deref() || dir.join(".git").exists() {
+            break;
+        }
+    }
+    workspace.ok_or_else(|| {
+        Error::Tool(format!(
             "{}: neither in a Cargo workspace nor below a {CONFIG_FILE}: run irgate in your \
              repository (or pass --config, --baselines and --results)",
             start.display()
-        ))),
-    }
+        ))
+    })
+}
+
+/// The root of the Cargo workspace `start` is in, when cargo finds one.
+fn workspace_root(start: &Path) -> Option<PathBuf> {
+    let output = Command::new(crate::env::cargo())
+        .args(["locate-project", "--workspace", "--message-format", "plain"])
+        .current_dir(start)
+        .output()
+        .ok()
+        .filter(|out| out.status.success())?;
+    let manifest = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    Some(
+        manifest
+            .parent()
+            .map(Path::to_owned)
+            .unwrap_or_else(|| start.to_owned()),
+    )
 }
 
 #[cfg(test)]
@@ -223,6 +252,57 @@ mod tests {
         assert_eq!(
             at("/w/slow.json").base_side().results,
             Path::new("/w/slow.base.json")
+        );
+    }
+
+    #[test]
+    fn a_gate_toml_above_the_repository_or_the_workspace_is_not_the_projects() {
+        let dir = tempfile::tempdir().unwrap();
+        let outer = dir.path();
+        std::fs::write(outer.join(CONFIG_FILE), "").unwrap();
+        // A workspace in a git checkout below it, with no gate.toml of its own.
+        let repo = outer.join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("src")).unwrap();
+        std::fs::write(
+            repo.join("Cargo.toml"),
+            "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .unwrap();
+        std::fs::write(repo.join("src/lib.rs"), "").unwrap();
+        assert_eq!(find_root(&repo.join("src")).unwrap(), repo);
+        // Outside git, the workspace's root bounds the search.
+        std::fs::remove_dir(repo.join(".git")).unwrap();
+        assert_eq!(find_root(&repo.join("src")).unwrap(), repo);
+        // Its own gate.toml, in the workspace, is found from below.
+        std::fs::write(repo.join(CONFIG_FILE), "").unwrap();
+        assert_eq!(find_root(&repo.join("src")).unwrap(), repo);
+        // A checkout that is no workspace (baselines and gate.toml only): its gate.toml.
+        let plain = outer.join("plain");
+        std::fs::create_dir_all(plain.join(".git")).unwrap();
+        std::fs::create_dir_all(plain.join("sub")).unwrap();
+        std::fs::write(plain.join(CONFIG_FILE), "").unwrap();
+        assert_eq!(find_root(&plain.join("sub")).unwrap(), plain);
+    }
+
+    #[test]
+    fn irgates_own_files_include_what_init_writes() {
+        let own = at("/r/target/irgate/results.json").own();
+        for path in [
+            "baselines",
+            "gate.toml",
+            ".irgate",
+            ".github/workflows/irgate.yml",
+            ".github/workflows/irgate-comment.yml",
+            ".github/workflows/irgate-refresh.yml",
+            ".github/workflows/irgate-history.yml",
+        ] {
+            assert!(own.iter().any(|o| o == path), "{path} not in {own:?}");
+        }
+        // The user's own workflows are not irgate's.
+        assert!(
+            !own.iter()
+                .any(|o| o == ".github/workflows" || o == ".github")
         );
     }
 }

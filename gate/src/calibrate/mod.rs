@@ -12,6 +12,7 @@
 mod calibration;
 mod reproducible;
 mod scratch;
+mod seed;
 mod spread;
 pub mod text;
 mod variants;

@@ -54,7 +54,8 @@ pub fn scratch_path(root: &Path) -> Result<PathBuf> {
 
 /// Builds and runs each of `variants`, one after the other, in one scratch copy of the working
 /// tree at `paths.root` whose path is as long as the checkout's ([`scratch_path`]); each build
-/// starts from nothing (the copy's own target directory is emptied), writes its results beside
+/// compiles the workspace's packages from nothing and takes the checkout's builds of the
+/// dependencies ([`super::seed`]), writes its results beside
 /// the workspace's (`<target>/irgate/calibrate/<variant>.json`), and is returned.
 pub fn measure(
     paths: &Resolved,
@@ -76,7 +77,10 @@ pub fn measure(
         Err(_) => src.join("target"),
     };
     let lock = lock(&src)?;
+    // Removed however the calibration ends: done, failed or interrupted.
+    let scratch = crate::cleanup::Removed::new(&src);
     let members = members(&paths.root)?;
+    let member_names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
     // The reference build records what each benchmark executed (a second, recording pass of
     // its benchmarks); the others only hash their objects.
     let recorded = if variants.contains(&Variant::Base) {
@@ -88,9 +92,12 @@ pub fn measure(
     let started = Instant::now();
     for (index, variant) in variants.iter().enumerate() {
         // The mirror removes every file git does not list, the copy's target directory with
-        // them: each build starts from nothing.
+        // them: each build compiles the workspace's packages from nothing.
         crate::measure::ab::mirror(&paths.root, &src)?;
         remove_dir(&target)?;
+        // The dependencies as the checkout's last build left them: only the workspace's own
+        // packages are built again.
+        super::seed::seed(&workspace.target_dir, &target, &member_names)?;
         variant.apply(&src, &members)?;
         rewrite_manifests(&src, &paths.root, &members, *variant == Variant::Version)?;
         crate::note!(
@@ -142,8 +149,9 @@ pub fn measure(
             changed_files: Some(variant.changed_files(&members)),
         });
     }
-    // Nothing of the copy is reused (every build starts from nothing): its space is given back.
+    // Nothing of the copy is reused: its space is given back.
     remove_dir(&src)?;
+    drop(scratch);
     drop(lock);
     narrow_to_reference(&mut builds);
     for build in &builds {

@@ -110,7 +110,7 @@ impl Variant {
 #[derive(Debug, Clone)]
 pub(super) struct Member {
     /// Its package name.
-    name: String,
+    pub(super) name: String,
     /// Its version.
     version: semver::Version,
     /// Its `Cargo.toml`.

@@ -218,8 +218,8 @@ pub struct InitArgs {
     /// Do not run the suites; use the default budget
     #[arg(long)]
     pub no_run: bool,
-    /// Do not calibrate (building the suites twice more from nothing, to find benchmarks whose
-    /// build is not reproducible); `irgate calibrate --write` does it later
+    /// Do not calibrate (building the workspace's packages twice more from nothing, to find
+    /// benchmarks whose build is not reproducible); `irgate calibrate --write` does it later
     #[arg(long)]
     pub no_calibrate: bool,
     /// Overwrite files that exist

@@ -76,9 +76,9 @@ Set irgate up in the Cargo workspace of the current directory.
 Finds the workspace's callgrind suites with `cargo metadata`: bench targets of packages that
 depend on gungraun (0.17 to 0.20) or iai-callgrind (0.12 to 0.16), including suites behind a
 feature (their `required-features` are written with them). Unless --no-run, runs them once to
-see how large the benchmarks are, and chooses the budget from that: +1%, and at least 5% of the
-smallest benchmark's count (no less than 1 Ir, no more than 50), so a +10% change of the smallest
-benchmark fails while one instruction moved by code layout passes.
+see how large the benchmarks are, and writes the budget irgate's measurement build needs, calibrated
+or not: 1 Ir with no relative part, so a +2 Ir slowdown of any benchmark fails while one
+instruction moved by code layout passes.
 
 Writes gate.toml at the workspace root. With --ci, also writes the GitHub workflows
 (.github/workflows/: irgate.yml checks pull requests, running only the benchmarks the change can
@@ -94,9 +94,9 @@ for the image, valgrind, and that the runner of each suite's library is there at
 version (`irgate runner install` installs it). The run writes the results, the per-function
 profiles and the code record (a second pass of every benchmark, as `irgate run --record`), so
 `irgate refresh` then takes baselines that `irgate explain` can read and `irgate run
---only-touched` can select from. Unless --no-calibrate, the suites are then built twice more
-from nothing and run, to check that the build is reproducible (docs/calibration.md). Prints
-the next steps.";
+--only-touched` can select from. Unless --no-calibrate, the workspace's packages are then built
+twice more from nothing (the dependencies taken from the first build) and run, to check that the
+build is reproducible (docs/calibration.md). Prints the next steps.";
 
 pub(super) const RUN_ABOUT: &str = "\
 Run every callgrind suite declared in gate.toml (or found in the workspace, without any) and
@@ -255,9 +255,10 @@ the crates compiled and about how long is left.";
 pub(super) const CALIBRATE_ABOUT: &str = "\
 Build and run the suites several ways and compare their counts benchmark by benchmark. Each build
 is a copy of the working tree at a scratch path exactly as long as the checkout's (counts move with
-the length of the paths compiled into the binary), built there from nothing with irgate's
-measurement build: `base` (as it is), `rebuild` (as it is, built again from nothing at the same
-path: the reproducibility check), `version` (every workspace member one patch release higher, as
+the length of the paths compiled into the binary), its workspace packages built there from
+nothing (the dependencies taken from the checkout's last build) with irgate's measurement build:
+`base` (as it is), `rebuild` (as it is, built again from nothing at the same path: the
+reproducibility check), `version` (every workspace member one patch release higher, as
 a release bumps it: other symbol hashes), `unrelated` (a function no benchmark calls added to every
 member's library). Each build's results are written to <target>/irgate/calibrate/<variant>.json.
 Given RESULTS files instead (`irgate run --results FILE` of builds made elsewhere), compares those

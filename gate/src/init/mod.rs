@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::calibrate::{self, Calibration, Spread, Variant};
 use crate::config::Config;
 use crate::config::budgets::DEFAULT_BUDGET;
-use crate::config::initial::{calibrated_budget, chosen_budget, gate_toml};
+use crate::config::initial::{calibrated_budget, gate_toml, uncalibrated_budget};
 use crate::config::suite::Suite;
 use crate::error::{Error, Result};
 use crate::init::setup::ci_files;
@@ -165,7 +165,7 @@ pub fn set_up(
                 .collect();
             calibrated_budget(&suggested)
         }
-        (None, Some(results)) => chosen_budget(results),
+        (None, Some(_)) => uncalibrated_budget(),
         (None, None) => (
             DEFAULT_BUDGET,
             "the default (the suites were not run: --no-run)".to_owned(),
@@ -235,9 +235,9 @@ fn recording(record: Option<&CodeRecord>, suites: &[(Suite, Library)]) -> Record
 fn reproducibility(config: &Config, paths: &crate::paths::Resolved) -> Result<Calibrated> {
     let started = std::time::Instant::now();
     crate::note!(
-        "init: calibrating: is the build reproducible? The suites built twice more from nothing, \
-         at a path as long as this checkout's, and run (skip: --no-calibrate, then `irgate \
-         calibrate --write` any time)"
+        "init: calibrating: is the build reproducible? The workspace's packages built twice more \
+         from nothing (the dependencies as this build left them), at a path as long as this \
+         checkout's, and run (skip: --no-calibrate, then `irgate calibrate --write` any time)"
     );
     let builds = calibrate::measure(
         paths,

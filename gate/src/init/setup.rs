@@ -84,13 +84,13 @@ pub fn ci_files(root: &Path, libraries: &[Library], branch: Option<&str>) -> Res
         root.join(IMAGE_PINS),
         image_pins(&toolchain.channel, libraries)?,
     )];
-    for (name, template) in [
-        ("irgate.yml", PR_WORKFLOW),
-        ("irgate-comment.yml", COMMENT_WORKFLOW),
-        ("irgate-refresh.yml", REFRESH_WORKFLOW),
-        ("irgate-history.yml", HISTORY_WORKFLOW),
-    ] {
-        let path = root.join(".github/workflows").join(name);
+    for (name, template) in crate::paths::WORKFLOWS.into_iter().zip([
+        PR_WORKFLOW,
+        COMMENT_WORKFLOW,
+        REFRESH_WORKFLOW,
+        HISTORY_WORKFLOW,
+    ]) {
+        let path = root.join(crate::paths::WORKFLOW_DIR).join(name);
         let text = template
             .replace("{{ACTION}}", &action())
             .replace("{{BRANCH}}", &branch);

@@ -436,6 +436,7 @@ pub fn run_with_code(
                 .iter()
                 .map(|(s, _)| s.bench.replace('-', "_"))
                 .collect(),
+            selection.keep.map(|keep| &keep.record),
         );
         code.mark_unknown();
         code.narrow_to_executed();

@@ -184,12 +184,28 @@ fn code(paths: &Resolved) -> Result<String> {
             path.display()
         ));
     }
-    Ok(format!(
-        "irgate: code record: what {} benchmarks executed, at {}, in {}",
+    Ok(record_line(&record, &path))
+}
+
+/// refresh's last line for a record written to `path`: what it holds, at which commit, and, for
+/// one taken with uncommitted changes, that `--only-touched` cannot trust it.
+fn record_line(record: &CodeRecord, path: &std::path::Path) -> String {
+    let commit = Commit::parse(&record.commit);
+    let mut line = format!(
+        "irgate: code record: what {} benchmarks executed, at {}{}, in {}",
         record.benchmarks.len(),
-        crate::text::short_commit(&record.commit),
+        crate::text::short_commit(&commit.hash),
+        if commit.dirty { "-dirty" } else { "" },
         path.display()
-    ))
+    );
+    if commit.dirty {
+        line.push_str(
+            ": taken with uncommitted changes, code that is in no commit, so `--only-touched` \
+             runs every benchmark until the record is taken again on a commit (commit, then \
+             `irgate run --record && irgate refresh`)",
+        );
+    }
+    line
 }
 
 /// The code record to keep with `baselines` (as written by the refresh) from the `run`'s (taken by
@@ -615,5 +631,27 @@ mod tests {
                 merged.objects[BENCH].parts
             );
         }
+    }
+
+    #[test]
+    fn the_last_line_says_when_the_record_is_of_uncommitted_changes() {
+        let path = std::path::Path::new("baselines/code/record.json");
+        let hash = "0123456789abcdef0123456789abcdef01234567";
+        let mut record = CodeRecord {
+            commit: hash.to_owned(),
+            ..CodeRecord::default()
+        };
+        record.benchmarks.insert("g::f".into(), entry(&["f"], 1));
+        let clean = record_line(&record, path);
+        assert!(
+            clean.ends_with("executed, at 0123456789ab, in baselines/code/record.json"),
+            "{clean}"
+        );
+        record.commit = format!("{hash}-dirty");
+        let dirty = record_line(&record, path);
+        assert!(
+            dirty.contains("at 0123456789ab-dirty, in") && dirty.contains("runs every benchmark"),
+            "{dirty}"
+        );
     }
 }

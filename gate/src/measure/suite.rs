@@ -47,15 +47,7 @@ pub fn resolve(declared: &[Suite], workspace: &Workspace) -> Result<Vec<Suite>> 
     if !declared.is_empty() {
         return Ok(declared.to_vec());
     }
-    let found: Vec<Suite> = workspace
-        .callgrind_suites()
-        .map(|target| Suite {
-            package: target.package.clone(),
-            bench: target.bench.clone(),
-            features: target.required_features.clone(),
-            args: Vec::new(),
-        })
-        .collect();
+    let found = discovered(workspace);
     if found.is_empty() {
         let nested = workspace.nested_suites();
         let hint = if nested.is_empty() {
@@ -77,6 +69,20 @@ pub fn resolve(declared: &[Suite], workspace: &Workspace) -> Result<Vec<Suite>> 
         )));
     }
     Ok(found)
+}
+
+/// Every callgrind suite of `workspace`, as discovery runs it: with the features it requires and
+/// no runner arguments.
+pub fn discovered(workspace: &Workspace) -> Vec<Suite> {
+    workspace
+        .callgrind_suites()
+        .map(|target| Suite {
+            package: target.package.clone(),
+            bench: target.bench.clone(),
+            features: target.required_features.clone(),
+            args: Vec::new(),
+        })
+        .collect()
 }
 
 /// The distinct libraries of `suites`, sorted; an error for a suite whose library cannot be told

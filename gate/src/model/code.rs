@@ -203,7 +203,12 @@ impl CodeRecord {
     /// recorded, so no executed instruction says which data references of that code are read (a
     /// configuration built from a table in read-only data changes only data): its parts are
     /// dropped, and it compares by its whole digest (code and every reference's data).
-    pub fn add_listing(&mut self, bench_crates: &BTreeSet<String>) {
+    ///
+    /// A record of some benchmarks of a binary (`irgate run --record FILTER`) learns what the
+    /// others executed from `earlier` (the baselines' record): a function that some but not all of
+    /// their entries hold was executed by a benchmark, not the listing process (which every entry
+    /// holds), so another benchmark's wrapper does not become every recorded one's listing code.
+    pub fn add_listing(&mut self, bench_crates: &BTreeSet<String>, earlier: Option<&CodeRecord>) {
         let mut listings: Vec<(String, Vec<String>)> = Vec::new();
         for (key, object) in &self.objects {
             let Some(name) = key.rsplit('/').next().filter(|n| bench_crates.contains(*n)) else {
@@ -213,12 +218,15 @@ impl CodeRecord {
             let own = |function: &&String| {
                 function.starts_with(&path) || function.starts_with(&qualified)
             };
-            let executed: BTreeSet<&String> = self
+            let mut executed: BTreeSet<&String> = self
                 .benchmarks
                 .values()
                 .filter_map(|e| e.functions.get(key))
                 .flatten()
                 .collect();
+            if let Some(earlier) = earlier {
+                executed.extend(earlier.executed_alone(key, &self.benchmarks));
+            }
             let listing: Vec<String> = object
                 .functions
                 .keys()
@@ -240,6 +248,29 @@ impl CodeRecord {
                 }
             }
         }
+    }
+
+    /// The functions of object `key` that the entries not in `besides` hold and some entry of
+    /// this record does not: what some of those benchmarks executed, not the code every entry of
+    /// a binary holds (its listing code, or what every benchmark ran).
+    fn executed_alone<'a>(
+        &'a self,
+        key: &str,
+        besides: &BTreeMap<String, Executed>,
+    ) -> BTreeSet<&'a String> {
+        let all: Vec<&BTreeSet<String>> = self
+            .benchmarks
+            .values()
+            .filter_map(|e| e.functions.get(key))
+            .collect();
+        let held_by_all = |name: &String| all.iter().all(|names| names.contains(name));
+        self.benchmarks
+            .iter()
+            .filter(|(id, _)| !besides.contains_key(*id))
+            .filter_map(|(_, e)| e.functions.get(key))
+            .flatten()
+            .filter(|name| !held_by_all(name))
+            .collect()
     }
 
     /// Keeps only the functions some benchmark executed, in the objects they executed them in
@@ -338,7 +369,7 @@ mod tests {
             ]),
             ..CodeRecord::default()
         };
-        record.add_listing(&BTreeSet::from(["bench".to_owned()]));
+        record.add_listing(&BTreeSet::from(["bench".to_owned()]), None);
         let names = |id: &str| record.benchmarks[id].functions["release/deps/bench"].clone();
         let listing = ["<bench::Input as Clone>::clone", "bench::b::config"];
         // Another benchmark's wrapper is not listing code; the library's unrun code is not the
@@ -352,6 +383,25 @@ mod tests {
         };
         assert_eq!(names("g::a"), expected("bench::a::wrapper"));
         assert_eq!(names("g::b"), expected("bench::b::wrapper"));
+
+        // A record of `g::a` alone (`irgate run --record 'g::a'`): `g::b`'s wrapper is what `g::b`
+        // executed in the baselines' record, not listing code.
+        let earlier = record.clone();
+        let mut alone = CodeRecord {
+            benchmarks: BTreeMap::from([("g::a".to_owned(), ran(&["bench::a::wrapper"]))]),
+            ..record.clone()
+        };
+        alone.objects = earlier.objects.clone();
+        let mut coarse = alone.clone();
+        coarse.add_listing(&BTreeSet::from(["bench".to_owned()]), None);
+        assert!(
+            coarse.benchmarks["g::a"].functions["release/deps/bench"].contains("bench::b::wrapper")
+        );
+        alone.add_listing(&BTreeSet::from(["bench".to_owned()]), Some(&earlier));
+        assert_eq!(
+            alone.benchmarks["g::a"].functions["release/deps/bench"],
+            expected("bench::a::wrapper")
+        );
     }
 
     #[test]
@@ -469,7 +519,7 @@ mod tests {
             ..CodeRecord::default()
         };
         record.add_constructors();
-        record.add_listing(&BTreeSet::from(["bench".to_owned()]));
+        record.add_listing(&BTreeSet::from(["bench".to_owned()]), None);
         let base = &record.objects["release/deps/bench"];
         let executed = &record.benchmarks["g::a"].functions["release/deps/bench"];
         assert!(executed.contains("bench::main") && executed.contains("init"));

@@ -342,14 +342,15 @@ fn verdict(report: &Report) -> String {
         .any(|r| r.status == Status::New && r.fails);
     if new_fails {
         text.push_str(
-            "New benchmarks need a baseline: `irgate refresh FILTER` after `irgate run --record`, \
-             or pass --allow-new.\n",
+            "New benchmarks need a baseline: commit, then `irgate run --record` and `irgate \
+             refresh FILTER` (a record taken with uncommitted changes makes `--only-touched` run \
+             everything), or pass --allow-new.\n",
         );
     }
     if report.tally(Status::Stale, false) > 0 {
         text.push_str(
-            "Stale baselines: `irgate refresh FILTER` after `irgate run --record` locks in the gain \
-             (with the code record `--only-touched` trusts).\n",
+            "Stale baselines: `irgate refresh FILTER` after `irgate run --record` on a committed tree \
+             locks in the gain (with the code record `--only-touched` trusts).\n",
         );
     }
     text.pop();

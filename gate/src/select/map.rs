@@ -63,7 +63,11 @@ pub fn map(
         config.is_inert(path)
     }) {
         Ok(change) => change::Change {
-            suites: change::suites_changed(root, &base.commit, &config.suites),
+            suites: change::suites_changed(root, &base.commit, &config.suites, &|| {
+                crate::measure::workspace::Workspace::load(root)
+                    .map(|workspace| crate::measure::suite::discovered(&workspace))
+                    .unwrap_or_default()
+            }),
             ..change
         },
         Err(error) => return unmapped(&base.commit, error.to_string()),

@@ -54,9 +54,17 @@ pub enum SuitesChanged {
 
 /// The bench targets whose gate.toml `[[suite]]` entry gives the harness other features or
 /// arguments at commit `base` (gate.toml at the workspace root `root` there) than `suites` (this
-/// side's). A missing entry gives none (what discovery runs); a gate.toml that the base commit has
-/// but irgate cannot parse makes every benchmark count as touched.
-pub fn suites_changed(root: &Path, base: &str, suites: &[Suite]) -> SuitesChanged {
+/// side's). A side that declares no suite (no gate.toml, or one without `[[suite]]`, as at the
+/// commit `irgate init` records before it writes gate.toml) runs what discovery finds:
+/// `discovered` (each callgrind suite with the features it requires, no arguments), asked only
+/// then. An entry missing on one side gives none; a gate.toml that the base commit has but irgate
+/// cannot parse makes every benchmark count as touched.
+pub fn suites_changed(
+    root: &Path,
+    base: &str,
+    suites: &[Suite],
+    discovered: &dyn Fn() -> Vec<Suite>,
+) -> SuitesChanged {
     let file = format!("./{}", crate::paths::CONFIG_FILE);
     let before = if git::stdout(root, &["ls-tree", "--name-only", base, "--", &file]).is_none() {
         Vec::new()
@@ -73,10 +81,17 @@ pub fn suites_changed(root: &Path, base: &str, suites: &[Suite]) -> SuitesChange
             }
         }
     };
-    // What the harness is given, by bench target: an entry that is missing on one side is what
-    // discovery runs without gate.toml (no features, no arguments), so `irgate init` writing the
-    // entries it found changes nothing.
+    // What the harness is given, by bench target: a side that declares no suite runs what
+    // discovery finds, so `irgate init` writing the entries it found (with the features they
+    // require) changes nothing.
     let given = |list: &[Suite]| -> BTreeMap<(String, String), (Vec<String>, Vec<String>)> {
+        let found;
+        let list = if list.is_empty() {
+            found = discovered();
+            &found[..]
+        } else {
+            list
+        };
         list.iter()
             .map(|suite| {
                 let mut features = suite.features.clone();

@@ -401,8 +401,8 @@ fn suite_entries_are_compared_with_the_base_commits_gate_toml() {
     let dir = tempfile::tempdir().unwrap();
     let entry = |args: &str| {
         format!(
-            "[[suite]]\npackage = \"p\"\nbench = \"my-bench\"\nargs = [{args}]\n\n\
-             [[suite]]\npackage = \"p\"\nbench = \"other\"\n"
+            "[[suite]]\npackage = \"p\"\nbench = \"my-bench\"\nfeatures = [\"bench\"]\n\
+             args = [{args}]\n\n[[suite]]\npackage = \"p\"\nbench = \"other\"\n"
         )
     };
     let base = committed_gate_toml(dir.path(), &entry("\"--envs=X=40\""));
@@ -411,34 +411,51 @@ fn suite_entries_are_compared_with_the_base_commits_gate_toml() {
             .unwrap()
             .suites
     };
+    // What discovery finds in the workspace: `my-bench` requires the feature `bench`.
+    let discovered = || suites("");
     assert_eq!(
-        suites_changed(dir.path(), &base, &suites("\"--envs=X=40\"")),
+        suites_changed(dir.path(), &base, &suites("\"--envs=X=40\""), &discovered),
         SuitesChanged::None
     );
     assert_eq!(
-        suites_changed(dir.path(), &base, &suites("\"--envs=X=90\"")),
+        suites_changed(dir.path(), &base, &suites("\"--envs=X=90\""), &discovered),
         SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned()]))
     );
-    // An entry removed gives the harness what discovery gives: no arguments. `other` had none.
+    // An entry removed gives the harness none: no arguments. `other` had none.
     assert_eq!(
-        suites_changed(dir.path(), &base, &suites("")[..1]),
+        suites_changed(dir.path(), &base, &suites("")[..1], &discovered),
         SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned()]))
     );
-    // `irgate init` records before it writes gate.toml: the entries it writes, with no arguments,
-    // change nothing since that commit.
+    // `irgate init` records before it writes gate.toml: the entries it writes, with the features
+    // discovery ran them with and no arguments, change nothing since that commit.
     let before_init = committed_gate_toml(dir.path(), "[budgets]\nIr = { absolute = 0 }\n");
     assert_eq!(
-        suites_changed(dir.path(), &before_init, &suites("")),
+        suites_changed(dir.path(), &before_init, &suites(""), &discovered),
         SuitesChanged::None
     );
     assert_eq!(
-        suites_changed(dir.path(), &before_init, &suites("\"--envs=X=1\"")),
+        suites_changed(
+            dir.path(),
+            &before_init,
+            &suites("\"--envs=X=1\""),
+            &discovered
+        ),
+        SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned()]))
+    );
+    // Without the feature discovery ran it with, the harness builds something else.
+    let without_feature = |_: &str| {
+        let mut list = suites("");
+        list[0].features.clear();
+        list
+    };
+    assert_eq!(
+        suites_changed(dir.path(), &before_init, &without_feature(""), &discovered),
         SuitesChanged::Targets(BTreeSet::from(["my_bench".to_owned()]))
     );
     // gate.toml unreadable at the base: irgate cannot tell.
     let broken = committed_gate_toml(dir.path(), "[[suite]]\npackage = 3\n");
     assert!(matches!(
-        suites_changed(dir.path(), &broken, &suites("")),
+        suites_changed(dir.path(), &broken, &suites(""), &discovered),
         SuitesChanged::Unknown(_)
     ));
 }
