@@ -69,7 +69,9 @@ fn is_member(name: &str, names: &BTreeSet<String>) -> bool {
     names.contains(name) || name.strip_prefix("lib").is_some_and(|n| names.contains(n))
 }
 
-/// Copies the file or folder `from` to `to` (links as links); the bytes copied.
+/// Copies the file or folder `from` to `to` (links as links, each file with its modification
+/// time: cargo takes an output newer than what was built from it for a stale one, and rebuilds);
+/// the bytes copied.
 fn copy(from: &Path, to: &Path) -> Result<u64> {
     let meta = std::fs::symlink_metadata(from).map_err(|e| Error::read(from, e))?;
     if meta.file_type().is_symlink() {
@@ -88,7 +90,14 @@ fn copy(from: &Path, to: &Path) -> Result<u64> {
         }
         return Ok(bytes);
     }
-    std::fs::copy(from, to).map_err(|e| Error::write(to, e))
+    let bytes = std::fs::copy(from, to).map_err(|e| Error::write(to, e))?;
+    let modified = meta.modified().map_err(|e| Error::read(from, e))?;
+    std::fs::File::options()
+        .write(true)
+        .open(to)
+        .and_then(|file| file.set_modified(modified))
+        .map_err(|e| Error::write(to, e))?;
+    Ok(bytes)
 }
 
 #[cfg(test)]
@@ -154,6 +163,22 @@ mod tests {
             assert!(!present(left), "{left} was copied");
         }
         assert!(!scratch.join("irgate").exists());
+        // Each file keeps its modification time, by which cargo tells fresh from stale.
+        let rlib = "deps/libserde-0123456789abcdef.rlib";
+        let past = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(release.join(rlib))
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+        std::fs::remove_dir_all(&scratch).unwrap();
+        seed(&checkout, &scratch, &["my-crate".to_owned()]).unwrap();
+        let copied_at = std::fs::metadata(scratch.join("release").join(rlib))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(copied_at, past);
         assert!(copied > 0);
         // No build yet: nothing to copy.
         assert_eq!(seed(&dir.path().join("none"), &scratch, &[]).unwrap(), 0);
