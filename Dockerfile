@@ -50,13 +50,18 @@ RUN if ! rustup toolchain list | grep -q "^${RUST_TOOLCHAIN}-"; then \
     && rustup component add --toolchain "${RUST_TOOLCHAIN}" rustfmt clippy \
     && rustup default "${RUST_TOOLCHAIN}"
 ARG VALGRIND_VERSION=1:3.24.0-3
+# strace: the record pass (`irgate run --record`, the refresh mode) observes what each benchmark's
+# processes read with it (docs/selection.md, "Observed inputs").
+ARG STRACE_VERSION=6.13+ds-1
 RUN libc_version="$(dpkg-query --show --showformat='${Version}' libc6)" \
     && apt-get update \
     && apt-get install -y --no-install-recommends \
         "valgrind=${VALGRIND_VERSION}" \
         "libc6-dbg=${libc_version}" \
+        "strace=${STRACE_VERSION}" \
     && rm -rf /var/lib/apt/lists/* \
-    && valgrind --version
+    && valgrind --version \
+    && strace --version
 
 COPY --from=runner /opt/runner/bin/ /usr/local/bin/
 COPY --from=irgate /opt/irgate/bin/irgate /usr/local/bin/irgate
