@@ -59,9 +59,8 @@ const SUITE_MAY_SET: [&str; 1] = ["ENVS"];
 /// Why an `[env]` entry of cargo's configuration named `key` is refused, if it is.
 fn env_entry_refused(key: &str) -> Option<&'static str> {
     if let Some(option) = runner_option(key) {
-        return (!SHOWN_ONLY.contains(&option)).then_some(
-            "the runner reads it, and the runner's settings decide what callgrind counts",
-        );
+        return (!SHOWN_ONLY.contains(&option))
+            .then_some("the runner reads it, and its settings decide what callgrind counts");
     }
     if key.starts_with("VALGRIND_") {
         return Some("valgrind reads it, and irgate decides valgrind's settings");
@@ -252,8 +251,8 @@ pub fn refused_in(table: &toml::Table) -> Option<String> {
         for key in env.keys() {
             if let Some(why) = env_entry_refused(key) {
                 return Some(format!(
-                    "`[env] {}`: {why}; what callgrind counts is irgate's to decide, so irgate \
-                     refuses to measure with it: remove it",
+                    "`[env] {}`: {why}; irgate alone decides that, so it refuses to measure with \
+                     this entry: remove it",
                     terminal(key)
                 ));
             }

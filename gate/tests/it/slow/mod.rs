@@ -4,3 +4,4 @@
 mod builds;
 mod dashboard;
 mod doctor;
+mod measurement;
