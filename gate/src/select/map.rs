@@ -146,6 +146,7 @@ pub fn map(
             })
             .collect(),
         unmapped: None,
+        config_changed: None,
     };
     Mapped {
         map,
