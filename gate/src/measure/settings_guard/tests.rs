@@ -272,15 +272,14 @@ fn valgrind_reads_neither_valgrindrc_nor_valgrind_opts_with_command_line_only() 
         let output = crate::measure::fresh_script::output(&mut command);
         assert!(output.status.success(), "{output:?}");
         let text = std::fs::read_to_string(&out).unwrap();
-        let total = text
+        text
             .lines()
             .find_map(|l| l.strip_prefix("totals: "))
             .or_else(|| text.lines().find_map(|l| l.strip_prefix("summary: ")))
             .unwrap()
             .trim()
             .parse::<u64>()
-            .unwrap();
-        total
+            .unwrap()
     };
     assert_eq!(counted(&[], None), 0, "the .valgrindrc is read without it");
     let full = counted(&[COMMAND_LINE_ONLY], None);
