@@ -272,8 +272,7 @@ fn valgrind_reads_neither_valgrindrc_nor_valgrind_opts_with_command_line_only() 
         let output = crate::measure::fresh_script::output(&mut command);
         assert!(output.status.success(), "{output:?}");
         let text = std::fs::read_to_string(&out).unwrap();
-        text
-            .lines()
+        text.lines()
             .find_map(|l| l.strip_prefix("totals: "))
             .or_else(|| text.lines().find_map(|l| l.strip_prefix("summary: ")))
             .unwrap()
