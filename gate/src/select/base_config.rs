@@ -28,8 +28,8 @@ pub struct Judged {
     pub changed: Option<String>,
 }
 
-/// The configuration at `paths`: with `record_from` (a revision), [`from_base`]; else the
-/// tree's gate.toml (or the default), as given.
+/// The configuration at `paths`: with `record_from` (a revision), that commit's, with the tree's
+/// `[[accept]]` entries, and what the tree changed; else the tree's gate.toml (or the default).
 pub fn load(paths: &Resolved, record_from: Option<&str>) -> Result<Judged> {
     let tree = Config::load_or_default(&paths.config, paths.config_named)?;
     match record_from {

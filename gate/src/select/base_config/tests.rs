@@ -32,7 +32,8 @@ fn a_pull_requests_inert_entry_is_judged_by_the_bases_list() {
     // regression.
     let tree = "[budgets]\nIr = { relative_pct = 50.0, absolute = 1000 }\n\n\
                 [change]\ninert = [\"docs/**\", \"benches/data/**\"]\n\n\
-                [[accept]]\nbenchmarks = [\"g::*\"]\nreason = \"on purpose\"\nuntil = \"2099-01-01\"\n";
+                [[accept]]\nbenchmarks = [\"g::*\"]\nreason = \"on purpose\"\n\
+                until = \"2099-01-01\"\n";
     std::fs::write(dir.path().join("gate.toml"), tree).unwrap();
     git(dir.path(), &["commit", "--quiet", "-am", "loosen"]);
     let judged = load(&paths, Some(&base)).unwrap();

@@ -10,7 +10,8 @@ use crate::harness::{FIXTURES, Run, collecting, copy_dir, git, output};
 
 /// The benchmark added to `gbench`: it reads `data/input.txt` at run time.
 const READS: &str = "#[library_benchmark]\nfn reads() -> usize {\n    \
-    black_box(std::fs::read(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/data/input.txt\")).unwrap().len())\n}\n\n\
+    let path = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/data/input.txt\");\n    \
+    black_box(std::fs::read(path).unwrap().len())\n}\n\n\
     library_benchmark_group!(name = io, benchmarks = reads);\n";
 
 /// `gbench` with the `io::reads` benchmark in a git repository, its baselines and code record

@@ -91,7 +91,8 @@ fn a_suite_that_passes_the_runner_valgrind_args_is_refused() {
     std::fs::write(
         dir.path().join("g/gate.toml"),
         format!(
-            "[[suite]]\npackage = \"gbench\"\nbench = \"callgrind\"\nargs = [\"--valgrind-args={TOGGLES}\"]\n"
+            "[[suite]]\npackage = \"gbench\"\nbench = \"callgrind\"\n\
+             args = [\"--valgrind-args={TOGGLES}\"]\n"
         ),
     )
     .unwrap();
