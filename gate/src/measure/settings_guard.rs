@@ -111,11 +111,12 @@ pub fn guard(command: &mut Command, root: &Path, suite: &Suite) -> Result<()> {
     for file in config_files(root, crate::env::cargo_home().as_deref()) {
         refuse_in_config(&file)?;
     }
-    let overridden: Vec<OsString> = crate::env::vars()
+    let mut overridden: Vec<OsString> = crate::env::vars()
         .into_iter()
         .map(|(key, _)| key)
         .filter(|key| key.to_str().is_some_and(overridden_in_environment))
         .collect();
+    overridden.sort();
     for key in &overridden {
         command.env_remove(key);
     }
