@@ -20,6 +20,12 @@ pub fn cargo() -> OsString {
     var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
+/// The whole environment, for the settings that decide what is counted
+/// (`measure::settings_guard`): each variable irgate takes out of a suite's run.
+pub fn vars() -> Vec<(OsString, OsString)> {
+    std::env::vars_os().collect()
+}
+
 /// cargo's home: `$CARGO_HOME`, else `$HOME/.cargo`.
 pub fn cargo_home() -> Option<PathBuf> {
     var_os("CARGO_HOME")

@@ -281,6 +281,8 @@ pub struct RunArgs {
     /// With --only-touched: read the baselines' code record from this revision (a pull
     /// request's base commit), never from the tree under test, which the change may have altered.
     /// When the change alters the baselines since then, every benchmark runs and irgate says why.
+    /// gate.toml (its `[change]` rules, budgets, suites) is read from it too, all but its
+    /// `[[accept]]` entries: the change's edits apply once merged, and irgate says what they are.
     /// The GitHub Action passes the pull request's base. A revision starting with `-` is refused
     #[arg(long, value_name = "REV", requires = "only_touched", value_parser = revision)]
     pub record_from: Option<String>,
@@ -409,7 +411,9 @@ pub struct CheckArgs {
     pub no_change_map: bool,
     /// Map the change through the baselines' code record of this revision (a pull request's
     /// base commit), never the tree under test's; when the change alters the baselines since
-    /// then, every benchmark counts as touched and the report says why (as `run --record-from`)
+    /// then, every benchmark counts as touched and the report says why (as `run --record-from`).
+    /// gate.toml, but its `[[accept]]` entries, is read from it too; the report says what the
+    /// change did to it (its edits apply once merged)
     #[arg(long, value_name = "REV", conflicts_with_all = ["base", "no_change_map"], value_parser = revision)]
     pub record_from: Option<String>,
     #[command(flatten)]

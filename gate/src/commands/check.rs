@@ -2,13 +2,13 @@
 
 use std::process::ExitCode;
 
-use crate::config::Config;
 use crate::error::Result;
 use crate::explain::BaseProfiles;
 use crate::judge::verdict::{self, Judging};
 use crate::model::{Mode, Report};
 use crate::paths::Paths;
 use crate::render::Format;
+use crate::select::base_config;
 
 /// What `irgate check` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -35,8 +35,12 @@ pub struct Options {
 /// them still says why the gate could not decide.
 pub fn execute(options: &Options) -> Result<ExitCode> {
     let judged = options.paths.resolve().and_then(|paths| {
-        let config = Config::load_or_default(&paths.config, paths.config_named)?;
-        let report = verdict::reach(&paths, &config, &options.judging)?;
+        // With `--record-from` (a pull request's base), gate.toml is the base's, as the record is.
+        let judged = base_config::load(&paths, options.judging.record_from.as_deref())?;
+        let mut report = verdict::reach(&paths, &judged.config, &options.judging)?;
+        if let Some(change) = &mut report.change {
+            change.config_changed = judged.changed;
+        }
         Ok((paths, report))
     });
     let report = match judged {

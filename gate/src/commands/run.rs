@@ -5,7 +5,6 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::measure::collect::Selection;
@@ -56,7 +55,12 @@ pub fn execute(options: &Options) -> Result<ExitCode> {
     } else {
         options.paths.resolve_without_baselines()?
     };
-    let config = Config::load_or_default(&paths.config, paths.config_named)?;
+    // In CI (`--record-from` the pull request's base), gate.toml is the base's, as the record is.
+    let record_from = options
+        .record_from
+        .as_deref()
+        .filter(|_| options.only_touched);
+    let config = select::base_config::load(&paths, record_from)?.config;
     let filter = options.filter.as_deref().map(Filter::new).transpose()?;
     let shard = options
         .shard

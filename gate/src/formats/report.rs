@@ -58,6 +58,8 @@
 //! beyond its budget without running changed code, within the layout budget: passes). All absent
 //! when the change is not mapped. `carried`: the benchmarks that did not run (`irgate run
 //! --only-touched`), whose counts are the baselines'; absent when every benchmark ran.
+//! Added within version 4: `change.config_changed`, what the change did to gate.toml when it was
+//! judged by the base's gate.toml (`--record-from`); absent when it did nothing.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -376,6 +378,7 @@ mod tests {
                 inlined: String::new(),
             }],
             unmapped: Some("why".to_owned()),
+            config_changed: Some("gate.toml changed".to_owned()),
         });
         let written: serde_json::Value = serde_json::from_str(&render(&report)).unwrap();
         let properties = schema["properties"].as_object().unwrap();

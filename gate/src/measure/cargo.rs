@@ -11,6 +11,7 @@ use crate::filter::Filter;
 use crate::measure::build::Build;
 use crate::measure::library::Library;
 use crate::measure::patterns::listed_id;
+use crate::measure::settings_guard;
 use crate::measure::shard::Shard;
 
 /// How to run a suite.
@@ -46,7 +47,7 @@ pub struct Settings<'a> {
 /// The binaries and shared objects `cargo bench` builds for `suite` (the bench binary, the
 /// package's `[[bin]]` programs), from cargo's own messages: what the code identity reads.
 pub fn artifacts(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<PathBuf>> {
-    let mut build = no_run(suite, library, settings);
+    let mut build = no_run(suite, library, settings)?;
     build
         .arg("--message-format=json-render-diagnostics")
         .stderr(Stdio::inherit());
@@ -94,8 +95,13 @@ fn linked_artifacts(messages: &[u8]) -> Vec<PathBuf> {
     found
 }
 
-/// `cargo bench -p <package> --bench <bench> [--features F] --`, run from the workspace root.
-pub(super) fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings) -> Command {
+/// `cargo bench -p <package> --bench <bench> [--features F] --`, run from the workspace root;
+/// refused when a setting outside irgate would decide what it counts ([`settings_guard`]).
+pub(super) fn cargo_bench(
+    suite: &Suite,
+    library: &Library,
+    settings: &Settings,
+) -> Result<Command> {
     let mut command = Command::new(crate::env::cargo());
     command.current_dir(settings.root).args([
         "bench",
@@ -117,8 +123,9 @@ pub(super) fn cargo_bench(suite: &Suite, library: &Library, settings: &Settings)
         command.env("CARGO_TARGET_DIR", target);
     }
     settings.build.apply(&mut command);
+    settings_guard::guard(&mut command, settings.root, suite)?;
     command.arg("--");
-    command
+    Ok(command)
 }
 
 /// The output of `command`, a cargo command that builds `suite`; an error naming it when it fails.
@@ -138,8 +145,8 @@ pub(super) fn built_output(command: &mut Command, suite: &Suite) -> Result<std::
 }
 
 /// `cargo bench ... --no-run`: the suite's build alone, with the same arguments and environment.
-pub(super) fn no_run(suite: &Suite, library: &Library, settings: &Settings) -> Command {
-    let command = cargo_bench(suite, library, settings);
+pub(super) fn no_run(suite: &Suite, library: &Library, settings: &Settings) -> Result<Command> {
+    let command = cargo_bench(suite, library, settings)?;
     // `--no-run` goes before `--`: rebuild the command's arguments without the separator.
     let args: Vec<_> = command
         .get_args()
@@ -147,17 +154,19 @@ pub(super) fn no_run(suite: &Suite, library: &Library, settings: &Settings) -> C
         .map(ToOwned::to_owned)
         .collect();
     let mut build = Command::new(command.get_program());
-    build
-        .current_dir(settings.root)
-        .args(args)
-        .arg("--no-run")
-        .envs(command.get_envs().filter_map(|(k, v)| Some((k, v?))));
-    build
+    build.current_dir(settings.root).args(args).arg("--no-run");
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => build.env(key, value),
+            None => build.env_remove(key),
+        };
+    }
+    Ok(build)
 }
 
 /// Builds the suite without running it (for runners that cannot list benchmarks).
 pub(super) fn build(suite: &Suite, library: &Library, settings: &Settings) -> Result<()> {
-    let mut build = no_run(suite, library, settings);
+    let mut build = no_run(suite, library, settings)?;
     let status = build
         .status()
         .map_err(|e| Error::Tool(format!("cannot start cargo: {e}")))?;
@@ -178,7 +187,7 @@ pub fn list(
     library: &Library,
     settings: &Settings,
 ) -> Result<Vec<(String, String)>> {
-    let mut command = cargo_bench(suite, library, settings);
+    let mut command = cargo_bench(suite, library, settings)?;
     command.arg("--list").stderr(Stdio::inherit());
     let output = built_output(&mut command, suite)?;
     settings.build.note_kept_symbols()?;

@@ -14,6 +14,7 @@ pub mod outside;
 mod patterns;
 pub mod record;
 pub mod refresh;
+pub mod settings_guard;
 pub mod shard;
 pub mod suite;
 pub mod suite_run;

@@ -7,6 +7,9 @@
 //!   has it (gungraun 0.18 and later), else through a `valgrind` wrapper first on the PATH, since
 //!   older runners look valgrind up on the PATH and keep the wrapper's environment additions;
 //! - ASLR off (`--allow-aslr=no`);
+//! - valgrind's options from its command line only (`--command-line-only=yes`: no `.valgrindrc`,
+//!   no `VALGRIND_OPTS`), and nothing else outside irgate that decides what is counted
+//!   ([`settings_guard`](crate::measure::settings_guard));
 //! - `--jobs` benchmarks at once (`--parallel`, gungraun 0.20): each runs in its own valgrind
 //!   process, so counts are those of a serial run; the runner waits at the end of each group;
 //! - summaries as JSON, one line per benchmark on stdout (`--output-format=json`);
@@ -26,6 +29,7 @@ use crate::id::Origins;
 use crate::measure::cargo::{build, cargo_bench, describe};
 use crate::measure::library::{Kind, Library, find_on_path};
 use crate::measure::patterns::{covering_patterns, runner_pattern};
+use crate::measure::settings_guard::COMMAND_LINE_ONLY;
 use crate::measure::shard;
 use crate::model::{Counts, Processes};
 use crate::text::thousands;
@@ -218,13 +222,20 @@ fn runner_command(
     pattern: Option<&str>,
     callgrind: &str,
 ) -> Result<Command> {
-    let mut command = cargo_bench(suite, library, settings);
+    let mut command = cargo_bench(suite, library, settings)?;
     command
         .arg("--save-summary=json")
         .arg("--output-format=json")
         .arg("--allow-aslr=no")
-        .arg(format!("--callgrind-args={CACHE_MODEL} {callgrind}"))
+        .arg(format!(
+            "--callgrind-args={COMMAND_LINE_ONLY} {CACHE_MODEL} {callgrind}"
+        ))
         .args(settings.dhat.then_some("--tools=dhat"))
+        .args(
+            settings
+                .dhat
+                .then(|| format!("--dhat-args={COMMAND_LINE_ONLY}")),
+        )
         .args(
             library
                 .runs_parallel()

@@ -150,6 +150,7 @@ pub fn map(
             })
             .collect(),
         unmapped: None,
+        config_changed: None,
     };
     Mapped {
         map,

@@ -7,6 +7,7 @@
 //! Every path and name here comes from the repository under test: untrusted text, to escape
 //! where it is written.
 
+pub mod base_config;
 mod diff;
 pub mod identify;
 pub mod map;

@@ -31,6 +31,9 @@ pub struct Change {
     pub files: Vec<String>,
     /// The changed files `[change] inert` names.
     pub inert: Vec<String>,
+    /// The changed files that are inputs of every benchmark whatever `[change] inert` says
+    /// ([`of_every_benchmark`]: cargo's configuration, the toolchain file); also in `files`.
+    pub everyones: Vec<String>,
     /// The changed lines on the head side, by file (relative to the workspace root).
     pub lines: BTreeMap<String, Vec<Lines>>,
     /// What changed in what the harness passes the benchmarks: [`suites_changed`].
@@ -160,6 +163,7 @@ pub fn between(
     };
     let mut files = BTreeSet::new();
     let mut inert_files = BTreeSet::new();
+    let mut everyones = BTreeSet::new();
     for entry in &entries {
         for path in entry.old.iter().chain(&entry.new) {
             let relative = relative(&prefix, path);
@@ -172,7 +176,10 @@ pub fn between(
             if owned {
                 continue;
             }
-            if !relative.starts_with("../") && inert(&relative) {
+            if of_every_benchmark(path) {
+                everyones.insert(relative.clone());
+                files.insert(relative);
+            } else if !relative.starts_with("../") && inert(&relative) {
                 inert_files.insert(relative);
             } else {
                 files.insert(relative);
@@ -181,6 +188,7 @@ pub fn between(
     }
     change.files = files.into_iter().collect();
     change.inert = inert_files.into_iter().collect();
+    change.everyones = everyones.into_iter().collect();
     change.lines = diff::changed_lines(top, &change.base, change.head.as_deref())?
         .into_iter()
         .map(|(path, ranges)| {
@@ -192,6 +200,19 @@ pub fn between(
         })
         .collect();
     Ok(change)
+}
+
+/// Whether the file at `path` (from the top of the repository) is an input of every benchmark:
+/// cargo's configuration at any level (`.cargo/config.toml`, `.cargo/config`: its `[env]` reaches
+/// the build and the harness, its flags the code) or the toolchain's pin (`rust-toolchain`,
+/// `rust-toolchain.toml`: another compiler). No code identity covers what they change, so a
+/// change to one touches every benchmark, whatever `[change] inert` names.
+pub fn of_every_benchmark(path: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let name = parts.next().unwrap_or_default();
+    let dir = parts.next();
+    matches!(name, "rust-toolchain" | "rust-toolchain.toml")
+        || (matches!(name, "config" | "config.toml") && dir == Some(".cargo"))
 }
 
 /// `path` (from the top of the repository) relative to the workspace root at `prefix` (`a/b/`
@@ -281,6 +302,15 @@ fn verdict(
     };
     if let Some(reason) = harness_changed(executed, &change.suites) {
         return Verdict::Touch(Touch::Reads { reason });
+    }
+    if !change.everyones.is_empty() {
+        return Verdict::Touch(Touch::Reads {
+            reason: format!(
+                "{} changed: cargo's configuration and the toolchain are inputs of every \
+                 benchmark",
+                files_text(&change.everyones)
+            ),
+        });
     }
     let mut runs: BTreeSet<ChangedFunction> = BTreeSet::new();
     for (key, functions) in &executed.functions {

@@ -95,9 +95,23 @@ pub fn carried(report: &Report) -> Option<String> {
 /// One line on what the change map covered: the compared commits, how many benchmarks run the
 /// changed code, how many moved without executing it; or why the change was not mapped (always
 /// said: it is why every benchmark ran). `None` when the change was mapped and no benchmark moved
-/// (nothing for the map to explain), or the report maps no change.
+/// (nothing for the map to explain), or the report maps no change. Followed by what the change
+/// did to gate.toml when it was judged by the base's.
 pub fn summary(report: &Report) -> Option<String> {
     let map = report.change.as_ref()?;
+    let config = map
+        .config_changed
+        .as_ref()
+        .map(|changed| format!("{changed}."));
+    let said: Vec<String> = [mapped(report, map), config]
+        .into_iter()
+        .flatten()
+        .collect();
+    (!said.is_empty()).then(|| said.join(" "))
+}
+
+/// [`summary`]'s line on the change map `map` of `report`.
+fn mapped(report: &Report, map: &ChangeMap) -> Option<String> {
     let head = if map.head.is_empty() {
         "the working tree".to_owned()
     } else {

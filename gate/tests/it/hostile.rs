@@ -179,6 +179,8 @@ fn report(hostile: &str, outcome: Outcome) -> Report {
                 inlined: String::new(),
             }],
             unmapped: None,
+            // gate.toml's keys, from the pull request.
+            config_changed: Some(hostile.into()),
         }),
         carried: vec![hostile.into()],
     };

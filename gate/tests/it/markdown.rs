@@ -782,3 +782,35 @@ fn a_selected_run_that_fell_back_says_why_every_benchmark_ran() {
     );
     assert!(!md.contains("carried"), "{md}");
 }
+
+#[test]
+fn a_report_judged_by_the_bases_gate_toml_says_what_the_change_did_to_it() {
+    let mut report = change_aware_report();
+    let said = "gate.toml changed since 0123456789ab ([change], [[accept]], which applies now): \
+                the base's rules apply until merged";
+    if let Some(change) = report.change.as_mut() {
+        change.config_changed = Some(said.to_owned());
+    }
+    let md = render(&report, COMMENT_ROOM);
+    assert!(
+        md.contains("gate.toml changed since 0123456789ab")
+            && md.contains("the base's rules apply until merged."),
+        "{md}"
+    );
+    let table = irgate::render::render(
+        &report,
+        irgate::render::Format::Table,
+        false,
+        irgate::render::markdown::Limit::STEP_SUMMARY,
+    );
+    assert!(
+        table.contains("the base's rules apply until merged."),
+        "{table}"
+    );
+    // Said even when no benchmark moved, since it is why the pull request's rules did not apply.
+    report
+        .rows
+        .retain(|row| row.status == Status::Ok && row.baseline == row.new);
+    let md = render(&report, COMMENT_ROOM);
+    assert!(md.contains("the base's rules apply until merged."), "{md}");
+}

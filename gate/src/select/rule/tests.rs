@@ -484,3 +484,66 @@ fn a_committed_shared_library_is_code_compared_whole_by_its_file() {
     assert!(!touched(&["prebuilt/other.so"], &[]));
     assert!(!touched(&[], &[]));
 }
+
+#[test]
+fn cargo_configuration_and_the_toolchain_pin_are_inputs_of_every_benchmark() {
+    for path in [
+        ".cargo/config.toml",
+        ".cargo/config",
+        "crates/bench/.cargo/config.toml",
+        "rust-toolchain",
+        "rust-toolchain.toml",
+        "sub/rust-toolchain.toml",
+    ] {
+        assert!(of_every_benchmark(path), "{path}");
+    }
+    for path in [
+        "config.toml",
+        "cargo/config.toml",
+        ".cargo/credentials.toml",
+        "src/.cargo.rs",
+        "rust-toolchain.md",
+    ] {
+        assert!(!of_every_benchmark(path), "{path}");
+    }
+}
+
+#[test]
+fn a_changed_cargo_configuration_touches_every_benchmark_with_its_name() {
+    let change = Change {
+        files: vec![".cargo/config.toml".to_owned()],
+        everyones: vec![".cargo/config.toml".to_owned()],
+        ..Change::default()
+    };
+    let touches = touched(&base(), &head(|_| {}), &change, &ids());
+    for id in ids() {
+        let touch = &touches.touch[&id];
+        assert!(touch.is_touched(), "{id}");
+        if let Touch::Reads { reason } = touch {
+            assert!(
+                reason.contains("`.cargo/config.toml` changed") && reason.contains("every"),
+                "{reason}"
+            );
+        }
+    }
+    // `g::encode/a` neither reads files nor runs changed code: only the rule touches it.
+    assert!(matches!(touches.touch["g::encode/a"], Touch::Reads { .. }));
+}
+
+#[test]
+fn between_names_cargo_configuration_even_where_inert_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = committed_gate_toml(dir.path(), "[budgets]\nIr = { absolute = 0 }\n");
+    std::fs::create_dir_all(dir.path().join(".cargo")).unwrap();
+    std::fs::write(dir.path().join(".cargo/config.toml"), "[env]\nX = \"1\"\n").unwrap();
+    std::fs::write(dir.path().join("rust-toolchain.toml"), "[toolchain]\n").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "x\n").unwrap();
+    // `[change] inert` naming every file.
+    let change = between(dir.path(), (&base, None), &[], &|_| true).unwrap();
+    assert_eq!(
+        change.everyones,
+        [".cargo/config.toml", "rust-toolchain.toml"].map(str::to_owned)
+    );
+    assert_eq!(change.files, change.everyones);
+    assert_eq!(change.inert, ["notes.txt".to_owned()]);
+}

@@ -4,3 +4,5 @@
 mod builds;
 mod dashboard;
 mod doctor;
+mod from_base;
+mod measurement;
