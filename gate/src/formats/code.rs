@@ -516,6 +516,17 @@ mod tests {
         // A directory.
         let error = read(dir.path()).unwrap_err().to_string();
         assert!(error.contains("not a regular file"), "{error}");
+        // A FIFO with no writer: refused, not waited on in `open()`.
+        let fifo = formats::tests::fifo(dir.path(), "fifo.json");
+        let error = formats::tests::refused_unblocked(&fifo, |p| read(p).map(|_| ()));
+        assert!(error.contains("not a regular file"), "{error}");
+        // The baselines' record, `baselines/code/record.json`, as the issue found it.
+        let baselines = dir.path().join("baselines");
+        std::fs::create_dir_all(baselines.join("code")).unwrap();
+        formats::tests::fifo(&baselines.join("code"), "record.json");
+        let error = formats::tests::refused_unblocked(&baselines, |p| load_baseline(p).map(|_| ()));
+        assert!(error.contains("not a regular file"), "{error}");
+        assert!(error.contains("code/record.json"), "{error}");
     }
 
     #[test]
