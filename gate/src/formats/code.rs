@@ -74,11 +74,19 @@ struct CodeFile {
     schema_version: u32,
     commit: String,
     identity: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "formats::unique::map")]
     objects: BTreeMap<String, ObjectFile>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     benchmarks: BTreeMap<String, ExecutedFile>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     unrecorded: BTreeMap<String, String>,
 }
 
@@ -88,8 +96,13 @@ struct ObjectFile {
     whole: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     imprecise: Option<String>,
+    #[serde(deserialize_with = "formats::unique::map")]
     functions: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     parts: BTreeMap<String, PartsFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     path: Option<PathBuf>,
@@ -99,20 +112,32 @@ struct ObjectFile {
 #[serde(deny_unknown_fields)]
 struct PartsFile {
     code: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     data: BTreeMap<u32, String>,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ExecutedFile {
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     executed: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     whole: BTreeSet<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reads_files: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     counts: BTreeMap<String, u64>,
 }
 

@@ -9,6 +9,7 @@ pub mod profiles;
 pub mod report;
 pub mod results;
 pub mod summary;
+pub mod unique;
 
 use std::collections::BTreeMap;
 use std::fmt;
