@@ -270,6 +270,12 @@ impl CodeFile {
                 },
             );
         }
+        // Each object's function names by index, listed once (not once per benchmark).
+        let names: BTreeMap<&str, Vec<&String>> = record
+            .objects
+            .iter()
+            .map(|(key, object)| (key.as_str(), object.functions.keys().collect()))
+            .collect();
         for (id, file) in self.benchmarks {
             let mut executed = Executed {
                 whole: file.whole,
@@ -290,13 +296,12 @@ impl CodeFile {
                 }
             }
             for (key, ranges) in file.executed {
-                let object = record.objects.get(&key).ok_or_else(|| {
+                let names = names.get(key.as_str()).ok_or_else(|| {
                     invalid(format!(
                         "`{id}` executed functions of object `{key}`, which `objects` does not \
                          hold"
                     ))
                 })?;
-                let names: Vec<&String> = object.functions.keys().collect();
                 let positions = parse_ranges(&ranges, names.len())
                     .map_err(|why| invalid(format!("`{id}`, object `{key}`: {why}")))?;
                 executed.functions.insert(
@@ -423,12 +428,14 @@ pub fn read(path: &Path) -> Result<Option<CodeRecord>> {
     if !path.exists() {
         return Ok(None);
     }
-    parse(&formats::read_bounded(path, MAX_BYTES)?, path).map(Some)
+    parse(formats::read_bounded(path, MAX_BYTES)?, path).map(Some)
 }
 
-/// The code record in `bytes`, read from `origin` (which names it in messages).
-pub fn parse(bytes: &[u8], origin: &Path) -> Result<CodeRecord> {
-    let file: CodeFile = formats::parse_versions(bytes, origin, "code record", READABLE)?;
+/// The code record in `bytes`, read from `origin` (which names it in messages). The bytes are
+/// freed once parsed, before each benchmark's ranges are expanded into names (docs/scale.md).
+pub fn parse(bytes: Vec<u8>, origin: &Path) -> Result<CodeRecord> {
+    let file: CodeFile = formats::parse_versions(&bytes, origin, "code record", READABLE)?;
+    drop(bytes);
     file.record(origin)
 }
 

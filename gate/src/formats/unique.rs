@@ -134,7 +134,7 @@ mod tests {
             "a".repeat(40)
         );
         let parse = |text: String| {
-            crate::formats::code::parse(text.as_bytes(), std::path::Path::new("record.json"))
+            crate::formats::code::parse(text.into_bytes(), std::path::Path::new("record.json"))
         };
         let good = format!(
             r#"{{{head}, "objects": {{"o": {object}}}, "benchmarks": {{"g::f/x": {{}}}}}}"#
