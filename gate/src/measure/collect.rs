@@ -437,7 +437,7 @@ pub fn run_with_code(
                 .map(|(s, _)| s.bench.replace('-', "_"))
                 .collect(),
         );
-        code.mark_unknown();
+        code.mark_unknown(&failed);
         code.narrow_to_executed();
     }
     let matched_none = |f: &Filter| !listed.iter().any(|id| f.matches(id));

@@ -160,8 +160,27 @@ impl CodeRecord {
     }
 
     /// Gives every function a benchmark executed that its object's identity does not hold the
-    /// [`UNKNOWN_DIGEST`], so that it is kept and always counts as changed.
-    pub fn mark_unknown(&mut self) {
+    /// [`UNKNOWN_DIGEST`], so that it is kept and always counts as changed. A benchmark that
+    /// executed code of an object without an identity (`failed`: why, by key; e.g. a shared
+    /// library linked without relocations) has its entry moved to `unrecorded`, the object
+    /// named: it counts as touched, and the rest of the record stands.
+    pub fn mark_unknown(&mut self, failed: &BTreeMap<String, String>) {
+        let entries = std::mem::take(&mut self.benchmarks);
+        for (id, executed) in entries {
+            let mut used = executed.functions.keys().chain(&executed.whole);
+            match used.find_map(|key| Some((key, failed.get(key)?))) {
+                Some((key, why)) => {
+                    let why = format!(
+                        "it executed code of `{key}`, which has no code identity ({why}): it \
+                         counts as touched while that object cannot be read"
+                    );
+                    self.unrecorded.insert(id, why);
+                }
+                None => {
+                    self.benchmarks.insert(id, executed);
+                }
+            }
+        }
         for executed in self.benchmarks.values() {
             for (key, names) in &executed.functions {
                 if let Some(object) = self.objects.get_mut(key) {
@@ -279,6 +298,56 @@ impl CodeRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One object without an identity (a shared library in `OUT_DIR` linked without
+    /// relocations) leaves out the benchmarks that executed it, named, and the record stands.
+    #[test]
+    fn an_object_without_identity_touches_its_benchmarks_alone() {
+        let ran = |object: &str| Executed {
+            functions: BTreeMap::from([(object.to_owned(), BTreeSet::from(["ran".to_owned()]))]),
+            counts: BTreeMap::from([("Ir".to_owned(), 5)]),
+            ..Executed::default()
+        };
+        let mut record = CodeRecord {
+            commit: "a".repeat(40),
+            identity: 1,
+            objects: BTreeMap::from([(
+                "release/deps/bench".to_owned(),
+                Object {
+                    functions: BTreeMap::from([("ran".to_owned(), "1".repeat(32))]),
+                    whole: "2".repeat(32),
+                    ..Object::default()
+                },
+            )]),
+            benchmarks: BTreeMap::from([
+                ("g::a/x".to_owned(), ran("release/deps/bench")),
+                ("g::b/x".to_owned(), ran("release/build/out/libnoreloc.so")),
+            ]),
+            ..CodeRecord::default()
+        };
+        let failed = BTreeMap::from([(
+            "release/build/out/libnoreloc.so".to_owned(),
+            "no relocations".to_owned(),
+        )]);
+        record.mark_unknown(&failed);
+        assert_eq!(
+            record.benchmarks.keys().collect::<Vec<_>>(),
+            ["g::a/x"],
+            "{record:?}"
+        );
+        let why = &record.unrecorded["g::b/x"];
+        assert!(
+            why.contains(
+                "`release/build/out/libnoreloc.so`, which has no code identity (no relocations)"
+            ),
+            "{why}"
+        );
+        // The record is written and read back whole.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("record.json");
+        crate::formats::code::write(&path, &record).unwrap();
+        assert_eq!(crate::formats::code::read(&path).unwrap(), Some(record));
+    }
 
     #[test]
     fn constructors_count_as_executed_by_every_benchmark_of_their_object() {
