@@ -543,7 +543,7 @@ fn object(identity: irgate_identity::Identity) -> Object {
         .map(|b| format!("{b:02x}"))
         .collect();
     Object {
-        functions: identity.functions,
+        functions: crate::model::code::with_unnamed(identity.functions, identity.unnamed),
         whole,
         imprecise: identity.imprecise,
         parts: identity.parts,
