@@ -290,7 +290,7 @@ fn benchmark(
             if region != measured {
                 return Err(format!(
                     "the record's measured region cost {region} Ir, the run counted {measured}: \
-                     the record does not cover it (client requests or a custom entry point?)"
+                     client requests, or a count that does not repeat (docs/gate.md)?"
                 ));
             }
         }
