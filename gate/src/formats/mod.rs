@@ -90,8 +90,13 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
 
 /// [`read_bounded`] of a UTF-8 text file (`gate.toml`, a report).
 pub fn read_text_bounded(path: &Path, max: u64) -> Result<String> {
-    String::from_utf8(read_bounded(path, max)?)
-        .map_err(|_| Error::invalid(path.display(), "not UTF-8 text"))
+    String::from_utf8(read_bounded(path, max)?).map_err(|_| {
+        let invalid = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        );
+        Error::read(path, invalid)
+    })
 }
 
 /// [`read_versioned`] for a kind of file whose `readable` versions (oldest first) all parse into
