@@ -136,6 +136,7 @@ impl Reader<'_> {
             })
             .collect();
         let constructors = self.constructors()?;
+        let unnamed = self.unnamed_digest()?;
         let imprecise = self.coarse_why.map(|why| {
             format!(
                 "{why}: {} data reference{} taken up to the neighbouring symbols",
@@ -145,11 +146,29 @@ impl Reader<'_> {
         });
         Ok(Identity {
             functions,
+            unnamed,
             imprecise,
             parts,
             constructors,
             addresses,
         })
+    }
+
+    /// The digest of every stretch of code no sized function covers ([`Identity::unnamed`]),
+    /// each with its relocations resolved as data's are; `None` when there is none.
+    fn unnamed_digest(&mut self) -> Result<Option<String>> {
+        let stretches = self.unsized_stretches();
+        if stretches.is_empty() {
+            return Ok(None);
+        }
+        let mut hasher = Sha256::new();
+        hasher.update(b"unnamed");
+        update_len(&mut hasher, stretches.len() as u64);
+        for extent in stretches {
+            let (digest, _) = self.extent_digest(extent)?;
+            hasher.update(digest);
+        }
+        Ok(Some(hex(&finish(hasher))))
     }
 
     /// The keys of the functions the constructor tables (`.init_array`, `.preinit_array`) point

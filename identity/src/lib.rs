@@ -118,6 +118,8 @@ mod parse;
 mod reloc;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod unnamed_tests;
 
 pub use error::{Error, Result};
 pub use instance::{Instances, instances};
@@ -139,6 +141,11 @@ use parse::{Elf, Extent, Function, Section};
 pub struct Identity {
     /// By function key ([`key`]): a lowercase hex digest (128 bits = 32 hex chars).
     pub functions: BTreeMap<String, String>,
+    /// The digest of all the code no sized function covers (the C runtime's `frame_dummy`,
+    /// assembly without `.size`, PLT stubs), relocations resolved; `None` when there is none.
+    /// Callgrind names such code by its address (`0x00000000000116c0`): a function of that name
+    /// ran the same code in two builds when this digest is equal in both.
+    pub unnamed: Option<String>,
     /// Why some data extents were taken coarsely (no link map, a stale map, an address no input
     /// section of the map holds), or `None` when every extent was exact. Coarse extents are still
     /// sound: a function may look changed when a neighbouring constant changed, never the reverse.

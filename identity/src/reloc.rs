@@ -187,11 +187,7 @@ impl Reader<'_> {
             .min(section.end());
         let from = usize::try_from(start - section.addr).ok()?;
         let to = usize::try_from(end - section.addr).ok()?;
-        let bytes = section.data.get(from..to)?;
-        const PADDING: &[u8] = &[
-            0x00, 0x90, 0xcc, 0x66, 0x2e, 0x0f, 0x1f, 0x40, 0x44, 0x80, 0x84,
-        ];
-        if bytes.iter().all(|b| PADDING.contains(b)) {
+        if is_padding(section.data.get(from..to)?) {
             return None;
         }
         let extent = Extent {
@@ -200,6 +196,39 @@ impl Reader<'_> {
             end,
         };
         Some(Target::Data(extent, address - start))
+    }
+
+    /// Every stretch of executable code that no sized function covers (the C runtime's
+    /// `frame_dummy` and `__do_global_dtors_aux`, assembly without `.size`, PLT stubs), alignment
+    /// padding left out, in address order.
+    pub(super) fn unsized_stretches(&self) -> Vec<Extent> {
+        let mut stretches = Vec::new();
+        for (index, section) in self.sections.iter().enumerate() {
+            if !section.exec || !section.alloc || section.nobits {
+                continue;
+            }
+            let mut cursor = section.addr;
+            let covered = self.functions.iter().filter(|f| f.section == index);
+            let ends = covered
+                .map(|f| (f.start, f.end))
+                .chain([(section.end(), section.end())]);
+            for (start, end) in ends {
+                if start > cursor {
+                    let from = (cursor - section.addr) as usize;
+                    let to = (start - section.addr) as usize;
+                    if !section.data.get(from..to).is_none_or(is_padding) {
+                        stretches.push(Extent {
+                            section: index,
+                            start: cursor,
+                            end: start,
+                        });
+                    }
+                }
+                cursor = cursor.max(end);
+            }
+        }
+        stretches.sort_by_key(|e| e.start);
+        stretches
     }
 
     /// What lies at `address`: a function (by key), a data item, or nothing.
@@ -295,4 +324,12 @@ impl Reader<'_> {
         }
         Some(Target::Data(extent, address - extent.start))
     }
+}
+
+/// Whether `bytes` are alignment padding only (`int3`, `nop`s and zeros): no code.
+fn is_padding(bytes: &[u8]) -> bool {
+    const PADDING: &[u8] = &[
+        0x00, 0x90, 0xcc, 0x66, 0x2e, 0x0f, 0x1f, 0x40, 0x44, 0x80, 0x84,
+    ];
+    bytes.iter().all(|b| PADDING.contains(b))
 }

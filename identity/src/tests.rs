@@ -47,7 +47,7 @@ fn cc(dir: &Path, out: &str, sources: &[(&str, &str)], flags: &[String]) -> Path
 }
 
 /// The identities of one C source built twice, with `a` and then `b` as extra flags, per linker.
-fn pair(source: &str, a: &[&str], b: &[&str]) -> Vec<(Identity, Identity)> {
+pub(crate) fn pair(source: &str, a: &[&str], b: &[&str]) -> Vec<(Identity, Identity)> {
     let dir = tempfile::tempdir().unwrap();
     linkers()
         .into_iter()
@@ -303,7 +303,7 @@ fn a_registry_read_through_its_section_bounds_is_hashed_whole() {
     }
 }
 
-const UNSIZED: &str = r#"
+pub(crate) const UNSIZED: &str = r#"
 #define S(x) #x
 #define STR(x) S(x)
 __asm__(".text\n.globl spin\nspin:\n mov $" STR(COUNT) ", %ecx\n1: dec %ecx\n jnz 1b\n mov %edi, %eax\n ret\n");
@@ -365,7 +365,7 @@ fn a_data_cycle_is_read_and_still_followed() {
 
 /// Builds the Rust program `source` as `dir/name` (crate `bench`, `-O`, `flags` added), linked
 /// with `--emit-relocs` and a map as the identity needs.
-fn rustc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
+pub(crate) fn rustc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
     let src = dir.join(format!("{name}.rs"));
     std::fs::write(&src, source).unwrap();
     let out = dir.join(name);

@@ -4,7 +4,6 @@
 //! ([`Bisected`]); fields are only added within a schema version, so unknown ones are ignored and
 //! the ones the history does not keep may be missing.
 
-use std::io::Read;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -53,17 +52,7 @@ struct File {
 /// what the history keeps.
 pub fn read(path: &Path, commit: &str) -> Result<Bisected> {
     let invalid = |message: String| Error::invalid(path.display(), message);
-    let read_error = |source| Error::read(path, source);
-    let file = std::fs::File::open(path).map_err(read_error)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(invalid(format!(
-            "larger than {MAX_BYTES} bytes: not the output of `irgate bisect --format json`"
-        )));
-    }
+    let bytes = crate::formats::read_bounded(path, MAX_BYTES)?;
     let File {
         schema_version,
         bisection: file,

@@ -156,10 +156,10 @@ pub fn write_budgets(
 /// Writes what `calibration` found into the gate.toml at `path` ([`write_budgets`]), creating it
 /// when there is none.
 pub fn write_into(path: &Path, calibration: &Calibration) -> Result<()> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => return Err(Error::read(path, source)),
+    let text = if path.exists() {
+        crate::formats::read_text_bounded(path, crate::config::MAX_BYTES)?
+    } else {
+        String::new()
     };
     let text = write_budgets(&text, path, calibration, false)?;
     crate::formats::write_atomic(path, text.as_bytes())

@@ -165,10 +165,13 @@ impl Default for Config {
     }
 }
 
+/// The most bytes of a `gate.toml` irgate reads.
+pub const MAX_BYTES: u64 = 16 << 20;
+
 impl Config {
     /// Reads and validates the configuration at `path`.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::read(path, source))?;
+        let text = crate::formats::read_text_bounded(path, MAX_BYTES)?;
         Self::parse(&text, path)
     }
 

@@ -45,9 +45,17 @@ struct BaselineFile {
     fingerprint: Fingerprint,
     #[serde(deserialize_with = "formats::strict_benchmarks")]
     benchmarks: BTreeMap<String, Counts>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::strict_benchmarks"
+    )]
     process: BTreeMap<String, Counts>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     unsplit: BTreeMap<String, String>,
 }
 

@@ -74,11 +74,19 @@ struct CodeFile {
     schema_version: u32,
     commit: String,
     identity: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "formats::unique::map")]
     objects: BTreeMap<String, ObjectFile>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     benchmarks: BTreeMap<String, ExecutedFile>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     unrecorded: BTreeMap<String, String>,
 }
 
@@ -88,8 +96,13 @@ struct ObjectFile {
     whole: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     imprecise: Option<String>,
+    #[serde(deserialize_with = "formats::unique::map")]
     functions: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     parts: BTreeMap<String, PartsFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     path: Option<PathBuf>,
@@ -99,20 +112,32 @@ struct ObjectFile {
 #[serde(deny_unknown_fields)]
 struct PartsFile {
     code: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     data: BTreeMap<u32, String>,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ExecutedFile {
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     executed: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     whole: BTreeSet<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reads_files: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     counts: BTreeMap<String, u64>,
 }
 
@@ -245,6 +270,12 @@ impl CodeFile {
                 },
             );
         }
+        // Each object's function names by index, listed once (not once per benchmark).
+        let names: BTreeMap<&str, Vec<&String>> = record
+            .objects
+            .iter()
+            .map(|(key, object)| (key.as_str(), object.functions.keys().collect()))
+            .collect();
         for (id, file) in self.benchmarks {
             let mut executed = Executed {
                 whole: file.whole,
@@ -265,13 +296,12 @@ impl CodeFile {
                 }
             }
             for (key, ranges) in file.executed {
-                let object = record.objects.get(&key).ok_or_else(|| {
+                let names = names.get(key.as_str()).ok_or_else(|| {
                     invalid(format!(
                         "`{id}` executed functions of object `{key}`, which `objects` does not \
                          hold"
                     ))
                 })?;
-                let names: Vec<&String> = object.functions.keys().collect();
                 let positions = parse_ranges(&ranges, names.len())
                     .map_err(|why| invalid(format!("`{id}`, object `{key}`: {why}")))?;
                 executed.functions.insert(
@@ -398,12 +428,14 @@ pub fn read(path: &Path) -> Result<Option<CodeRecord>> {
     if !path.exists() {
         return Ok(None);
     }
-    parse(&formats::read_bounded(path, MAX_BYTES)?, path).map(Some)
+    parse(formats::read_bounded(path, MAX_BYTES)?, path).map(Some)
 }
 
-/// The code record in `bytes`, read from `origin` (which names it in messages).
-pub fn parse(bytes: &[u8], origin: &Path) -> Result<CodeRecord> {
-    let file: CodeFile = formats::parse_versions(bytes, origin, "code record", READABLE)?;
+/// The code record in `bytes`, read from `origin` (which names it in messages). The bytes are
+/// freed once parsed, before each benchmark's ranges are expanded into names (docs/scale.md).
+pub fn parse(bytes: Vec<u8>, origin: &Path) -> Result<CodeRecord> {
+    let file: CodeFile = formats::parse_versions(&bytes, origin, "code record", READABLE)?;
+    drop(bytes);
     file.record(origin)
 }
 
@@ -516,6 +548,17 @@ mod tests {
         // A directory.
         let error = read(dir.path()).unwrap_err().to_string();
         assert!(error.contains("not a regular file"), "{error}");
+        // A FIFO with no writer: refused, not waited on in `open()`.
+        let fifo = formats::tests::fifo(dir.path(), "fifo.json");
+        let error = formats::tests::refused_unblocked(&fifo, |p| read(p).map(|_| ()));
+        assert!(error.contains("not a regular file"), "{error}");
+        // The baselines' record, `baselines/code/record.json`, as the issue found it.
+        let baselines = dir.path().join("baselines");
+        std::fs::create_dir_all(baselines.join("code")).unwrap();
+        formats::tests::fifo(&baselines.join("code"), "record.json");
+        let error = formats::tests::refused_unblocked(&baselines, |p| load_baseline(p).map(|_| ()));
+        assert!(error.contains("not a regular file"), "{error}");
+        assert!(error.contains("code/record.json"), "{error}");
     }
 
     #[test]

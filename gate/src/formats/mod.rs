@@ -9,6 +9,7 @@ pub mod profiles;
 pub mod report;
 pub mod results;
 pub mod summary;
+pub mod unique;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -47,9 +48,16 @@ pub const MAX_BYTES: u64 = 1 << 30;
 /// The bytes of the regular file at `path` (a symbolic link is followed), refused without
 /// reading when it is something else (a device such as `/dev/zero`, a pipe, a directory) or
 /// larger than `max` bytes: a file a pull request commits cannot make irgate read without end.
+/// It is opened without blocking (`O_NONBLOCK`) and checked on the open descriptor, so a FIFO
+/// with no writer is refused rather than waited on in `open()`.
 pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|source| Error::read(path, source))?;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|source| Error::read(path, source))?;
     let meta = file
         .metadata()
         .map_err(|source| Error::read(path, source))?;
@@ -78,6 +86,17 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
         return Err(too_large());
     }
     Ok(bytes)
+}
+
+/// [`read_bounded`] of a UTF-8 text file (`gate.toml`, a report).
+pub fn read_text_bounded(path: &Path, max: u64) -> Result<String> {
+    String::from_utf8(read_bounded(path, max)?).map_err(|_| {
+        let invalid = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        );
+        Error::read(path, invalid)
+    })
 }
 
 /// [`read_versioned`] for a kind of file whose `readable` versions (oldest first) all parse into
@@ -361,7 +380,7 @@ pub(crate) fn assert_committed_schema(file: &str, schema: &str, module: &str) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[derive(Debug, Deserialize)]
@@ -385,6 +404,53 @@ mod tests {
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         // Under the usual umask 022 the temporary file's 0600 would show as a difference.
         assert_eq!(mode(&atomic), mode(&plain));
+    }
+
+    /// A FIFO with no writer at `dir/name` (opening it to read would block).
+    pub(crate) fn fifo(dir: &Path, name: &str) -> std::path::PathBuf {
+        let path = dir.join(name);
+        let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
+        path
+    }
+
+    /// `read(path)`'s error, from a thread: a read that blocks (in `open()` on a FIFO, as before
+    /// the fix) fails the test instead of hanging it.
+    pub(crate) fn refused_unblocked<T: Send + 'static>(
+        path: &Path,
+        read: fn(&Path) -> Result<T>,
+    ) -> String {
+        let (send, receive) = std::sync::mpsc::channel();
+        let owned = path.to_owned();
+        std::thread::spawn(move || send.send(read(&owned).err().map(|e| e.to_string())));
+        let outcome = receive.recv_timeout(std::time::Duration::from_secs(60));
+        // Unblock a reader stuck in `open()` so the thread ends.
+        if outcome.is_err() {
+            let _ = std::fs::OpenOptions::new().write(true).open(path);
+        }
+        outcome
+            .expect("the read blocked on the FIFO")
+            .expect("the FIFO was read as a file")
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking_in_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = fifo(dir.path(), "results.json");
+        for error in [
+            refused_unblocked(&path, |p| read_bounded(p, MAX_BYTES)),
+            refused_unblocked(&path, |p| read_text_bounded(p, MAX_BYTES)),
+            refused_unblocked(&path, |p| {
+                read_versions::<serde_json::Value>(p, "results", &[1])
+            }),
+            refused_unblocked(&path, crate::config::Config::load),
+            refused_unblocked(&path, crate::formats::report::read),
+            refused_unblocked(&path, crate::formats::summary::read),
+        ] {
+            assert!(error.contains("not a regular file"), "{error}");
+            assert!(error.contains("results.json"), "{error}");
+        }
     }
 
     #[test]

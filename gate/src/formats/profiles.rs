@@ -43,8 +43,7 @@ use irgate_callgrind::{FLOOR_PARTS, Options, Profile, flame, normalize_file};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::formats::baseline::group_of;
-use crate::formats::{self, summary};
+use crate::formats::{self, baseline::group_of, summary, unique::map as unique};
 use crate::model::{Counts, Processes, Results};
 
 /// The schema version of profile files this irgate writes.
@@ -64,12 +63,15 @@ pub const BASELINE_DIR: &str = "profiles";
 struct ProfileFile {
     schema_version: u32,
     event: String,
+    #[serde(deserialize_with = "unique")]
     benchmarks: BTreeMap<String, Profile>,
     /// Per benchmark, Ir per call stack (`a;b;c`): only in a run's file.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(deserialize_with = "unique")]
     stacks: BTreeMap<String, BTreeMap<String, u64>>,
     /// Why a benchmark of the run has no profile: only in a run's file.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(deserialize_with = "unique")]
     unreadable: BTreeMap<String, String>,
 }
 
@@ -738,11 +740,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(load_baseline(dir.path()).unwrap()["frame::x"].total, 7);
-        std::fs::write(
-            &path,
-            r#"{"schema_version": 3, "event": "Ir", "benchmarks": {}}"#,
-        )
-        .unwrap();
+        let version_3 = r#"{"schema_version": 3, "event": "Ir", "benchmarks": {}}"#;
+        std::fs::write(&path, version_3).unwrap();
         let error = load_baseline(dir.path()).unwrap_err().to_string();
         assert!(
             error.contains("unsupported schema_version 3") && error.contains("schema_version 2"),

@@ -324,14 +324,7 @@ pub fn read(path: &Path) -> Result<Report, Error> {
             .map_err(read_error)?;
         text
     } else {
-        let size = std::fs::metadata(path).map_err(read_error)?.len();
-        if size > MAX_REPORT_BYTES {
-            return Err(Error::Invalid {
-                origin,
-                message: format!("{size} bytes is too large for an irgate report"),
-            });
-        }
-        std::fs::read_to_string(path).map_err(read_error)?
+        crate::formats::read_text_bounded(path, MAX_REPORT_BYTES)?
     };
     crate::formats::report::parse(&text, &origin)
 }

@@ -72,15 +72,27 @@ pub struct ResultsFile {
     features: Vec<String>,
     #[serde(deserialize_with = "formats::strict_benchmarks")]
     benchmarks: BTreeMap<String, Counts>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     durations_ms: BTreeMap<String, u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     carried: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shard: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::strict_benchmarks"
+    )]
     process: BTreeMap<String, Counts>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "formats::unique::map"
+    )]
     unsplit: BTreeMap<String, String>,
 }
 

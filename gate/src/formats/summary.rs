@@ -69,7 +69,7 @@ pub fn kind(path: &Path) -> Result<Kind> {
         benchmark_exe: Option<std::path::PathBuf>,
         project_root: Option<std::path::PathBuf>,
     }
-    let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
+    let bytes = crate::formats::read_bounded(path, crate::formats::MAX_BYTES)?;
     let probe: Probe = serde_json::from_slice(&bytes)
         .map_err(|e| Error::invalid(path.display(), format!("not a valid summary: {e}")))?;
     Ok(match probe.kind.as_deref() {
@@ -90,7 +90,7 @@ enum Value {
 
 /// Reads the summary at `path`.
 pub fn read(path: &Path) -> Result<Measurement> {
-    let bytes = std::fs::read(path).map_err(|source| Error::read(path, source))?;
+    let bytes = crate::formats::read_bounded(path, crate::formats::MAX_BYTES)?;
     parse(&bytes, &path.display().to_string())
 }
 

@@ -438,7 +438,7 @@ pub fn run_with_code(
                 .collect(),
             selection.keep.map(|keep| &keep.record),
         );
-        code.mark_unknown();
+        code.mark_unknown(&failed);
         code.narrow_to_executed();
     }
     let matched_none = |f: &Filter| !listed.iter().any(|id| f.matches(id));

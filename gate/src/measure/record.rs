@@ -290,7 +290,7 @@ fn benchmark(
             if region != measured {
                 return Err(format!(
                     "the record's measured region cost {region} Ir, the run counted {measured}: \
-                     the record does not cover it (client requests or a custom entry point?)"
+                     client requests, or a count that does not repeat (docs/gate.md)?"
                 ));
             }
         }
@@ -543,7 +543,7 @@ fn object(identity: irgate_identity::Identity) -> Object {
         .map(|b| format!("{b:02x}"))
         .collect();
     Object {
-        functions: identity.functions,
+        functions: crate::model::code::with_unnamed(identity.functions, identity.unnamed),
         whole,
         imprecise: identity.imprecise,
         parts: identity.parts,

@@ -10,6 +10,30 @@ use irgate_identity::Parts;
 /// it: never equal to anything, so the function always counts as changed.
 pub const UNKNOWN_DIGEST: &str = "00000000000000000000000000000000";
 
+/// The key under which a run's object keeps the digest of its code that no symbol names
+/// ([`irgate_identity::Identity::unnamed`]): no function key has this form, and a record keeps
+/// it under the names callgrind gives that code instead ([`is_address`]).
+pub const UNNAMED: &str = "<code without a symbol>";
+
+/// Whether `name` is callgrind's name for code no symbol covers: its address, `0x` and 16
+/// hexadecimal digits (`0x00000000000116c0`; the C runtime's `frame_dummy`, PLT stubs).
+pub fn is_address(name: &str) -> bool {
+    name.strip_prefix("0x")
+        .is_some_and(|hex| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// An identity's function digests, with [`irgate_identity::Identity::unnamed`] under
+/// [`UNNAMED`] when the object has such code.
+pub fn with_unnamed(
+    mut functions: BTreeMap<String, String>,
+    unnamed: Option<String>,
+) -> BTreeMap<String, String> {
+    if let Some(digest) = unnamed {
+        functions.insert(UNNAMED.to_owned(), digest);
+    }
+    functions
+}
+
 /// What starts a whole dependency ([`Executed::whole`]) that is a file of the repository, not an
 /// object cargo built (a prebuilt shared library committed and loaded): `file:PATH`, its path from
 /// the workspace root. It has no [`Object`]: the change's files say whether it changed.
@@ -48,6 +72,15 @@ impl Object {
             (Some(a), _) if a == UNKNOWN_DIGEST => return false,
             (Some(a), Some(b)) if a == b => return true,
             (Some(_), Some(_)) => {}
+            // Code no symbol names, at an address this side does not name: the same when all such
+            // code of the object is (its digest, under `UNNAMED` or another address's name).
+            (Some(a), None) if is_address(name) => {
+                let from = (std::ops::Bound::Included("0x"), std::ops::Bound::Unbounded);
+                let mut addresses = (self.functions.range::<str, _>(from))
+                    .take_while(|(k, _)| k.starts_with("0x"))
+                    .filter(|(k, _)| is_address(k));
+                return self.functions.get(UNNAMED) == Some(a) || addresses.any(|(_, d)| d == a);
+            }
             _ => return false,
         }
         let (Some(old), Some(new)) = (base.parts.get(name), self.parts.get(name)) else {
@@ -160,16 +193,42 @@ impl CodeRecord {
     }
 
     /// Gives every function a benchmark executed that its object's identity does not hold the
-    /// [`UNKNOWN_DIGEST`], so that it is kept and always counts as changed.
-    pub fn mark_unknown(&mut self) {
+    /// [`UNKNOWN_DIGEST`], so that it is kept and always counts as changed; one named by its
+    /// address ([`is_address`]) gets the digest of the object's code no symbol names
+    /// ([`UNNAMED`]) when the identity has it. A benchmark that
+    /// executed code of an object without an identity (`failed`: why, by key; e.g. a shared
+    /// library linked without relocations) has its entry moved to `unrecorded`, the object
+    /// named: it counts as touched, and the rest of the record stands.
+    pub fn mark_unknown(&mut self, failed: &BTreeMap<String, String>) {
+        let entries = std::mem::take(&mut self.benchmarks);
+        for (id, executed) in entries {
+            let mut used = executed.functions.keys().chain(&executed.whole);
+            match used.find_map(|key| Some((key, failed.get(key)?))) {
+                Some((key, why)) => {
+                    let why = format!(
+                        "it executed code of `{key}`, which has no code identity ({why}): it \
+                         counts as touched while that object cannot be read"
+                    );
+                    self.unrecorded.insert(id, why);
+                }
+                None => {
+                    self.benchmarks.insert(id, executed);
+                }
+            }
+        }
         for executed in self.benchmarks.values() {
             for (key, names) in &executed.functions {
                 if let Some(object) = self.objects.get_mut(key) {
+                    let unnamed = object.functions.get(UNNAMED).cloned();
                     for name in names {
+                        let digest = match &unnamed {
+                            Some(digest) if is_address(name) => digest,
+                            _ => UNKNOWN_DIGEST,
+                        };
                         object
                             .functions
                             .entry(name.clone())
-                            .or_insert_with(|| UNKNOWN_DIGEST.to_owned());
+                            .or_insert_with(|| digest.to_owned());
                     }
                 }
             }
@@ -310,6 +369,103 @@ impl CodeRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Code callgrind names by its address (no symbol covers it: a dlopen'ed cdylib's
+    /// `frame_dummy`) compares by the digest of all such code of its object: equal in an
+    /// unchanged object, different in a changed one, never [`UNKNOWN_DIGEST`] when known.
+    #[test]
+    fn code_named_by_its_address_compares_by_the_objects_unnamed_digest() {
+        let (at, elsewhere) = ("0x00000000000116c0", "0x0000000000011700");
+        assert!(is_address(at) && !is_address("0x116c0") && !is_address("main"));
+        let digest = |c: char| c.to_string().repeat(32);
+        let built = |unnamed: Option<char>| Object {
+            functions: with_unnamed(
+                BTreeMap::from([("work".to_owned(), digest('1'))]),
+                unnamed.map(digest),
+            ),
+            ..Object::default()
+        };
+        let ran = Executed {
+            functions: BTreeMap::from([(
+                "release/libplugin.so".to_owned(),
+                BTreeSet::from([at.to_owned(), "work".to_owned(), "gone".to_owned()]),
+            )]),
+            ..Executed::default()
+        };
+        let mut record = CodeRecord {
+            objects: BTreeMap::from([("release/libplugin.so".to_owned(), built(Some('a')))]),
+            benchmarks: BTreeMap::from([("g::f/x".to_owned(), ran)]),
+            ..CodeRecord::default()
+        };
+        record.mark_unknown(&BTreeMap::new());
+        record.narrow_to_executed();
+        let base = &record.objects["release/libplugin.so"];
+        assert_eq!(base.functions[at], digest('a'));
+        assert_eq!(base.functions["gone"], UNKNOWN_DIGEST);
+        assert!(!base.functions.contains_key(UNNAMED));
+        // The head's identity: the same unnamed code, other, or none.
+        assert!(built(Some('a')).same_as(base, at));
+        assert!(!built(Some('b')).same_as(base, at));
+        assert!(!built(None).same_as(base, at));
+        // A head record that names the same code at another address.
+        let mut moved = built(None);
+        moved.functions.insert(elsewhere.to_owned(), digest('a'));
+        assert!(moved.same_as(base, at));
+        moved.functions.insert(elsewhere.to_owned(), digest('b'));
+        assert!(!moved.same_as(base, at));
+        assert!(built(Some('a')).same_as(base, "work"));
+        assert!(!built(Some('a')).same_as(base, "gone"));
+    }
+
+    /// One object without an identity (a shared library in `OUT_DIR` linked without
+    /// relocations) leaves out the benchmarks that executed it, named, and the record stands.
+    #[test]
+    fn an_object_without_identity_touches_its_benchmarks_alone() {
+        let ran = |object: &str| Executed {
+            functions: BTreeMap::from([(object.to_owned(), BTreeSet::from(["ran".to_owned()]))]),
+            counts: BTreeMap::from([("Ir".to_owned(), 5)]),
+            ..Executed::default()
+        };
+        let mut record = CodeRecord {
+            commit: "a".repeat(40),
+            identity: 1,
+            objects: BTreeMap::from([(
+                "release/deps/bench".to_owned(),
+                Object {
+                    functions: BTreeMap::from([("ran".to_owned(), "1".repeat(32))]),
+                    whole: "2".repeat(32),
+                    ..Object::default()
+                },
+            )]),
+            benchmarks: BTreeMap::from([
+                ("g::a/x".to_owned(), ran("release/deps/bench")),
+                ("g::b/x".to_owned(), ran("release/build/out/libnoreloc.so")),
+            ]),
+            ..CodeRecord::default()
+        };
+        let failed = BTreeMap::from([(
+            "release/build/out/libnoreloc.so".to_owned(),
+            "no relocations".to_owned(),
+        )]);
+        record.mark_unknown(&failed);
+        assert_eq!(
+            record.benchmarks.keys().collect::<Vec<_>>(),
+            ["g::a/x"],
+            "{record:?}"
+        );
+        let why = &record.unrecorded["g::b/x"];
+        assert!(
+            why.contains(
+                "`release/build/out/libnoreloc.so`, which has no code identity (no relocations)"
+            ),
+            "{why}"
+        );
+        // The record is written and read back whole.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("record.json");
+        crate::formats::code::write(&path, &record).unwrap();
+        assert_eq!(crate::formats::code::read(&path).unwrap(), Some(record));
+    }
 
     #[test]
     fn constructors_count_as_executed_by_every_benchmark_of_their_object() {

@@ -102,7 +102,7 @@ pub fn baseline_record(
             let relative = format!("{dir}/{}", code::BASELINE_FILE);
             let origin = format!("{short}:{relative}");
             let record = git::blob(root, &commit, &relative, code::MAX_BYTES)?
-                .map(|bytes| code::parse(&bytes, Path::new(&origin)))
+                .map(|bytes| code::parse(bytes, Path::new(&origin)))
                 .transpose();
             usable(record, &format!("{what} at {short}"))?
         }

@@ -269,8 +269,7 @@ pub fn append(dir: &Path, run: &Run) -> Result<Appended> {
     match temp.persist_noclobber(&path) {
         Ok(_) => Ok(Appended::Added(path)),
         Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
-            let existing =
-                std::fs::read_to_string(&path).map_err(|source| Error::read(&path, source))?;
+            let existing = formats::read_text_bounded(&path, formats::MAX_BYTES)?;
             if existing == text {
                 Ok(Appended::AlreadyThere(path))
             } else {

@@ -342,7 +342,7 @@ fn mark_unknown_keeps_what_the_symbols_lack() {
         .get_mut(BENCH)
         .unwrap()
         .insert("(below main)".to_owned());
-    record.mark_unknown();
+    record.mark_unknown(&BTreeMap::new());
     record.narrow_to_executed();
     assert_eq!(
         record.objects[BENCH].functions["(below main)"],
