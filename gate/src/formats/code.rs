@@ -34,7 +34,11 @@
 //! time. `counts` are the counts the benchmark's run measured: the entry describes the baseline
 //! only while the baseline's counts are these (schema_version 1 kept none; such a record is still
 //! read, and an entry of it describes only a baseline measured at the record's commit, which
-//! `irgate refresh` then writes into it). `commit` is a full commit hash (with `-dirty` for a working tree with changes);
+//! `irgate refresh` then writes into it). `inputs` (schema_version 3) are the paths the
+//! benchmark's processes were seen to name during the record pass, each with the digest of what it
+//! held or `absent` (a key ending in `/` names a directory's listing), and `environment` how many
+//! paths of the environment they named besides (docs/selection.md, "Observed inputs"); an entry
+//! without `inputs` was not observed, and `reads_files` decides for it. `commit` is a full commit hash (with `-dirty` for a working tree with changes);
 //! `identity` the version of the rules the digests were made with (`irgate_identity::VERSION`).
 //! An object's `parts` hold the digests of single-instance functions in two parts (`code`, and
 //! `data` by reference offset: in a record, only the references of executed instructions), and a
@@ -50,13 +54,14 @@ use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::Counts;
-use crate::model::code::{CodeRecord, Executed, FILE_PREFIX, Object};
+use crate::model::code::{CodeRecord, Executed, FILE_PREFIX, INPUT_WORDS, Object, Observed};
 
-/// The schema version of code records this irgate writes: 2 added each entry's `counts`.
-pub const SCHEMA_VERSION: u32 = 2;
+/// The schema version of code records this irgate writes: 2 added each entry's `counts`, 3 its
+/// observed `inputs` and `environment`.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The schema versions of code records this irgate reads, oldest first.
-const READABLE: &[u32] = &[1, 2];
+const READABLE: &[u32] = &[1, 2, 3];
 
 /// The most bytes of a code record irgate reads.
 pub const MAX_BYTES: u64 = 256 << 20;
@@ -114,6 +119,15 @@ struct ExecutedFile {
     reads_files: Option<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     counts: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    inputs: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    environment: u64,
+}
+
+/// Whether `n` is 0 (an entry that observed no path of the environment writes none).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl CodeFile {
@@ -146,6 +160,8 @@ impl CodeFile {
                     whole: executed.whole.clone(),
                     reads_files: executed.reads_files.clone(),
                     counts: executed.counts.clone(),
+                    inputs: executed.observed.as_ref().map(|o| o.inputs.clone()),
+                    environment: executed.observed.as_ref().map_or(0, |o| o.environment),
                 };
                 (id.clone(), file)
             })
@@ -255,8 +271,26 @@ impl CodeFile {
                 } else {
                     file.counts
                 },
+                // Version 3 added what the record pass observed each benchmark read.
+                observed: match (self.schema_version >= 3, file.inputs) {
+                    (true, Some(inputs)) => Some(Observed {
+                        inputs,
+                        environment: file.environment,
+                    }),
+                    _ => None,
+                },
                 ..Executed::default()
             };
+            for (path, digest) in executed.observed.iter().flat_map(|o| &o.inputs) {
+                if path.is_empty() || !(is_digest(digest) || INPUT_WORDS.contains(&digest.as_str()))
+                {
+                    return Err(invalid(format!(
+                        "`{id}`: input `{path}`: `{digest}` is not a digest (32 lowercase hex \
+                         digits) nor one of {}",
+                        INPUT_WORDS.join(", ")
+                    )));
+                }
+            }
             for key in &executed.whole {
                 if !record.objects.contains_key(key) && !key.starts_with(FILE_PREFIX) {
                     return Err(invalid(format!(

@@ -255,12 +255,15 @@ pub fn record_args(kind: Kind) -> String {
 
 /// Runs `suite`'s benchmarks that `settings`' filter selects again, under callgrind with
 /// [`record_args`], into `settings.home` (which must be set: the record never mixes with the
-/// measurement's files). Their counts are not read; `expected` ids are checked to have run.
+/// measurement's files). Their counts are not read; `expected` ids are checked to have run. It
+/// runs under strace, which writes what every process read into `trace`
+/// ([`crate::measure::observe`]).
 pub fn record(
     suite: &Suite,
     library: &Library,
     settings: &Settings,
     expected: &BTreeSet<String>,
+    trace: &Path,
 ) -> Result<()> {
     if let Err(why) = library.records() {
         return Err(Error::Tool(format!(
@@ -274,7 +277,7 @@ pub fn record(
         dhat: false,
         ..settings.clone()
     };
-    let mut command = runner_command(
+    let command = runner_command(
         suite,
         library,
         settings,
@@ -282,9 +285,10 @@ pub fn record(
         &record_args(library.kind),
     )?;
     crate::note!(
-        "recording what each benchmark executes: {}",
+        "recording what each benchmark executes and reads: {}",
         describe(&command)
     );
+    let mut command = crate::measure::observe::observed(&command, trace)?;
     let mut child = command
         .stdout(Stdio::piped())
         .spawn()

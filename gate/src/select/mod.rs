@@ -9,6 +9,7 @@
 
 mod diff;
 pub mod identify;
+mod inputs;
 pub mod map;
 pub mod rule;
 pub mod text;
