@@ -488,6 +488,14 @@ mod tests {
                     whole: BTreeSet::new(),
                     reads_files: Some("calls `open64`".to_owned()),
                     counts: BTreeMap::from([("Ir".to_owned(), 2104)]),
+                    observed: Some(Observed {
+                        inputs: BTreeMap::from([
+                            ("data/input.bin".to_owned(), "6".repeat(32)),
+                            ("/etc/missing".to_owned(), "absent".to_owned()),
+                            ("src/lib.rs".to_owned(), "file".to_owned()),
+                        ]),
+                        environment: 12,
+                    }),
                 },
             )]),
             unrecorded: BTreeMap::from([("g::h/y".to_owned(), "no record".to_owned())]),

@@ -25,7 +25,7 @@ pub fn changed(
             let how = match (recorded.as_str(), held.as_str()) {
                 (ABSENT, _) => "now exists",
                 (_, ABSENT) => "is now absent",
-                _ if key.ends_with(observe::LISTING) => "lists other entries",
+                _ if observe::is_listing(key) => "lists other entries",
                 _ if observe::KINDS.contains(&recorded.as_str()) => "is of another kind",
                 _ => "holds other content",
             };

@@ -18,6 +18,11 @@ pub const KINDS: &[&str] = &[ABSENT, "file", "dir", "special"];
 
 const _: () = assert!(KINDS.len() + 1 == crate::model::code::INPUT_WORDS.len());
 
+/// Whether `key` names a directory's listing ([`LISTING`]; `/` itself is the root).
+pub fn is_listing(key: &str) -> bool {
+    key.len() > 1 && key.ends_with(LISTING)
+}
+
 /// The kind of what the path of `key` holds now (one of [`KINDS`]).
 pub fn kind(root: &Path, key: &str) -> &'static str {
     match std::fs::metadata(resolve(root, key)) {
@@ -31,7 +36,7 @@ pub fn kind(root: &Path, key: &str) -> &'static str {
 /// What the path of `key` holds now, in the form `recorded` (what a record kept of it) takes:
 /// its kind where the record kept a kind, else its [`digest`].
 pub fn now(root: &Path, key: &str, recorded: &str) -> String {
-    if KINDS.contains(&recorded) && !key.ends_with(LISTING) {
+    if KINDS.contains(&recorded) && !is_listing(key) {
         kind(root, key).to_owned()
     } else {
         digest(root, key)
@@ -43,7 +48,7 @@ pub fn now(root: &Path, key: &str, recorded: &str) -> String {
 /// directory, its kind only, or its sorted entries when `key` names its listing ([`LISTING`]).
 /// A device, pipe or socket is never opened: its kind is its digest.
 pub fn digest(root: &Path, key: &str) -> String {
-    let listed = key.len() > 1 && key.ends_with(LISTING);
+    let listed = is_listing(key);
     let path = resolve(root, key.trim_end_matches(LISTING));
     let mut hasher = Sha256::new();
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
@@ -144,11 +149,11 @@ mod tests {
         let file = digest(root, "d/a");
         assert!(valid(&file) && file != ABSENT);
         assert_eq!(digest(root, "d/missing"), ABSENT);
-        let (kind, listing) = (digest(root, "d"), digest(root, "d/"));
-        assert_ne!(kind, listing);
+        let (whole, listing) = (digest(root, "d"), digest(root, "d/"));
+        assert_ne!(whole, listing);
         std::fs::write(root.join("d/b"), b"two").unwrap();
         // A new entry changes the listing, not the directory's kind.
-        assert_eq!(digest(root, "d"), kind);
+        assert_eq!(digest(root, "d"), whole);
         assert_ne!(digest(root, "d/"), listing);
         std::fs::write(root.join("d/a"), b"uno").unwrap();
         assert_ne!(digest(root, "d/a"), file);
@@ -165,5 +170,6 @@ mod tests {
         assert_eq!(now(root, "d/a", &file), file);
         assert_eq!(now(root, "d", "dir"), "dir");
         assert_eq!(now(root, "d/gone", "file"), ABSENT);
+        assert_eq!(now(root, "/", "dir"), "dir", "the root is no listing");
     }
 }
