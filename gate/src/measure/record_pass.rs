@@ -17,7 +17,7 @@ const MAX_TRACE_BYTES: u64 = 4 << 30;
 
 /// The record pass of `suite` into a fresh directory of `scratch`, read back for the `measured`
 /// benchmarks (id to Ir) built into `target` in the workspace at `root`: what each executed and,
-/// observed, what each read.
+/// observed (with strace on the PATH), what each read.
 pub fn record_suite(
     suite: &Suite,
     library: &Library,
@@ -40,8 +40,18 @@ pub fn record_suite(
         home: Some(&home),
         ..settings.clone()
     };
-    suite_run::record(suite, library, &settings, &expected, &trace)?;
+    let strace = observe::strace();
+    suite_run::record(
+        suite,
+        library,
+        &settings,
+        &expected,
+        strace.as_deref().map(|s| (s, trace.as_path())),
+    )?;
     let mut found = record::read(&home, (target, root), library.kind, measured)?;
+    if strace.is_none() {
+        return Ok(found);
+    }
     let text = crate::formats::read_bounded(&trace, MAX_TRACE_BYTES)?;
     let trace_read = observe::parse(&String::from_utf8_lossy(&text), root);
     drop(text);
@@ -55,7 +65,9 @@ pub fn record_suite(
         .values()
         .flatten()
         .filter_map(|argv| argv.first().map(Path::new))
-        .filter(|program| program.is_absolute() && program.file_name().is_some_and(|n| *n == *runner))
+        .filter(|program| {
+            program.is_absolute() && program.file_name().is_some_and(|n| *n == *runner)
+        })
         .filter_map(|program| program.parent().map(Path::to_owned))
         .collect();
     tools.extend(crate::env::cargo_home().map(|home| home.join("bin")));

@@ -255,15 +255,15 @@ pub fn record_args(kind: Kind) -> String {
 
 /// Runs `suite`'s benchmarks that `settings`' filter selects again, under callgrind with
 /// [`record_args`], into `settings.home` (which must be set: the record never mixes with the
-/// measurement's files). Their counts are not read; `expected` ids are checked to have run. It
-/// runs under strace, which writes what every process read into `trace`
-/// ([`crate::measure::observe`]).
+/// measurement's files). Their counts are not read; `expected` ids are checked to have run. With
+/// `observe` (strace and a file), it runs under strace, which writes what every process named into
+/// that file ([`crate::measure::observe`]).
 pub fn record(
     suite: &Suite,
     library: &Library,
     settings: &Settings,
     expected: &BTreeSet<String>,
-    trace: &Path,
+    observe: Option<(&Path, &Path)>,
 ) -> Result<()> {
     if let Err(why) = library.records() {
         return Err(Error::Tool(format!(
@@ -288,7 +288,10 @@ pub fn record(
         "recording what each benchmark executes and reads: {}",
         describe(&command)
     );
-    let mut command = crate::measure::observe::observed(&command, trace)?;
+    let mut command = match observe {
+        Some((strace, trace)) => crate::measure::observe::observed(&command, strace, trace),
+        None => command,
+    };
     let mut child = command
         .stdout(Stdio::piped())
         .spawn()

@@ -19,7 +19,10 @@ pub fn changed(
     let mut changed: Vec<String> = Vec::new();
     for (key, recorded) in &observed.inputs {
         let held = now
-            .entry(format!("{key}\0{}", observe::KINDS.contains(&recorded.as_str())))
+            .entry(format!(
+                "{key}\0{}",
+                observe::KINDS.contains(&recorded.as_str())
+            ))
             .or_insert_with(|| observe::now(root, key, recorded));
         if held != recorded {
             let how = match (recorded.as_str(), held.as_str()) {

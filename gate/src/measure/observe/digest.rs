@@ -160,7 +160,10 @@ mod tests {
         // The same content, same digest; an absolute key reads the same file.
         std::fs::write(root.join("d/a"), b"one").unwrap();
         assert_eq!(digest(root, "d/a"), file);
-        assert_eq!(digest(Path::new("/"), &root.join("d/a").to_string_lossy()), file);
+        assert_eq!(
+            digest(Path::new("/"), &root.join("d/a").to_string_lossy()),
+            file
+        );
         std::os::unix::fs::symlink("a", root.join("d/l")).unwrap();
         assert_ne!(digest(root, "d/l"), file, "a link is not its target");
         assert!(!valid("ABSENT") && !valid("0123"));

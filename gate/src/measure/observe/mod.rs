@@ -29,21 +29,45 @@ pub const SYSCALLS: &str = "%file,%process,getdents,getdents64,fchdir";
 /// programs and settings, the kernel's files, valgrind's own. The fingerprint (toolchain,
 /// valgrind, glibc) covers them; they are counted, not compared.
 const ENVIRONMENT: &[&str] = &[
-    "/proc", "/sys", "/dev", "/lib", "/lib32", "/lib64", "/libx32", "/libexec", "/usr/lib", "/usr/lib32",
-    "/usr/lib64", "/usr/libexec", "/usr/share", "/usr/bin", "/usr/sbin", "/bin", "/sbin", "/etc",
+    "/proc",
+    "/sys",
+    "/dev",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/libexec",
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/usr/libexec",
+    "/usr/share",
+    "/usr/bin",
+    "/usr/sbin",
+    "/bin",
+    "/sbin",
+    "/etc",
 ];
 
-/// `command`, run under strace into the file `trace`: every process and thread it starts is
-/// followed (`-f`), each descriptor printed with its path (`-y`), whole strings (`-s`), only the
-/// [`SYSCALLS`] stopped at (`--seccomp-bpf`).
-pub fn observed(command: &Command, trace: &Path) -> Result<Command> {
-    let strace = find_on_path("strace", None).ok_or_else(|| {
-        Error::Tool(
-            "the record pass observes what each benchmark reads with strace, which is not on \
-             the PATH: install the Debian package `strace`"
-                .to_owned(),
-        )
-    })?;
+/// strace, from the PATH; `None` (and a warning: the record pass then observes nothing, and
+/// the coarse rule applies to what it records) when it is not there.
+pub fn strace() -> Option<PathBuf> {
+    let found = find_on_path("strace", None);
+    if found.is_none() {
+        crate::warning!(
+            "strace is not on the PATH, so the record pass cannot observe what each benchmark \
+             reads: its entries say only whether a benchmark may read files, and any changed \
+             file that `[change] inert` does not name touches those (install the Debian package \
+             `strace`)"
+        );
+    }
+    found
+}
+
+/// `command`, run under `strace` ([`strace`]) into the file `trace`: every process and thread
+/// it starts is followed (`-f`), each descriptor printed with its path (`-y`), whole strings
+/// (`-s`), only the [`SYSCALLS`] stopped at (`--seccomp-bpf`).
+pub fn observed(command: &Command, strace: &Path, trace: &Path) -> Command {
     let mut wrapped = Command::new(strace);
     wrapped
         .args(["-f", "-qq", "-y", "-s", "65536", "--seccomp-bpf", "-e"])
@@ -62,7 +86,7 @@ pub fn observed(command: &Command, trace: &Path) -> Result<Command> {
     if let Some(dir) = command.get_current_dir() {
         wrapped.current_dir(dir);
     }
-    Ok(wrapped)
+    wrapped
 }
 
 /// Where a record pass ran: what its paths are relative to, and which are irgate's own.
@@ -111,7 +135,10 @@ pub fn processes(home: &Path) -> Result<BTreeMap<u32, String>> {
 /// The paths named in `trace`, by benchmark: those of a process of a benchmark's run (one of
 /// `runs`, by process id, or a process or thread it started) are that benchmark's; those of
 /// every other process from the bench binary's start (the listing process, the runner) are each
-/// of `ids`'. Processes before the bench binary's start (cargo's) are not observed.
+/// of `ids`'. Processes before the bench binary's start (cargo's build) are not observed, nor a
+/// `cargo` the harness starts outside any benchmark's run (gungraun's runner asks `cargo
+/// metadata` for the workspace's root and target directory: what cargo reads there is the
+/// build's, which the code identity covers).
 pub fn attribute(
     trace: &Trace,
     target: &Path,
@@ -119,29 +146,39 @@ pub fn attribute(
     ids: &BTreeSet<String>,
 ) -> BTreeMap<String, Vec<Access>> {
     let is_bench = |argv: &Vec<String>| {
-        argv.first().is_some_and(|p| Path::new(p).starts_with(target))
+        argv.first()
+            .is_some_and(|p| Path::new(p).starts_with(target))
             && argv.iter().any(|a| a == "--bench")
+    };
+    let is_cargo = |argv: &Vec<String>| {
+        argv.first()
+            .and_then(|p| Path::new(p).file_name())
+            .is_some_and(|name| name == "cargo")
     };
     // The nearest of a process and its starters that is a benchmark's run or the bench binary.
     let owner = |pid: u32| -> Option<Option<&String>> {
         let mut at = pid;
-        let mut seen = 0;
-        loop {
+        let mut cargo = false;
+        for _ in 0..4096 {
             if let Some(id) = runs.get(&at) {
                 return Some(Some(id));
             }
-            if trace.execs.get(&at).is_some_and(|e| e.iter().any(is_bench)) {
-                return Some(None);
+            let execs = trace.execs.get(&at);
+            if execs.is_some_and(|e| e.iter().any(is_bench)) {
+                return (!cargo).then_some(None);
             }
-            seen += 1;
-            at = *trace.parents.get(&at).filter(|_| seen < 4096)?;
+            cargo |= execs.is_some_and(|e| e.iter().any(is_cargo));
+            at = *trace.parents.get(&at)?;
         }
+        None
     };
     let mut owners: BTreeMap<u32, Option<Option<&String>>> = BTreeMap::new();
     let mut found: BTreeMap<String, Vec<Access>> =
         ids.iter().map(|id| (id.clone(), Vec::new())).collect();
     for access in &trace.accesses {
-        let owned = *owners.entry(access.pid).or_insert_with(|| owner(access.pid));
+        let owned = *owners
+            .entry(access.pid)
+            .or_insert_with(|| owner(access.pid));
         match owned {
             None => {}
             Some(Some(id)) => {
@@ -187,8 +224,9 @@ pub fn observe(
         .map(|a| a.path.as_path())
         .collect();
     let identified = |path: &Path| {
-        crate::measure::record::object_key(place.target, path)
-            .is_some_and(|key| executed.functions.contains_key(&key) || executed.whole.contains(&key))
+        crate::measure::record::object_key(place.target, path).is_some_and(|key| {
+            executed.functions.contains_key(&key) || executed.whole.contains(&key)
+        })
     };
     let mut observed = Observed::default();
     for (path, access) in first {
@@ -196,9 +234,8 @@ pub fn observe(
         // What the run made under a temporary directory has a name of its choosing (random):
         // its absence before says nothing.
         let temporary = ["/tmp", "/var/tmp"].iter().any(|t| path.starts_with(t));
-        let output = access.how == How::Replaced
-            || inside_made
-            || (access.how == How::Created && temporary);
+        let output =
+            access.how == How::Replaced || inside_made || (access.how == How::Created && temporary);
         if output || place.own.iter().any(|own| path.starts_with(own)) {
             continue;
         }

@@ -172,20 +172,30 @@ fn call_line(
             }
         }
         "fchdir" => {
-            if let (Some(dir), false) = (arg(0).split_once('<').and_then(|(_, a)| annotation(a)), failed) {
+            if let (Some(dir), false) = (
+                arg(0).split_once('<').and_then(|(_, a)| annotation(a)),
+                failed,
+            ) {
                 cwds.insert(pid, dir);
             }
         }
         "getdents" | "getdents64" => {
-            push(arg(0).split_once('<').and_then(|(_, a)| annotation(a)), How::Listed);
+            push(
+                arg(0).split_once('<').and_then(|(_, a)| annotation(a)),
+                How::Listed,
+            );
         }
-        "mkdir" => push(plain(arg(0)), if failed { How::Looked } else { How::Created }),
-        "mkdirat" => push(at(arg(0), arg(1)), if failed { How::Looked } else { How::Created }),
+        "mkdir" => push(
+            plain(arg(0)),
+            if failed { How::Looked } else { How::Created },
+        ),
+        "mkdirat" => push(
+            at(arg(0), arg(1)),
+            if failed { How::Looked } else { How::Created },
+        ),
         "stat" | "lstat" | "access" | "readlink" | "statfs" | "truncate" | "chmod" | "chown"
-        | "lchown" | "utime" | "utimes" | "getxattr" | "lgetxattr" | "listxattr"
-        | "llistxattr" | "unlink" | "rmdir" | "rename" | "link" | "symlink" => {
-            push(plain(arg(0)), How::Looked)
-        }
+        | "lchown" | "utime" | "utimes" | "getxattr" | "lgetxattr" | "listxattr" | "llistxattr"
+        | "unlink" | "rmdir" | "rename" | "link" | "symlink" => push(plain(arg(0)), How::Looked),
         "newfstatat" | "fstatat64" | "statx" | "faccessat" | "faccessat2" | "readlinkat"
         | "utimensat" | "fchmodat" | "fchownat" | "unlinkat" | "renameat" | "renameat2"
         | "name_to_handle_at" => push(at(arg(0), arg(1)), How::Looked),
@@ -208,7 +218,11 @@ fn open_how(name: &str, flags: &str, failed: bool) -> How {
             .any(|f| f.trim() == flag)
     };
     let writes = has("O_WRONLY") || has("O_RDWR");
-    match (failed, has("O_CREAT") && has("O_EXCL"), writes && has("O_TRUNC")) {
+    match (
+        failed,
+        has("O_CREAT") && has("O_EXCL"),
+        writes && has("O_TRUNC"),
+    ) {
         // Nothing opened: what it found (absent, or not a file it may open) is what it saw.
         (true, _, _) => How::Looked,
         (false, true, _) => How::Created,

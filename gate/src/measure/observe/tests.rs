@@ -14,6 +14,9 @@ fn trace(root: &Path) -> Trace {
 2  vfork() = 3
 3  execve("/opt/runner/bin/gungraun-runner", ["/opt/runner/bin/gungraun-runner"], 0x1 /* 9 vars */) = 0
 3  mkdir("/tmp/gungraun.tmpXYZ", 0777) = 0
+3  vfork() = 7
+7  execve("/usr/bin/cargo", ["/usr/bin/cargo", "metadata"], 0x1 /* 9 vars */) = 0
+7  openat(AT_FDCWD<{r}>, "{r}/Cargo.toml", O_RDONLY) = 3<{r}/Cargo.toml>
 3  vfork() = 4
 3  vfork() = 6
 4  execve("/usr/bin/valgrind", ["/usr/bin/valgrind", "{r}/target/release/deps/bench-0123456789abcdef"], 0x1 /* 2 vars */) = 0
@@ -66,17 +69,30 @@ fn each_process_belongs_to_its_benchmarks_run_and_the_rest_to_every_benchmark() 
     let paths = |id: &str| -> BTreeSet<String> {
         by[id]
             .iter()
-            .map(|a| a.path.strip_prefix(root).unwrap_or(&a.path).display().to_string())
+            .map(|a| {
+                a.path
+                    .strip_prefix(root)
+                    .unwrap_or(&a.path)
+                    .display()
+                    .to_string()
+            })
             .collect()
     };
     let a = paths("g::a");
     // The thread of a's run is a's; the listing process's and the runner's paths are everyone's;
-    // cargo's own, before the bench binary started, no one's.
-    assert!(a.contains("data/thread.txt") && a.contains("data/config.txt"), "{a:?}");
+    // cargo's own, before the bench binary started or asked for the workspace's layout by the
+    // runner, no one's.
+    assert!(
+        a.contains("data/thread.txt") && a.contains("data/config.txt"),
+        "{a:?}"
+    );
     assert!(a.contains("/tmp/gungraun.tmpXYZ"), "{a:?}");
     assert!(!a.contains("Cargo.toml"), "{a:?}");
     let b = paths("g::b");
-    assert!(!b.contains("data/thread.txt") && b.contains("data/config.txt"), "{b:?}");
+    assert!(
+        !b.contains("data/thread.txt") && b.contains("data/config.txt"),
+        "{b:?}"
+    );
     // A benchmark whose run left no file of its process still has the shared paths.
     assert!(paths("g::c").contains("data/config.txt"));
 }
@@ -136,7 +152,10 @@ fn inputs_keep_what_was_read_and_leave_out_outputs_identities_and_the_environmen
     let with_ext = Executed {
         functions: BTreeMap::from([
             ("release/deps/bench".to_owned(), BTreeSet::new()),
-            ("release/build/b-0123/out/libext.so".to_owned(), BTreeSet::new()),
+            (
+                "release/build/b-0123/out/libext.so".to_owned(),
+                BTreeSet::new(),
+            ),
         ]),
         ..Executed::default()
     };

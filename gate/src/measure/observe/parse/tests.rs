@@ -47,16 +47,29 @@ fn a_trace_gives_each_process_its_starter_programs_and_paths() {
     );
     assert_eq!(trace.execs[&100][0][1], "--bench");
     assert_eq!(trace.execs[&102].len(), 2, "{:?}", trace.execs);
-    assert_eq!(trace.execs[&102][0][4], "--callgrind-out-file=/tmp/gungraun.tmpAbCdEfGhIjpure.one/callgrind.pure.one.out.#%p");
+    assert_eq!(
+        trace.execs[&102][0][4],
+        "--callgrind-out-file=/tmp/gungraun.tmpAbCdEfGhIjpure.one/callgrind.pure.one.out.#%p"
+    );
     let tmp = "/tmp/gungraun.tmpAbCdEfGhIjpure.one";
     let out = format!("{tmp}/callgrind.pure.one.out.#102");
     let expected = vec![
-        access(100, "/w/target/release/deps/bench-0123456789abcdef", How::Opened, false),
+        access(
+            100,
+            "/w/target/release/deps/bench-0123456789abcdef",
+            How::Opened,
+            false,
+        ),
         access(100, "/w/pkg/data/config.txt", How::Opened, false),
         access(101, "/opt/runner/bin/gungraun-runner", How::Opened, false),
         access(101, tmp, How::Created, false),
         access(102, "/usr/bin/setarch", How::Opened, false),
-        access(102, "/usr/libexec/valgrind/callgrind-amd64-linux", How::Opened, false),
+        access(
+            102,
+            "/usr/libexec/valgrind/callgrind-amd64-linux",
+            How::Opened,
+            false,
+        ),
         access(102, &out, How::Looked, true),
         access(102, &out, How::Written, false),
         // A thread's relative path, from the directory its `*at` call names.
@@ -93,8 +106,5 @@ fn c_escapes_decode_to_bytes() {
     assert_eq!(decode(r#"a\x41\101\n\\\""#).unwrap(), b"aAA\n\\\"");
     assert_eq!(decode(r"\0").unwrap(), [0]);
     assert_eq!(decode("\\"), None);
-    assert_eq!(
-        string_list(r#"["a", "b,c", "d\"]"]"#),
-        ["a", "b,c", "d\"]"]
-    );
+    assert_eq!(string_list(r#"["a", "b,c", "d\"]"]"#), ["a", "b,c", "d\"]"]);
 }
