@@ -243,7 +243,9 @@ pub fn observe(
             observed.environment += 1;
             continue;
         }
-        if identified(path) {
+        // The objects the code identity compares; the checkout's root and the directories above
+        // it, which are where the checkout is (its path's length is in the identity).
+        if identified(path) || place.root.starts_with(path) {
             continue;
         }
         let key = match path.strip_prefix(place.root) {

@@ -29,6 +29,8 @@ fn trace(root: &Path) -> Trace {
 4  openat(AT_FDCWD<{r}>, "{r}/out.bin", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3<{r}/out.bin>
 4  openat(AT_FDCWD<{r}>, "{r}/out.bin", O_RDONLY) = 3<{r}/out.bin>
 4  newfstatat(AT_FDCWD<{r}>, "{r}/src/lib.rs", 0x7ffe, 0) = 0
+4  newfstatat(AT_FDCWD<{r}>, "{r}", 0x7ffe, 0) = 0
+4  newfstatat(AT_FDCWD<{r}>, "/", 0x7ffe, 0) = 0
 4  openat(AT_FDCWD<{r}>, "{r}/data", O_RDONLY|O_DIRECTORY) = 3<{r}/data>
 4  getdents64(3<{r}/data>, 0x1 /* 4 entries */, 32768) = 112
 4  openat(AT_FDCWD<{r}>, "/proc/self/maps", O_RDONLY) = 3</proc/self/maps>
