@@ -516,28 +516,53 @@ mod tests {
     }
 
     #[test]
-    fn a_record_of_schema_version_1_is_read_without_counts() {
+    fn older_records_are_read_without_what_their_versions_lacked() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("code.json");
         write(&path, &record()).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(r#""schema_version": 2"#), "{text}");
+        assert!(text.contains(r#""schema_version": 3"#), "{text}");
         assert!(text.contains(r#""Ir": 2104"#), "{text}");
-        std::fs::write(
-            &path,
-            text.replace(r#""schema_version": 2"#, r#""schema_version": 1"#),
-        )
-        .unwrap();
-        let old = read(&path).unwrap().unwrap();
-        assert!(old.benchmarks["g::f/x"].counts.is_empty(), "{old:?}");
+        assert!(text.contains(r#""src/lib.rs": "file""#), "{text}");
         let mut expected = record();
+        let entry = expected.benchmarks.get_mut("g::f/x").unwrap();
+        // Version 2 observed nothing: the coarse rule (`reads_files`) decides for its entries.
+        entry.observed = None;
+        let as_version = |version: u32| {
+            let old = text.replace(
+                r#""schema_version": 3"#,
+                &format!(r#""schema_version": {version}"#),
+            );
+            std::fs::write(&path, old).unwrap();
+            read(&path).unwrap().unwrap()
+        };
+        assert_eq!(as_version(2), expected);
+        // Version 1 kept no counts either.
         expected
             .benchmarks
             .get_mut("g::f/x")
             .unwrap()
             .counts
             .clear();
-        assert_eq!(old, expected);
+        assert_eq!(as_version(1), expected);
+    }
+
+    #[test]
+    fn an_observed_input_must_hold_a_digest_or_a_known_word() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("code.json");
+        write(&path, &record()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replace(r#""src/lib.rs": "file""#, r#""src/lib.rs": "maybe""#),
+        )
+        .unwrap();
+        let error = read(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("input `src/lib.rs`") && error.contains("maybe"),
+            "{error}"
+        );
     }
 
     #[test]
