@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub use digest::{ABSENT, KINDS, LISTING, UNNAMED, digest, is_listing, kind, now, resolve, valid};
+pub use digest::{ABSENT, KINDS, LISTING, UNNAMED, digest, is_listing, kind, now};
 pub use parse::{Access, How, Trace, parse};
 
 use crate::error::{Error, Result};

@@ -212,11 +212,7 @@ fn open_how(name: &str, flags: &str, failed: bool) -> How {
         .trim_start_matches('{')
         .strip_prefix("flags=")
         .unwrap_or(flags);
-    let has = |flag: &str| {
-        flags
-            .split(|c: char| c == '|' || c == ',' || c == '}')
-            .any(|f| f.trim() == flag)
-    };
+    let has = |flag: &str| flags.split(['|', ',', '}']).any(|f| f.trim() == flag);
     let writes = has("O_WRONLY") || has("O_RDWR");
     match (
         failed,
