@@ -13,7 +13,7 @@ use crate::measure::record;
 use crate::measure::suite_run::{self, Settings};
 
 /// The most bytes of a trace irgate reads.
-const MAX_TRACE_BYTES: u64 = 4 << 30;
+const MAX_TRACE_BYTES: u64 = 1 << 30;
 
 /// The record pass of `suite` into a fresh directory of `scratch`, read back for the `measured`
 /// benchmarks (id to Ir) built into `target` in the workspace at `root`: what each executed and,
