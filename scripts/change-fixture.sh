@@ -9,8 +9,9 @@
 # (`irgate run --only-touched`), whose verdict must equal the full run's.
 #
 #   step     the change                             touched                   verdict
-#   uninert  the version, with the manifest no      files::read/data          PASS (it may read the
-#            longer `[change] inert`                                          manifest at run time)
+#   uninert  the version, with the manifest no      none (its observed        PASS
+#            longer `[change] inert`                inputs: its data file,
+#                                                   not the manifest)
 #   shared   a loop added to `shared`'s body        twice::shared/*           FAIL on exactly those
 #   setup    `make_input` makes half again as much  setup::summed/input       FAIL on exactly that
 #   const    STEP (a constant) changes              once::lonely/one          FAIL on exactly that
@@ -26,8 +27,9 @@
 #            under `tests/` (inert: `[change]        (the compiler sees it,
 #            inert` only says no benchmark reads    whatever inert says)
 #            it at run time)
-#   include  a file compiled in through `concat!`   include::blob/all and     as the full run
-#                                                   files::read/data
+#   include  a file compiled in through `concat!`   include::blob/all (no     as the full run
+#                                                   benchmark reads it at
+#                                                   run time)
 #   unrun    `spare`'s body grows                   none                      PASS
 #   unused   a function no benchmark runs is added  none                      PASS
 #   doc      a doc comment above `shared`           none                      PASS
@@ -537,7 +539,9 @@ step() { git checkout --quiet --force --detach "$base"; }
 
 step; sed -i 's/^version = "0.1.0"/version = "0.1.1"/' changefix/Cargo.toml; sed -i 's/^inert = .*/inert = ["changefix\/src\/**"]/' gate.toml; commit uninert
 judge uninert
-expect "uninert: touched" "$touched" "files::read/data "
+# The benchmark that reads a file at run time was observed to read its data file, not the
+# manifest (before observed inputs: touched, as it "may read files").
+expect "uninert: touched" "$touched" ""
 verdict "uninert: exit" "$full_exit" 0
 
 step; sed -i 's/    x.wrapping_mul(31).rotate_left(7)/    let mut y = x;\n    for _ in 0..4 {\n        y = y.wrapping_mul(31).rotate_left(7);\n    }\n    y/' changefix/src/lib.rs; commit shared
@@ -599,9 +603,9 @@ expect "path: touched" "$touched" "path::scaled/one "
 
 step; head -c 48 /dev/zero | tr '\0' '\1' >changefix/include/blob.bin; commit include
 judge include
-# The bytes are compiled in (blob_sum reads them); the benchmark that reads files at run time may
-# read any file that changed, this one too.
-expect "include: touched" "$touched" "files::read/data include::blob/all "
+# The bytes are compiled in (blob_sum reads them); no benchmark was observed to read the file at
+# run time (before observed inputs, the one that may read files was touched too).
+expect "include: touched" "$touched" "include::blob/all "
 
 step; sed -i 's/    x.rotate_left(5) ^ 0x55/    x.rotate_left(5) ^ x.rotate_right(9) ^ 0x55/' changefix/src/lib.rs; commit unrun
 judge unrun

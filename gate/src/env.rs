@@ -33,6 +33,13 @@ pub fn cargo_home() -> Option<PathBuf> {
         .or_else(|| var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
 }
 
+/// rustup's home, which holds the toolchains: `$RUSTUP_HOME`, else `$HOME/.rustup`.
+pub fn rustup_home() -> Option<PathBuf> {
+    var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var_os("HOME").map(|home| PathBuf::from(home).join(".rustup")))
+}
+
 /// `$CARGO_TARGET_DIR`, as given (relative to the workspace when relative).
 pub fn cargo_target_dir() -> Option<OsString> {
     var_os("CARGO_TARGET_DIR")

@@ -34,7 +34,11 @@
 //! time. `counts` are the counts the benchmark's run measured: the entry describes the baseline
 //! only while the baseline's counts are these (schema_version 1 kept none; such a record is still
 //! read, and an entry of it describes only a baseline measured at the record's commit, which
-//! `irgate refresh` then writes into it). `commit` is a full commit hash (with `-dirty` for a working tree with changes);
+//! `irgate refresh` then writes into it). `inputs` (schema_version 3) are the paths the
+//! benchmark's processes were seen to name during the record pass, each with the digest of what it
+//! held or `absent` (a key ending in `/` names a directory's listing), and `environment` how many
+//! paths of the environment they named besides (docs/selection.md, "Observed inputs"); an entry
+//! without `inputs` was not observed, and `reads_files` decides for it. `commit` is a full commit hash (with `-dirty` for a working tree with changes);
 //! `identity` the version of the rules the digests were made with (`irgate_identity::VERSION`).
 //! An object's `parts` hold the digests of single-instance functions in two parts (`code`, and
 //! `data` by reference offset: in a record, only the references of executed instructions), and a
@@ -50,13 +54,14 @@ use crate::config::metrics::IR;
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::Counts;
-use crate::model::code::{CodeRecord, Executed, FILE_PREFIX, Object};
+use crate::model::code::{CodeRecord, Executed, FILE_PREFIX, INPUT_WORDS, Object, Observed};
 
-/// The schema version of code records this irgate writes: 2 added each entry's `counts`.
-pub const SCHEMA_VERSION: u32 = 2;
+/// The schema version of code records this irgate writes: 2 added each entry's `counts`, 3 its
+/// observed `inputs` and `environment`.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The schema versions of code records this irgate reads, oldest first.
-const READABLE: &[u32] = &[1, 2];
+const READABLE: &[u32] = &[1, 2, 3];
 
 /// The most bytes of a code record irgate reads.
 pub const MAX_BYTES: u64 = 256 << 20;
@@ -139,6 +144,15 @@ struct ExecutedFile {
         deserialize_with = "formats::unique::map"
     )]
     counts: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    inputs: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    environment: u64,
+}
+
+/// Whether `n` is 0 (an entry that observed no path of the environment writes none).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl CodeFile {
@@ -171,6 +185,8 @@ impl CodeFile {
                     whole: executed.whole.clone(),
                     reads_files: executed.reads_files.clone(),
                     counts: executed.counts.clone(),
+                    inputs: executed.observed.as_ref().map(|o| o.inputs.clone()),
+                    environment: executed.observed.as_ref().map_or(0, |o| o.environment),
                 };
                 (id.clone(), file)
             })
@@ -286,8 +302,26 @@ impl CodeFile {
                 } else {
                     file.counts
                 },
+                // Version 3 added what the record pass observed each benchmark read.
+                observed: match (self.schema_version >= 3, file.inputs) {
+                    (true, Some(inputs)) => Some(Observed {
+                        inputs,
+                        environment: file.environment,
+                    }),
+                    _ => None,
+                },
                 ..Executed::default()
             };
+            for (path, digest) in executed.observed.iter().flat_map(|o| &o.inputs) {
+                if path.is_empty() || !(is_digest(digest) || INPUT_WORDS.contains(&digest.as_str()))
+                {
+                    return Err(invalid(format!(
+                        "`{id}`: input `{path}`: `{digest}` is not a digest (32 lowercase hex \
+                         digits) nor one of {}",
+                        INPUT_WORDS.join(", ")
+                    )));
+                }
+            }
             for key in &executed.whole {
                 if !record.objects.contains_key(key) && !key.starts_with(FILE_PREFIX) {
                     return Err(invalid(format!(
@@ -486,6 +520,14 @@ mod tests {
                     whole: BTreeSet::new(),
                     reads_files: Some("calls `open64`".to_owned()),
                     counts: BTreeMap::from([("Ir".to_owned(), 2104)]),
+                    observed: Some(Observed {
+                        inputs: BTreeMap::from([
+                            ("data/input.bin".to_owned(), "6".repeat(32)),
+                            ("/etc/missing".to_owned(), "absent".to_owned()),
+                            ("src/lib.rs".to_owned(), "file".to_owned()),
+                        ]),
+                        environment: 12,
+                    }),
                 },
             )]),
             unrecorded: BTreeMap::from([("g::h/y".to_owned(), "no record".to_owned())]),
@@ -506,28 +548,53 @@ mod tests {
     }
 
     #[test]
-    fn a_record_of_schema_version_1_is_read_without_counts() {
+    fn older_records_are_read_without_what_their_versions_lacked() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("code.json");
         write(&path, &record()).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(r#""schema_version": 2"#), "{text}");
+        assert!(text.contains(r#""schema_version": 3"#), "{text}");
         assert!(text.contains(r#""Ir": 2104"#), "{text}");
-        std::fs::write(
-            &path,
-            text.replace(r#""schema_version": 2"#, r#""schema_version": 1"#),
-        )
-        .unwrap();
-        let old = read(&path).unwrap().unwrap();
-        assert!(old.benchmarks["g::f/x"].counts.is_empty(), "{old:?}");
+        assert!(text.contains(r#""src/lib.rs": "file""#), "{text}");
         let mut expected = record();
+        let entry = expected.benchmarks.get_mut("g::f/x").unwrap();
+        // Version 2 observed nothing: the coarse rule (`reads_files`) decides for its entries.
+        entry.observed = None;
+        let as_version = |version: u32| {
+            let old = text.replace(
+                r#""schema_version": 3"#,
+                &format!(r#""schema_version": {version}"#),
+            );
+            std::fs::write(&path, old).unwrap();
+            read(&path).unwrap().unwrap()
+        };
+        assert_eq!(as_version(2), expected);
+        // Version 1 kept no counts either.
         expected
             .benchmarks
             .get_mut("g::f/x")
             .unwrap()
             .counts
             .clear();
-        assert_eq!(old, expected);
+        assert_eq!(as_version(1), expected);
+    }
+
+    #[test]
+    fn an_observed_input_must_hold_a_digest_or_a_known_word() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("code.json");
+        write(&path, &record()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replace(r#""src/lib.rs": "file""#, r#""src/lib.rs": "maybe""#),
+        )
+        .unwrap();
+        let error = read(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("input `src/lib.rs`") && error.contains("maybe"),
+            "{error}"
+        );
     }
 
     #[test]

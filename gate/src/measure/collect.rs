@@ -389,7 +389,7 @@ pub fn run_with_code(
             );
             kept.extend(measured.keys().cloned());
         } else if selection.record && !measured.is_empty() {
-            let found = record_suite(
+            let found = crate::measure::record_pass::record_suite(
                 suite,
                 library,
                 &settings,
@@ -495,32 +495,6 @@ fn linked(suite: &Suite, library: &Library, settings: &Settings) -> Result<Vec<P
         crate::text::plural(stale.len(), "artifact")
     );
     suite_run::artifacts(suite, library, settings)
-}
-
-/// The record pass of one suite ([`suite_run::record`]) into a fresh directory of `scratch`, read
-/// back for the `measured` benchmarks (id to Ir) built into `target`.
-fn record_suite(
-    suite: &Suite,
-    library: &Library,
-    settings: &Settings,
-    scratch: &Path,
-    (target, root): (&Path, &Path),
-    measured: &BTreeMap<String, u64>,
-) -> Result<record::Found> {
-    let home = scratch.join("record").join(suite.name().replace('/', "-"));
-    // Only what this pass writes is read.
-    match std::fs::remove_dir_all(&home) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::write(&home, e)),
-        _ => {}
-    }
-    std::fs::create_dir_all(&home).map_err(|e| Error::write(&home, e))?;
-    let expected: BTreeSet<String> = measured.keys().cloned().collect();
-    let settings = Settings {
-        home: Some(&home),
-        ..settings.clone()
-    };
-    suite_run::record(suite, library, &settings, &expected)?;
-    record::read(&home, (target, root), library.kind, measured)
 }
 
 /// Reads results (files, or directories holding results.json) and summary directories, and

@@ -267,8 +267,10 @@ pub fn merge(
             if record.benchmarks.contains_key(id) || baselines.get(id).is_none() {
                 continue;
             }
+            // Observed inputs keep what each path held, whatever the commit: a file changed since
+            // is still seen.
             let holds = describes(id, executed, &stored.commit)
-                && (executed.reads_files.is_none() || same_commit)
+                && (executed.observed.is_some() || executed.reads_files.is_none() || same_commit)
                 && carry_over(&mut record, &stored, executed);
             if holds {
                 // An entry of schema_version 1 that describes its baseline takes its counts.

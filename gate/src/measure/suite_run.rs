@@ -266,12 +266,15 @@ pub fn record_args(kind: Kind) -> String {
 
 /// Runs `suite`'s benchmarks that `settings`' filter selects again, under callgrind with
 /// [`record_args`], into `settings.home` (which must be set: the record never mixes with the
-/// measurement's files). Their counts are not read; `expected` ids are checked to have run.
+/// measurement's files). Their counts are not read; `expected` ids are checked to have run. With
+/// `observe` (strace and a file), it runs under strace, which writes what every process named into
+/// that file ([`crate::measure::observe`]).
 pub fn record(
     suite: &Suite,
     library: &Library,
     settings: &Settings,
     expected: &BTreeSet<String>,
+    observe: Option<(&Path, &Path)>,
 ) -> Result<()> {
     if let Err(why) = library.records() {
         return Err(Error::Tool(format!(
@@ -285,7 +288,7 @@ pub fn record(
         dhat: false,
         ..settings.clone()
     };
-    let mut command = runner_command(
+    let command = runner_command(
         suite,
         library,
         settings,
@@ -293,9 +296,13 @@ pub fn record(
         &record_args(library.kind),
     )?;
     crate::note!(
-        "recording what each benchmark executes: {}",
+        "recording what each benchmark executes and reads: {}",
         describe(&command)
     );
+    let mut command = match observe {
+        Some((strace, trace)) => crate::measure::observe::observed(&command, strace, trace),
+        None => command,
+    };
     let mut child = command
         .stdout(Stdio::piped())
         .spawn()

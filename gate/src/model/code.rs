@@ -39,6 +39,17 @@ pub fn with_unnamed(
 /// the workspace root. It has no [`Object`]: the change's files say whether it changed.
 pub const FILE_PREFIX: &str = "file:";
 
+/// The digest an observed input has when the path did not exist ([`Observed::inputs`]).
+pub const ABSENT: &str = "absent";
+
+/// The digest an observed input has when its path is not UTF-8: a record cannot name it again,
+/// so it always counts as changed.
+pub const UNNAMED: &str = "unnamed";
+
+/// What an observed input holds besides a digest: its absence, its name's, or (looked at only,
+/// never opened) its kind.
+pub const INPUT_WORDS: &[&str] = &[ABSENT, UNNAMED, "file", "dir", "special"];
+
 /// One linked object's code identity, as kept in a record: only the functions some benchmark of
 /// the record executed (or every function, for a run's own objects when nothing narrows them).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -135,6 +146,22 @@ pub struct Executed {
     /// The counts its run measured (empty in a record of schema_version 1, which kept none): the
     /// record describes the baseline only while the baseline's counts are these.
     pub counts: crate::model::Counts,
+    /// What its processes were seen to read (`None` in a record taken without observing them:
+    /// then [`Executed::reads_files`] decides).
+    pub observed: Option<Observed>,
+}
+
+/// The paths a benchmark's processes named while the record pass observed them, and what each
+/// held (docs/selection.md, "Observed inputs").
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Observed {
+    /// By path (relative to the workspace root inside it, else absolute; ending in `/` for a
+    /// directory's listing): the digest of what it held, or `absent`
+    /// (`crate::measure::observe::digest`).
+    pub inputs: BTreeMap<String, String>,
+    /// How many paths of the environment (the system's libraries and files, `/proc`, `/sys`,
+    /// `/dev`, valgrind's and the runner's own) they named: the fingerprint's, not compared.
+    pub environment: u64,
 }
 
 /// The code record of a build: identities of its objects and, when recorded, what each
@@ -721,6 +748,7 @@ mod tests {
                     whole: BTreeSet::from(["program".to_owned()]),
                     reads_files: None,
                     counts: crate::model::Counts::new(),
+                    observed: None,
                 },
             )]),
             ..CodeRecord::default()

@@ -10,6 +10,7 @@
 pub mod base_config;
 mod diff;
 pub mod identify;
+mod inputs;
 pub mod map;
 pub mod rule;
 pub mod text;

@@ -1,7 +1,8 @@
 //! The change, mapped onto benchmarks through the code the compiler produced: a benchmark is
 //! touched when its process executed (from its start to the end of the measured region) a
-//! function whose code identity changed or vanished, or when it may read files at run time and a
-//! file changed that `[change] inert` does not name. When in doubt, touched. The rule, its
+//! function whose code identity changed or vanished, or when a path its processes were seen to
+//! read holds something else now (without such an observation: when it may read files at run time
+//! and a file changed that `[change] inert` does not name). When in doubt, touched. The rule, its
 //! reasons and its limits are in docs/selection.md.
 //!
 //! Every path and name here comes from the repository under test: untrusted text, to escape
@@ -38,6 +39,8 @@ pub struct Change {
     pub lines: BTreeMap<String, Vec<Lines>>,
     /// What changed in what the harness passes the benchmarks: [`suites_changed`].
     pub suites: SuitesChanged,
+    /// The workspace root on the head side, where observed inputs are read again.
+    pub root: std::path::PathBuf,
 }
 
 /// The bench targets whose `[[suite]]` entry of gate.toml (package, features, runner arguments
@@ -159,6 +162,7 @@ pub fn between(
     let mut change = Change {
         base,
         head,
+        root: root.to_owned(),
         ..Change::default()
     };
     let mut files = BTreeSet::new();
@@ -244,8 +248,9 @@ pub fn touched(
 ) -> Touches {
     let mut verdicts: Vec<(String, Verdict)> = Vec::new();
     let mut changed: BTreeSet<ChangedFunction> = BTreeSet::new();
+    let mut now = BTreeMap::new();
     for id in ids {
-        let verdict = verdict(base, head, change, id);
+        let verdict = verdict(base, head, change, id, &mut now);
         if let Verdict::Runs(runs) = &verdict {
             changed.extend(runs.iter().cloned());
         }
@@ -276,12 +281,13 @@ enum Verdict {
     Runs(BTreeSet<ChangedFunction>),
 }
 
-/// Whether benchmark `id` is touched ([`touched`]).
+/// Whether benchmark `id` is touched ([`touched`]); `now` keeps what observed inputs hold now.
 fn verdict(
     base: &CodeRecord,
     head: &BTreeMap<String, Object>,
     change: &Change,
     id: &str,
+    now: &mut BTreeMap<String, String>,
 ) -> Verdict {
     let Some(executed) = base.benchmarks.get(id) else {
         return Verdict::Touch(Touch::Unrecorded {
@@ -347,6 +353,13 @@ fn verdict(
     }
     if !runs.is_empty() {
         return Verdict::Runs(runs);
+    }
+    // What its processes were seen to read decides; without it, whether it may read files.
+    if let Some(observed) = &executed.observed {
+        return match super::inputs::changed(observed, &change.root, now) {
+            Some(reason) => Verdict::Touch(Touch::Reads { reason }),
+            None => Verdict::Touch(Touch::Untouched),
+        };
     }
     match &executed.reads_files {
         Some(why) if !change.files.is_empty() => Verdict::Touch(Touch::Reads {

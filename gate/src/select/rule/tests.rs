@@ -547,3 +547,35 @@ fn between_names_cargo_configuration_even_where_inert_names_it() {
     assert_eq!(change.files, change.everyones);
     assert_eq!(change.inert, ["notes.txt".to_owned()]);
 }
+
+#[test]
+fn an_observed_benchmark_is_touched_by_what_it_read_not_by_any_changed_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data.bin"), b"input").unwrap();
+    let mut base = base();
+    let reader = base.benchmarks.get_mut("g::reads/c").unwrap();
+    reader.observed = Some(crate::model::code::Observed {
+        inputs: BTreeMap::from([(
+            "data.bin".to_owned(),
+            crate::measure::observe::digest(dir.path(), "data.bin"),
+        )]),
+        environment: 0,
+    });
+    let touched_now = |files: &[&str]| {
+        let change = Change {
+            files: files.iter().map(|f| (*f).to_owned()).collect(),
+            root: dir.path().to_owned(),
+            ..Change::default()
+        };
+        touched(&base, &base.objects, &change, &["g::reads/c".to_owned()]).touch["g::reads/c"]
+            .clone()
+    };
+    // A changed file it never read (a doc comment, say): the coarse rule would run it.
+    assert_eq!(touched_now(&["src/lib.rs"]), Touch::Untouched);
+    // Its input changed, even in a file git does not see (ignored, or built).
+    std::fs::write(dir.path().join("data.bin"), b"other input").unwrap();
+    match touched_now(&[]) {
+        Touch::Reads { reason } => assert!(reason.contains("`data.bin`"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
