@@ -44,11 +44,11 @@ pub const ABSENT: &str = "absent";
 
 /// The digest an observed input has when its path is not UTF-8: a record cannot name it again,
 /// so it always counts as changed.
-pub const UNNAMED: &str = "unnamed";
+pub const UNNAMED_PATH: &str = "unnamed";
 
 /// What an observed input holds besides a digest: its absence, its name's, or (looked at only,
 /// never opened) its kind.
-pub const INPUT_WORDS: &[&str] = &[ABSENT, UNNAMED, "file", "dir", "special"];
+pub const INPUT_WORDS: &[&str] = &[ABSENT, UNNAMED_PATH, "file", "dir", "special"];
 
 /// One linked object's code identity, as kept in a record: only the functions some benchmark of
 /// the record executed (or every function, for a run's own objects when nothing narrows them).

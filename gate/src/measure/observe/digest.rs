@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-pub use crate::model::code::{ABSENT, UNNAMED};
+pub use crate::model::code::{ABSENT, UNNAMED_PATH};
 
 /// The key of a path that names a directory's listing ends with this.
 pub const LISTING: char = '/';

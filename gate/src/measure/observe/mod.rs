@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub use digest::{ABSENT, KINDS, LISTING, UNNAMED, digest, is_listing, kind, now};
+pub use digest::{ABSENT, KINDS, LISTING, UNNAMED_PATH, digest, is_listing, kind, now};
 pub use parse::{Access, How, Trace, parse};
 
 use crate::error::{Error, Result};
@@ -255,7 +255,7 @@ pub fn observe(
         let Some(key) = key else {
             observed
                 .inputs
-                .insert(path.to_string_lossy().into_owned(), UNNAMED.to_owned());
+                .insert(path.to_string_lossy().into_owned(), UNNAMED_PATH.to_owned());
             continue;
         };
         let mut now = |key: String| {
