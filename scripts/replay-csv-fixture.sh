@@ -8,6 +8,9 @@
 # Both CSVs must equal the expected rows, row for row; the real selected runs (the slowdown, the
 # revert) must agree with the computed verdicts; the summary must say 0 misses, 0 false alarms.
 #
+# Last, a replay with --timeout 3 must write a `timeout` row. 4 min 07 s here (2 min 29 s of CPU,
+# load 4 to 6 on 2 cores, 2026-11-29).
+#
 # usage: scripts/replay-csv-fixture.sh        (needs valgrind, GUNGRAUN_RUNNER, jq)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

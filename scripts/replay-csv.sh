@@ -27,7 +27,11 @@
 #   computed ones (`agrees`, or `DIFFERS: …`). A commit that does not build gets a row whose
 #   exits say `build-failed` (another failure of irgate: `error`), one that takes longer than
 #   --timeout a row saying `timeout`; either way the next commit is judged against the last
-#   commit that built.
+#   commit that built. The base's own measurement (the first commit's parent, or on a resume the
+#   last commit with a verdict when the cache does not hold its record) is not bounded: a base
+#   that does not measure stops the replay. A replay killed with SIGTERM, SIGINT or SIGHUP ends
+#   its running step's process group too (SIGKILL cannot: wait for the orphans, or the resumed
+#   replay's lock on the work directory refuses to start while they hold it).
 #
 # The CSV's columns (header exactly as below; a CSV may hold several repositories):
 #   repository      --name, default REPO's directory name.
@@ -124,14 +128,16 @@ fi
 # in_tree CMD...: CMD in the worktree's irgate directory.
 in_tree() { (cd "$work/tree/$dir" && "$@"); }
 
-# checkout COMMIT: the scratch worktree at COMMIT, nothing else changed; then --setup.
+# checkout COMMIT: the scratch worktree at COMMIT, nothing else changed (a lock a timed-out step
+# left is removed); then --setup.
 checkout() {
+    rm -f "$(git -C "$work/tree" rev-parse --absolute-git-dir)/index.lock"
     git -C "$work/tree" checkout -q --force --detach "$1" || die "cannot check $1 out"
     [ -z "$setup" ] || in_tree bash -c "$setup" || die "--setup failed at $1"
 }
 
 # irgate_run LOG ARGS...: `irgate run ARGS` against the base's baselines; on failure, writes the
-# row of a commit that does not build (or of an error) and exits 3.
+# row of a commit that does not build (or of an error) and exits 42.
 irgate_run() {
     local log=$1
     shift
@@ -142,19 +148,19 @@ irgate_run() {
     else
         fail_row error
     fi
-    exit 3
+    exit 42
 }
 
 # fail_row WHAT: the row of a commit without a verdict, into $work/step/row.
 fail_row() { echo "$name,$commit,,,,$1,$1," >"$work/step/row"; }
 
 # check RESULTS REPORT: `irgate check --format json` of RESULTS against the base's baselines, the
-# report in REPORT; its exit code on stdout (above 2: the row of an error, exit 3).
+# report in REPORT; its exit code on stdout (above 2: the row of an error, exit 42).
 check() {
     local code=0
     in_tree "$irgate" check ${config:+--config "$config"} --results "$1" --baselines "$work/base/baselines" \
         --format json >"$2" 2>"$2.err" || code=$?
-    [ "$code" -le 2 ] || { cat "$2.err" >&2; fail_row error; exit 3; }
+    [ "$code" -le 2 ] || { cat "$2.err" >&2; fail_row error; exit 42; }
     echo "$code"
 }
 
@@ -166,9 +172,9 @@ carried() {
     count=$(sed -n 's/^irgate: --only-touched: \([0-9]*\) of [0-9]* benchmarks executed none.*/\1/p' "$1")
     [ -n "$count" ] || return 1
     ids=$(comm -23 <(jq -r '.benchmarks | keys[]' "$2" | sort) \
-        <( (sed -n 's/^irgate: --only-touched: runs \(.*\): [a-z].*/\1/p' "$1"
+        <( (sed -n 's/^irgate: --only-touched: runs //p' "$1" | awk '{ print substr($0, 1, index($0, ": ") - 1) }'
             comm -23 <(jq -r '.benchmarks | keys[]' "$2" | sort) <(jq -r '.benchmarks | keys[]' "$work/base/results.json" | sort)) | sort -u))
-    [ "$(grep -c . <<<"$ids")" = "$count" ] || return 1
+    [ "$(grep -c . <<<"$ids" || true)" = "$count" ] || return 1
     [ -z "$ids" ] || echo "$ids"
 }
 
@@ -212,7 +218,7 @@ step() {
     # The next commit's base: this commit's record, refreshed into baselines of the replay's own.
     rm -rf "$work/next" && mkdir -p "$work/next"
     in_tree "$irgate" refresh ${config:+--config "$config"} --results "$s/full.json" \
-        --baselines "$work/next/baselines" >"$s/refresh.log" 2>&1 || { cat "$s/refresh.log" >&2; fail_row error; exit 3; }
+        --baselines "$work/next/baselines" >"$s/refresh.log" 2>&1 || { cat "$s/refresh.log" >&2; fail_row error; exit 42; }
     cp "$s/full.json" "$work/next/results.json"
     echo "$commit" >"$work/next/commit"
     printf '%s,%s,%s,%s,%s,%s,%s\n' "$name" "$commit" "$build_s" "$record_s" \
@@ -261,7 +267,7 @@ name=${name:-$(basename "$repo")}
 [[ $name =~ ^[A-Za-z0-9._/-]+$ ]] || die "--name $name: letters, digits, . _ / - only (a CSV cell)"
 work=${work:-$csv.work}
 side=$(side_of "$csv")
-commits=$(git -C "$repo" rev-list --first-parent --reverse "$range") || die "$range: not a range of $repo"
+commits=$(git -C "$repo" rev-list --first-parent --reverse --end-of-options "$range") || die "$range: not a range of $repo"
 [ -n "$commits" ] || die "$range: no commit"
 first_base=$(git -C "$repo" rev-parse --verify --quiet "$(head -1 <<<"$commits")^") ||
     die "the range's first commit has no parent to be its base"
@@ -308,11 +314,14 @@ run_step() {
     pid=
 }
 
+# row_of COMMIT: the CSV's row of COMMIT in this repository, if any.
+row_of() { awk -F, -v n="$name" -v c="$1" '$1 == n && $2 == c { print; exit }' "$csv"; }
+
 # The base: the last commit in the CSV (of this range) with a verdict, else the range's first
 # parent; measured again (no row) unless the cache holds it.
 base=$first_base
 for commit in $commits; do
-    row=$(grep -m1 "^$name,$commit," "$csv" || true)
+    row=$(row_of "$commit")
     [ -n "$row" ] || break
     [[ $(cut -d, -f7 <<<"$row") =~ ^[0-9]+$ ]] && base=$commit
 done
@@ -330,14 +339,14 @@ fi
 index=0
 for commit in $commits; do
     index=$((index + 1))
-    ! grep -q "^$name,$commit," "$csv" || continue
+    [ -z "$(row_of "$commit")" ] || continue
     rm -f "$work/step/row" "$work/step/side"
     run_step "$commit" "$index"
     case $code in
         0) cat "$work/step/side" >>"$side"
            mv "$work/next" "$work/base.new" && rm -rf "$work/base" && mv "$work/base.new" "$work/base"
            cat "$work/step/row" >>"$csv" ;;
-        3) cat "$work/step/row" >>"$csv" ;;
+        42) cat "$work/step/row" >>"$csv" || echo "$name,$commit,,,,error,error," >>"$csv" ;;
         124 | 137) echo "$name,$commit,,,,timeout,timeout," >>"$csv" ;;
         *) echo "replay-csv: the step at $commit exited $code" >&2
            echo "$name,$commit,,,,error,error," >>"$csv" ;;
@@ -345,4 +354,4 @@ for commit in $commits; do
     echo "replay-csv: $(tail -1 "$csv")" >&2
 done
 git -C "$repo" worktree remove --force "$work/tree" >/dev/null 2>&1 || true
-echo "replay-csv: $csv: $(grep -c "^$name," "$csv") rows of $name" >&2
+echo "replay-csv: $csv: $(awk -F, -v n="$name" '$1 == n' "$csv" | wc -l) rows of $name" >&2
