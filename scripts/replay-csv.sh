@@ -48,7 +48,8 @@
 # The side file CSV minus `.csv` plus `.seconds.csv` holds, per commit:
 #   build_s (the dry run: build and selection, wall), record_s (the recorded full run, wall),
 #   full_bench_s and selected_bench_s (the runner's own seconds of every benchmark, and of the
-#   selected ones only: `durations_ms` of the full run's results), verified (with --verify-every).
+#   selected ones only: `durations_ms` of the full run's results), verified (with --verify-every:
+#   `agrees` or `DIFFERS: …`; `real` where the selected verdict is a real selected run's).
 #
 # --summary CSV prints, per repository, in markdown: commits, rows without a verdict (not built,
 # timed out, error), misses (selected_exit 0 where full_exit is 1 or 2), false alarms (full_exit or
@@ -107,7 +108,7 @@ summary() {
             }
             FILENAME != ARGV[1] && FNR > 1 && $1 == r && ($2 in done) {
                 full += $5; sel += $6; timed = 1
-                if ($7 != "") { verified++; if ($7 == "agrees") agree++ }
+                if ($7 != "" && $7 != "real") { verified++; if ($7 == "agrees") agree++ }
             }
             END {
                 printf "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", r, rows, none, misses, alarms, moved,
@@ -200,6 +201,7 @@ step() {
     else
         echo "replay-csv: the dry run's selection cannot be listed here: a real selected run" >&2
         irgate_run "$s/selected.log" --only-touched --results "$s/selected.json"
+        verified=real
         carried_ids=$(jq -r '(.carried // [])[]' "$s/selected.json")
     fi
     sel_code=$(check "$s/selected.json" "$s/selected.report.json")
