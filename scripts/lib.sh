@@ -14,6 +14,9 @@ irgate_executable() {
         jq -r 'select(.executable != null and .target.name == "irgate") | .executable')
 }
 
+# seconds_since START: wall seconds since $EPOCHREALTIME was START, to one decimal.
+seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
 # failing_benchmarks REPORT: the benchmarks an `irgate check --format json` report fails, sorted,
 # one a line.
 failing_benchmarks() {

@@ -173,9 +173,6 @@ trap cleanup EXIT
 git -C "$repo" worktree add --detach -q "$work/tree" "$(git -C "$repo" rev-list "${walk[@]}" --reverse "$range" | head -1)"
 export CARGO_TARGET_DIR=$work/target
 
-# seconds_since START: wall seconds since $EPOCHREALTIME was START, to one decimal.
-seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
-
 # checkout COMMIT: the scratch worktree at COMMIT, nothing else in it changed (--force: a build may
 # have rewritten a commit's out-of-date Cargo.lock; untracked files such as a generated lock stay).
 checkout() {
