@@ -270,9 +270,10 @@ pub struct RunArgs {
     /// Run only the benchmarks the change can move: the workspace is built first, and a
     /// benchmark runs when its process (from its start to the end of the measured region:
     /// setup, arguments and harness included) executed a function whose machine code differs
-    /// from the baselines' code record (`code/record.json`, taken by `run --record`), or when it may
-    /// read files at run time and a file changed that `[change] inert` does not name
-    /// (docs/selection.md). The others are not run and keep the baselines' counts (`carried` in
+    /// from the baselines' code record (`code/record.json`, taken by `run --record`), or when a
+    /// path its processes were seen to read holds something else now (a record taken without
+    /// strace: when it may read files at run time and a file changed that `[change] inert` does
+    /// not name; docs/selection.md). The others are not run and keep the baselines' counts (`carried` in
     /// the results, said in every report). Without a record, or with a suite whose runner
     /// cannot run a selection (iai-callgrind), everything runs and irgate says why. With --base,
     /// the record must be of that revision. Needs gungraun 0.17 or later
@@ -290,8 +291,9 @@ pub struct RunArgs {
     /// file) that selects each, and run nothing
     #[arg(long, requires = "only_touched")]
     pub dry_run: bool,
-    /// Also record what each benchmark's process executes, function by function, for `irgate
-    /// refresh` to keep with the baselines (`code/record.json`): what --only-touched and change-aware
+    /// Also record what each benchmark's process executes, function by function, and what its
+    /// processes read (observed with strace, when it is on the PATH), for `irgate refresh` to
+    /// keep with the baselines (`code/record.json`): what --only-touched and change-aware
     /// verdicts compare against. Runs every benchmark a second time under callgrind (about as
     /// long again as the run), but the suites none of whose benchmarks the change since the
     /// baselines' record touched or moved: their entries are kept from it (docs/selection.md).

@@ -141,7 +141,8 @@ moved (that commit measured here -> the working tree), and gates the code's move
 Change-aware verdicts: the compiled code of the results' build is compared, function by function,
 with the code record of the compared side (the baselines' `code/record.json`, taken by `irgate run
 --record`, or the A/B base's), and each benchmark is touched when its process executed a changed
-function or may read a changed file (docs/selection.md). An untouched benchmark runs the same code:
+function or a path its processes were seen to read changed (in a record taken without strace: may
+read a changed file; docs/selection.md). An untouched benchmark runs the same code:
 a move beyond its budget but within the address budget ([layout] in gate.toml) passes as code
 addresses; beyond that, the gate cannot blame the change and cannot decide (exit 2): the report
 names it as the environment's or nondeterminism. Each failing benchmark names the changed

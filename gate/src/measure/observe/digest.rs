@@ -9,6 +9,9 @@ use sha2::{Digest, Sha256};
 
 pub use crate::model::code::{ABSENT, UNNAMED_PATH};
 
+/// Linux's `O_NONBLOCK` (x86-64 and most architectures).
+const O_NONBLOCK: i32 = 0o4000;
+
 /// The key of a path that names a directory's listing ends with this.
 pub const LISTING: char = '/';
 
@@ -83,8 +86,17 @@ pub fn digest(root: &Path, key: &str) -> String {
         }
         Ok(meta) if meta.is_file() => {
             hasher.update(b"file\0");
-            match std::fs::File::open(&path) {
-                Ok(mut file) => {
+            // Without blocking, and read only if still a regular file once open: a file swapped
+            // for a pipe since it was looked at would otherwise hang the read.
+            use std::os::unix::fs::OpenOptionsExt;
+            let opened = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(O_NONBLOCK)
+                .open(&path)
+                .ok()
+                .filter(|file| file.metadata().is_ok_and(|meta| meta.is_file()));
+            match opened {
+                Some(mut file) => {
                     let mut buffer = vec![0u8; 1 << 16];
                     loop {
                         match file.read(&mut buffer) {
@@ -97,7 +109,7 @@ pub fn digest(root: &Path, key: &str) -> String {
                         }
                     }
                 }
-                Err(_) => hasher.update(b"unreadable"),
+                None => hasher.update(b"unreadable"),
             }
         }
         Ok(meta) => {
@@ -163,5 +175,13 @@ mod tests {
         assert_eq!(now(root, "d", "dir"), "dir");
         assert_eq!(now(root, "d/gone", "file"), ABSENT);
         assert_eq!(now(root, "/", "dir"), "dir", "the root is no listing");
+        // A pipe is never opened (a read would wait for a writer): its kind is its digest.
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("d/pipe"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert_eq!(kind(root, "d/pipe"), "special");
+        assert_eq!(digest(root, "d/pipe").len(), 32);
     }
 }
