@@ -440,6 +440,30 @@ mod tests {
         }
     }
 
+    /// Two builds of one tree are compared by the files the variant changed, not by reading
+    /// the observed inputs again: they name the scratch copy's paths, gone once it is removed.
+    #[test]
+    fn observed_inputs_of_a_removed_copy_do_not_make_a_build_differ() {
+        let record = [("a::f", "f", true)];
+        let mut base = coded("base", &[("a::f", 90)], &[("f", "4")], &record, Some(&[]));
+        let entry = base
+            .code
+            .as_mut()
+            .unwrap()
+            .benchmarks
+            .get_mut("a::f")
+            .unwrap();
+        entry.observed = Some(crate::model::code::Observed {
+            inputs: BTreeMap::from([(
+                "/nonexistent/irgate-scratch/data.bin".to_owned(),
+                "a".repeat(32),
+            )]),
+            environment: 0,
+        });
+        let again = coded("rebuild", &[("a::f", 90)], &[("f", "4")], &[], Some(&[]));
+        assert_eq!(compare_code(&base, &again)["a::f"], Code::Same);
+    }
+
     /// Issue #32, items 1 and 4: by the code identity, a benchmark whose executed code differs
     /// between two builds of one tree is not reproducible (even at an equal count), named with
     /// the function; a benchmark a perturbed build touched is reported and left out of its

@@ -86,7 +86,15 @@ pub fn compare_code(reference: &Build, build: &Build) -> BTreeMap<String, Code> 
         files: build.changed_files.clone().unwrap_or_default(),
         ..Change::default()
     };
-    let change::Touches { functions, touch } = change::touched(base, &other.objects, &change, &ids);
+    // Both builds are of one tree, copied: what a benchmark read is judged by the files the
+    // variant changed, not read again from a copy that is gone (the observed inputs name its
+    // paths).
+    let mut base = base.clone();
+    for entry in base.benchmarks.values_mut() {
+        entry.observed = None;
+    }
+    let change::Touches { functions, touch } =
+        change::touched(&base, &other.objects, &change, &ids);
     touch
         .into_iter()
         .map(|(id, touch)| {
