@@ -55,7 +55,7 @@ pub fn scratch_path(root: &Path) -> Result<PathBuf> {
 /// Builds and runs each of `variants`, one after the other, in one scratch copy of the working
 /// tree at `paths.root` whose path is as long as the checkout's ([`scratch_path`]); each build
 /// compiles the workspace's packages from nothing and takes the checkout's builds of the
-/// dependencies ([`super::seed`]), writes its results beside
+/// dependencies (`calibrate/seed.rs`), writes its results beside
 /// the workspace's (`<target>/irgate/calibrate/<variant>.json`), and is returned.
 pub fn measure(
     paths: &Resolved,
