@@ -63,3 +63,20 @@ gungraun_workspace() {
     printf '[package]\nname = "%s"\nversion = "0.1.0"\nedition = "2024"\npublish = false\n\n[dev-dependencies]\ngungraun = "=0.20.0"\n\n[[bench]]\nname = "%s"\nharness = false\n' \
         "$package" "$bench" >"$dir/$package/Cargo.toml"
 }
+
+# replay_history_start DIR: a git repository at DIR holding gate/tests/adoption/two-targets, a
+# gate.toml of 1-Ir budgets and `target` ignored, with its first two commits ("initial", a README);
+# defines `commit MESSAGE` (every change in the working tree, as one commit) for the caller's
+# next ones. Run from the checkout's root; leaves the current directory at DIR.
+replay_history_start() {
+    cp -r "$irgate_repo/gate/tests/adoption/two-targets/." "$1"
+    cd "$1"
+    git init -q
+    commit() { git add -A && git -c user.name=replay -c user.email=replay@example.invalid \
+        -c commit.gpgsign=false commit -q -m "$1"; }
+    printf '[budgets]\nIr = { relative_pct = 0.0, absolute = 1 }\n' >gate.toml
+    printf 'target\n' >.gitignore
+    commit "initial: two bench targets, gate.toml"
+    printf '# text\n\nTwo small text functions.\n' >README.md
+    commit "docs: a README"
+}

@@ -22,16 +22,7 @@ scripts=$PWD/scripts
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 repo=$tmp/fixture
-cp -r gate/tests/adoption/two-targets/. "$repo"
-cd "$repo"
-git init -q
-commit() { git add -A && git -c user.name=replay -c user.email=replay@example.invalid \
-    -c commit.gpgsign=false commit -q -m "$1"; }
-printf '[budgets]\nIr = { relative_pct = 0.0, absolute = 1 }\n' >gate.toml
-printf 'target\n' >.gitignore
-commit "initial: two bench targets, gate.toml"
-printf '# text\n\nTwo small text functions.\n' >README.md
-commit "docs: a README"
+replay_history_start "$repo"
 cp text/src/lib.rs "$tmp/lib.rs"
 sed -i 's/hash = hash.wrapping_mul(0x0100_0193);/hash = hash.wrapping_mul(0x0100_0193);\n        hash ^= std::hint::black_box(u32::from(byte));/' text/src/lib.rs
 grep -q 'black_box(u32::from(byte))' text/src/lib.rs || die "the slowdown was not injected"

@@ -21,16 +21,7 @@ export IRGATE=${IRGATE:-$(irgate_executable)}
 
 repo=$(mktemp -d)
 trap 'rm -rf "$repo"' EXIT
-cp -r gate/tests/adoption/two-targets/. "$repo"
-cd "$repo"
-git init -q
-commit() { git add -A && git -c user.name=replay -c user.email=replay@example.invalid \
-    -c commit.gpgsign=false commit -q -m "$1"; }
-printf '[budgets]\nIr = { relative_pct = 0.0, absolute = 1 }\n' >gate.toml
-printf 'target\n' >.gitignore
-commit "initial: two bench targets, gate.toml"
-printf '# text\n\nTwo small text functions.\n' >README.md
-commit "docs: a README"
+replay_history_start "$repo"
 sed -i 's/{} words, digest/{} words; digest/' cli/src/main.rs
 commit "cli: punctuation in the output (another crate)"
 cat >>text/src/lib.rs <<'RS'
