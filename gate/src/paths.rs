@@ -184,6 +184,11 @@ pub const CONFIG_FILE: &str = "gate.toml";
 /// directory holding `.git`): a gate.toml above the project belongs to something else. Else the
 /// workspace's root.
 pub fn find_root(start: &Path) -> Result<PathBuf> {
+    // The usual case, irgate run where gate.toml is, asks cargo nothing: a directory is never
+    // above its own workspace or repository.
+    if start.join(CONFIG_FILE).is_file() {
+        return Ok(start.to_owned());
+    }
     let workspace = workspace_root(start);
     for dir in start.ancestors() {
         if dir.join(CONFIG_FILE).is_file() {
